@@ -1,0 +1,171 @@
+/**
+ * The small interfaces the gateway is composed of. Each has one or two methods, takes a context with a `signal`
+ * and a `log`, and returns a value (expected outcomes are values, not exceptions). Built-in plugins implement
+ * them; so can yours, as plain objects.
+ */
+
+/** A JSON object as parsed from a webhook body. */
+export type JsonObject = { [key: string]: JsonValue }
+/** Any JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject
+
+/** Extra data attached to a log line. Never put a secret or an unauthenticated body here. */
+export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>
+
+/** One line per event. The default writes `time LEVEL message key=value ...` to stdout. */
+export interface Logger {
+  debug(message: string, fields?: LogFields): void
+  info(message: string, fields?: LogFields): void
+  warn(message: string, fields?: LogFields): void
+  error(message: string, fields?: LogFields): void
+}
+
+/** Milliseconds since the epoch; injectable so tests never sleep. */
+export type Clock = () => number
+
+/** What every plugin method receives besides its input. */
+export interface PluginContext {
+  readonly signal: AbortSignal
+  readonly log: Logger
+}
+
+/** A request as the pipeline sees it: transport-free, headers lower-cased, the body as raw bytes. */
+export interface RawRequest {
+  readonly method: string
+  readonly path: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Uint8Array
+}
+
+/** Result of checking a request's credentials. */
+export type VerifyResult = { readonly ok: true; readonly scheme: string } | { readonly ok: false; readonly reason: string }
+
+/**
+ * Checks a request's credentials against a route's secrets (several while a secret is being rotated).
+ * Verifiers are tried in order; the first whose `header` is present in the request decides.
+ */
+export interface Verifier {
+  readonly name: string
+  /** Lower-case name of the request header that carries this scheme's credential. */
+  readonly header: string
+  verify(req: RawRequest, secrets: readonly string[]): VerifyResult | Promise<VerifyResult>
+}
+
+/** A route, resolved from config.yaml or from a dynamic subscription. */
+export interface Route {
+  readonly name: string
+  /** Any of these verifies a request; `INSECURE_NO_AUTH` skips verification (loopback only). */
+  readonly secrets: readonly string[]
+  /** Accepted event types; empty accepts every event. */
+  readonly events: readonly string[]
+  /** The prompt template; undefined sends the whole payload. */
+  readonly prompt: string | undefined
+  readonly skills: readonly string[]
+  /** Name of the delivery target (aliases already resolved). */
+  readonly deliver: string
+  /** Templates rendered from the payload at delivery time (`repo`, `pr_number`, `chat_id`, ...). */
+  readonly deliverExtra: Readonly<Record<string, string>>
+  /** Agent outputs that mean "say nothing" (compared trimmed); empty delivers every answer. */
+  readonly silentOutputs: readonly string[]
+  /** Requests per rolling minute. */
+  readonly rateLimit: number
+  readonly source: 'static' | 'dynamic'
+  readonly description: string | undefined
+}
+
+/** An authenticated, parsed webhook. */
+export interface WebhookEvent {
+  readonly route: string
+  /** `X-GitHub-Event`, else `X-Gitlab-Event`, else `payload.event_type`, else `payload.type`, else `unknown`. */
+  readonly type: string
+  readonly deliveryId: string
+  readonly payload: JsonObject
+  readonly receivedAt: number
+}
+
+/** Decides whether an event goes on to the agent. Any filter answering false makes the event `ignored`. */
+export interface EventFilter {
+  readonly name: string
+  accepts(event: WebhookEvent, ctx: PluginContext & { readonly route: Route }): boolean | Promise<boolean>
+}
+
+/** De-duplication by delivery id. `claim` is atomic: of N concurrent claims of one key, exactly one wins. */
+export interface IdempotencyStore {
+  claim(key: string, ttlMs: number): Promise<boolean>
+  release(key: string): Promise<void>
+}
+
+/** Result of a rate-limit check. */
+export type RateDecision = { readonly ok: true } | { readonly ok: false; readonly retryAfterSeconds: number }
+
+/** Counts accepted requests per key (one key per route) over a rolling window. */
+export interface RateLimiter {
+  hit(key: string, limit: number): RateDecision | Promise<RateDecision>
+}
+
+/** What an agent is asked to do. */
+export interface AgentInput {
+  readonly prompt: string
+  readonly route: string
+  readonly event: string
+  readonly deliveryId: string
+}
+
+/** The outcome of one agent run. */
+export type AgentResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly reason: string }
+
+/** Runs the AI agent (a CLI, an API, or a stand-in) on a rendered prompt. */
+export interface AgentRunner {
+  readonly name: string
+  run(input: AgentInput, ctx: PluginContext): Promise<AgentResult>
+}
+
+/** The agent's answer on its way to a target. */
+export interface AgentAnswer {
+  readonly route: string
+  readonly event: string
+  readonly deliveryId: string
+  readonly text: string
+  /** The route's `deliver_extra`, rendered from the payload. */
+  readonly extra: Readonly<Record<string, string>>
+}
+
+/** What a delivery receives besides the answer. */
+export interface DeliveryContext extends PluginContext {
+  /** 1 on the first try; the dispatcher retries a {@link DeliveryError} marked `retryable`. */
+  readonly attempt: number
+}
+
+/**
+ * Sends an answer somewhere. Throw a `DeliveryError` to fail; mark it `retryable` for passing failures and the
+ * dispatcher retries with backoff (honouring `retryAfterMs`).
+ */
+export interface DeliveryTarget {
+  readonly name: string
+  /** Other names routes may use for this target (the seed's neutral names). */
+  readonly aliases?: readonly string[]
+  /** Startup check of a route that uses this target; return a message to refuse the configuration. */
+  checkRoute?(route: Route): string | undefined
+  deliver(answer: AgentAnswer, ctx: DeliveryContext): Promise<void>
+}
+
+/** An accepted event waiting for its agent run. */
+export interface AgentJob {
+  readonly event: WebhookEvent
+  readonly route: Route
+  /** The idempotency key claimed for this event; released if the run fails. */
+  readonly claimKey: string | undefined
+}
+
+/**
+ * Where accepted events wait for an agent. The in-memory one is bounded; a durable or distributed queue can
+ * replace it without touching the pipeline.
+ */
+export interface JobQueue {
+  /** Starts handing jobs to `worker`. Called once by the gateway. */
+  start(worker: (job: AgentJob) => Promise<void>): void
+  /** Queues a job; false when the queue is full (the request is answered 503). */
+  enqueue(job: AgentJob): boolean | Promise<boolean>
+  /** Stops taking jobs and waits up to `graceMs` for the running and queued ones. Resolves true if all finished. */
+  close(graceMs: number): Promise<boolean>
+}

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest'
+import { genericSignatureVerifier } from '../../src/plugins/generic-signature/index.js'
+import { verifierContract } from '../contracts/verifier.js'
+import { githubPayload, hmacHex, signGithub } from '../fixtures/github.js'
+
+verifierContract('genericSignatureVerifier', genericSignatureVerifier, hmacHex)
+
+describe('genericSignatureVerifier', () => {
+  const verifier = genericSignatureVerifier()
+  const body = githubPayload('push')
+  const verify = (signature: string) =>
+    verifier.verify({ method: 'POST', path: '/webhooks/x', headers: { 'x-webhook-signature': signature }, body }, [
+      's3cret',
+    ])
+
+  it('reads X-Webhook-Signature and passes a bare hex HMAC', () => {
+    expect(verifier.header).toBe('x-webhook-signature')
+    expect(verify(hmacHex(body, 's3cret'))).toEqual({ ok: true, scheme: 'hmac-sha256' })
+  })
+
+  it('refuses a GitHub-style sha256= prefix as malformed', () => {
+    expect(verify(signGithub(body, 's3cret'))).toEqual({ ok: false, reason: 'malformed signature header' })
+  })
+})

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest'
+import { logDelivery } from '../../src/plugins/log-delivery/index.js'
+import { deliveryTargetContract } from '../contracts/delivery-target.js'
+import { deliveryContext } from '../fixtures/context.js'
+
+deliveryTargetContract('logDelivery', (log) => ({
+  target: logDelivery(),
+  delivered: () => log.lines.filter((l) => l.message === 'agent answer').map((l) => String(l.fields['answer'])),
+}))
+
+describe('logDelivery', () => {
+  it('is the `log` target', () => {
+    expect(logDelivery().name).toBe('log')
+  })
+
+  it('writes one info line with the route, delivery id, event and answer', async () => {
+    const ctx = deliveryContext()
+    await logDelivery().deliver(
+      { route: 'pr', event: 'pull_request', deliveryId: 'd-1', text: 'LGTM', extra: { repo: 'o/r' } },
+      ctx,
+    )
+    expect(ctx.log.lines).toEqual([
+      {
+        level: 'info',
+        message: 'agent answer',
+        fields: { route: 'pr', delivery: 'd-1', event: 'pull_request', answer: 'LGTM' },
+      },
+    ])
+  })
+})

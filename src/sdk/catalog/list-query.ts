@@ -1,0 +1,98 @@
+/**
+ * The shared builder of the catalog's market and event lists: `list()` reads one page of the offset list,
+ * `page()` one page of the keyset list, and iteration walks the keyset list (deep offsets fail with 422).
+ */
+import type * as v from 'valibot'
+import type { CallOptions, ClientContext } from '../context.js'
+import type { QueryInit } from '../http.js'
+import { PagedQuery, checkCount, cursorPages, type Page } from '../query.js'
+import type { CatalogFilter, SortDirection } from './filters.js'
+
+/** Internal state of a catalog list query. */
+export interface CatalogState<F, O> {
+  readonly filter: F
+  readonly order?: { readonly fields: readonly O[]; readonly ascending: boolean } | undefined
+  readonly limit?: number | undefined
+  readonly offset?: number | undefined
+  readonly after?: string | undefined
+}
+
+/** What differs between the market and the event list. */
+export interface CatalogSpec<T, F> {
+  readonly path: '/markets' | '/events'
+  readonly list: v.GenericSchema<unknown, T[]>
+  readonly keyset: v.GenericSchema<unknown, Page<T>>
+  readonly params: (ctx: ClientContext, filter: F, signal: AbortSignal | undefined) => Promise<QueryInit>
+}
+
+/** Page size of walks: the service clamps `limit` to 100 anyway. */
+const WALK_PAGE = 100
+
+/** A list of catalog objects, filtered, sorted and paged. */
+export abstract class CatalogQuery<T, F extends CatalogFilter, O extends string> extends PagedQuery<
+  T,
+  CatalogState<F, O>
+> {
+  /** @internal */
+  protected abstract spec(): CatalogSpec<T, F>
+
+  /** Adds filters (merged over the current ones; `undefined` leaves a filter unset). */
+  where(filter: F): this {
+    return this.with({ filter: { ...this.state.filter, ...filter } })
+  }
+
+  /** Sorts by one field or several (comma-joined), descending unless told otherwise. */
+  orderBy(field: O | readonly O[], direction: SortDirection = 'desc'): this {
+    const fields: readonly O[] = typeof field === 'string' ? [field] : field
+    return this.with({ order: { fields, ascending: direction === 'asc' } })
+  }
+
+  /** Page size (the service silently clamps it, at 100 for markets). */
+  limit(n: number): this {
+    return this.with({ limit: checkCount('limit', n, 1) })
+  }
+
+  /** Offset of {@link list}; deep offsets are refused by the service (use iteration, which walks the keyset list). */
+  offset(n: number): this {
+    return this.with({ offset: checkCount('offset', n) })
+  }
+
+  /** Starts {@link page} and iteration after this keyset cursor (a `nextCursor` of an earlier page). */
+  after(cursor: string | undefined): this {
+    return this.with({ after: cursor })
+  }
+
+  /** One page of the offset list (`limit`, `offset`): one request. */
+  async list(options: CallOptions = {}): Promise<T[]> {
+    const { limit, offset } = this.state
+    const query = { ...(await this.query(options.signal)), limit, offset }
+    return this.ctx.request({ service: 'gamma', path: this.spec().path, query, schema: this.spec().list, ...options })
+  }
+
+  /** One page of the keyset list: items and the cursor of the next page. */
+  async page(options: CallOptions = {}): Promise<Page<T>> {
+    return this.keysetPage(await this.query(options.signal), this.state.after, this.state.limit, options.signal)
+  }
+
+  protected async *pages(signal: AbortSignal | undefined, want: number): AsyncGenerator<readonly T[]> {
+    const query = await this.query(signal)
+    let left = want
+    yield* cursorPages(async (cursor) => {
+      const page = await this.keysetPage(query, cursor, Math.min(this.state.limit ?? WALK_PAGE, left), signal)
+      left -= page.items.length
+      return { items: page.items, next: left > 0 ? page.nextCursor : undefined }
+    }, this.state.after)
+  }
+
+  private keysetPage(query: QueryInit, after: string | undefined, limit: number | undefined, signal?: AbortSignal) {
+    const spec = this.spec()
+    const path = `${spec.path}/keyset`
+    return this.ctx.request({ service: 'gamma', path, query: { ...query, limit, after_cursor: after }, schema: spec.keyset, signal })
+  }
+
+  private async query(signal: AbortSignal | undefined): Promise<QueryInit> {
+    const { order } = this.state
+    const sort = order ? { order: order.fields.join(','), ascending: order.ascending } : {}
+    return { ...(await this.spec().params(this.ctx, this.state.filter, signal)), ...sort }
+  }
+}

@@ -1,0 +1,127 @@
+/** `createMarketClient()`: the one entry of the SDK, wiring options into a transport and the queries. */
+import pLimit from 'p-limit'
+import { EventsQuery } from './catalog/events.js'
+import { MarketsQuery } from './catalog/markets.js'
+import type { Market, Outcome } from './catalog/model.js'
+import { SearchQuery } from './catalog/search.js'
+import { TagsQuery } from './catalog/tags.js'
+import * as batch from './clob/batch.js'
+import type { Book } from './clob/model.js'
+import { ClobMarketsQuery } from './clob/markets.js'
+import { TokenHandle } from './clob/token.js'
+import type { CallOptions, ClientContext } from './context.js'
+import { openInterest, type OpenInterest } from './data/open-interest.js'
+import { TradesQuery } from './data/trades.js'
+import { MarketUsageError } from './errors.js'
+import { createTransport } from './http.js'
+import { MarketHandle } from './market-handle.js'
+import { retryPolicy, type RetryOptions } from './retry.js'
+
+/** The real services, used unless overridden. */
+export const DEFAULT_URLS = {
+  gammaUrl: 'https://gamma-api.polymarket.com',
+  clobUrl: 'https://clob.polymarket.com',
+  dataUrl: 'https://data-api.polymarket.com',
+} as const
+
+/** Sent as `User-Agent`: some edges answer a default fetch agent with a 403 page. */
+export const DEFAULT_USER_AGENT = 'hookpilot-market-sdk/0.1 (+https://www.npmjs.com/package/hookpilot)'
+
+/** Options of {@link createMarketClient}; every one is optional and accepts `undefined`. */
+export interface MarketClientOptions {
+  /** Catalog service base URL. */
+  readonly gammaUrl?: string | undefined
+  /** Order-book service base URL. */
+  readonly clobUrl?: string | undefined
+  /** Trades service base URL. */
+  readonly dataUrl?: string | undefined
+  /** A fetch to use instead of `globalThis.fetch` (read at each call, so msw and test doubles apply). */
+  readonly fetch?: typeof globalThis.fetch | undefined
+  /** Ms before one attempt fails with MarketTimeoutError (default 15,000; `false` for none). */
+  readonly timeout?: number | false | undefined
+  /** Retries of reads on 429/5xx/throttle/network: a count, options, or `false` (default 3 retries). */
+  readonly retry?: RetryOptions | number | false | undefined
+  readonly userAgent?: string | undefined
+  /** Parallel requests of fan-out helpers such as batch chunks (default 4). */
+  readonly concurrency?: number | undefined
+}
+
+/** The market client: queries, per-token and per-market handles, batch reads. */
+export interface MarketClient {
+  /** Catalog markets (`.where()`, `.orderBy()`, `.byId()`, `.bySlug()`, terminals). */
+  readonly markets: MarketsQuery
+  /** Catalog events with their markets. */
+  readonly events: EventsQuery
+  /** Catalog tags. */
+  readonly tags: TagsQuery
+  /** Recent trades. */
+  readonly trades: TradesQuery
+  /** The order-book service's list of every market, walked with `next_cursor`. */
+  readonly clobMarkets: ClobMarketsQuery
+  /** Searches events, tags and profiles. */
+  search(text: string): SearchQuery
+  /** One outcome token by id, or by an {@link Outcome} of a catalog market. */
+  token(token: string | Outcome): TokenHandle
+  /** A catalog market joined to its tokens, history, trades and open interest. */
+  market(market: Market): MarketHandle
+  /** Books of many tokens (batched by 500, bounded by `concurrency`). */
+  books(tokenIds: readonly string[], options?: CallOptions): Promise<Book[]>
+  /** Best buy/sell prices of many tokens. */
+  prices(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, batch.TokenPrices>>
+  /** Midpoints of many tokens. */
+  midpoints(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, number>>
+  /** Spreads of many tokens. */
+  spreads(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, number>>
+  /** Open interest of markets by condition id. */
+  openInterest(conditionIds: string | readonly string[], options?: CallOptions): Promise<OpenInterest[]>
+}
+
+/**
+ * Creates a client of the three market services.
+ *
+ * @example
+ * ```ts
+ * const pm = createMarketClient()
+ * const m = pm.market(await pm.markets.bySlug('will-1-fed-rate-cut-happen-in-2025'))
+ * console.log(m.market.outcomes, await m.yes.book(), await m.history({ interval: '1w' }))
+ * ```
+ */
+export function createMarketClient(options: MarketClientOptions = {}): MarketClient {
+  const concurrency = options.concurrency ?? 4
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new MarketUsageError(`concurrency must be a positive integer, got ${concurrency}`)
+  }
+  const request = createTransport({
+    urls: {
+      gamma: options.gammaUrl ?? DEFAULT_URLS.gammaUrl,
+      clob: options.clobUrl ?? DEFAULT_URLS.clobUrl,
+      data: options.dataUrl ?? DEFAULT_URLS.dataUrl,
+    },
+    fetch: options.fetch,
+    timeoutMs: options.timeout ?? 15_000,
+    userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+    retry: retryPolicy(options.retry),
+  })
+  const ctx: ClientContext = { request, limit: pLimit(concurrency) }
+  return {
+    markets: new MarketsQuery(ctx, { filter: {} }),
+    events: new EventsQuery(ctx, { filter: {} }),
+    tags: new TagsQuery(ctx, {}),
+    trades: new TradesQuery(ctx, { filter: {} }),
+    clobMarkets: new ClobMarketsQuery(ctx, {}),
+    search: (text) => new SearchQuery(ctx, { q: text }),
+    token(token) {
+      const id = typeof token === 'string' ? token : token.tokenId
+      if (id === null || !/^\d+$/.test(id)) {
+        throw new MarketUsageError(`Not a token id: ${JSON.stringify(id)} (token ids are long decimal strings)`)
+      }
+      return new TokenHandle(ctx, id)
+    },
+    market: (market) => new MarketHandle(ctx, market),
+    books: (ids, o) => batch.books(ctx, ids, o),
+    prices: (ids, o) => batch.prices(ctx, ids, o),
+    midpoints: (ids, o) => batch.midpoints(ctx, ids, o),
+    spreads: (ids, o) => batch.spreads(ctx, ids, o),
+    openInterest: (ids, o) => openInterest(ctx, ids, o),
+  }
+}

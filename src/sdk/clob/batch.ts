@@ -1,0 +1,94 @@
+/**
+ * The order-book service's batch reads (`POST /books`, `/prices`, `/midpoints`, `/spreads`). The service takes at
+ * most 500 items a request, so long lists are cut into chunks sent in parallel under the client's concurrency bound.
+ */
+import * as v from 'valibot'
+import type { CallOptions, ClientContext } from '../context.js'
+import { toNumber } from '../wire/fields.js'
+import { ClobBatchPricesSchema, ClobBatchValuesSchema, ClobBookSchema } from '../wire/clob.js'
+import { toBook, type Book } from './model.js'
+
+/** Most items the service accepts in one batch request. */
+export const BATCH_LIMIT = 500
+
+/** Best prices of one token on both sides; `null` when the service had none. */
+export interface TokenPrices {
+  readonly buy: number | null
+  readonly sell: number | null
+}
+
+const BooksSchema = v.pipe(v.array(ClobBookSchema), v.transform((books) => books.map(toBook)))
+
+async function chunked<T, R>(
+  ctx: ClientContext,
+  items: readonly T[],
+  run: (chunk: readonly T[]) => Promise<readonly R[]>,
+): Promise<R[]> {
+  const chunks: (readonly T[])[] = []
+  for (let i = 0; i < items.length; i += BATCH_LIMIT) chunks.push(items.slice(i, i + BATCH_LIMIT))
+  const results = await Promise.all(chunks.map((chunk) => ctx.limit(() => run(chunk))))
+  return results.flat()
+}
+
+function post<T>(ctx: ClientContext, path: string, body: unknown, schema: v.GenericSchema<unknown, T>, o: CallOptions) {
+  return ctx.request({ service: 'clob', method: 'POST', path, body, schema, signal: o.signal })
+}
+
+/** Books of many tokens, in the service's order (tokens without a book are left out by the service). */
+export function books(ctx: ClientContext, tokenIds: readonly string[], o: CallOptions = {}): Promise<Book[]> {
+  return chunked(ctx, unique(tokenIds), (chunk) =>
+    post(ctx, '/books', chunk.map((token_id) => ({ token_id })), BooksSchema, o),
+  )
+}
+
+/** Best buy and sell prices of many tokens, keyed by token id. */
+export async function prices(
+  ctx: ClientContext,
+  tokenIds: readonly string[],
+  o: CallOptions = {},
+): Promise<Map<string, TokenPrices>> {
+  // Two items per token (one per side): halve the chunk so a request stays within the limit.
+  const ids = unique(tokenIds)
+  const halves: (readonly string[])[] = []
+  for (let i = 0; i < ids.length; i += BATCH_LIMIT / 2) halves.push(ids.slice(i, i + BATCH_LIMIT / 2))
+  const answers = await Promise.all(
+    halves.map((chunk) =>
+      ctx.limit(() => {
+        const body = chunk.flatMap((token_id) => [{ token_id, side: 'BUY' }, { token_id, side: 'SELL' }])
+        return post(ctx, '/prices', body, ClobBatchPricesSchema, o)
+      }),
+    ),
+  )
+  const out = new Map<string, TokenPrices>()
+  for (const answer of answers) {
+    for (const [id, p] of Object.entries(answer)) out.set(id, { buy: toNumber(p.BUY), sell: toNumber(p.SELL) })
+  }
+  return out
+}
+
+/** Midpoints of many tokens, keyed by token id. */
+export function midpoints(ctx: ClientContext, tokenIds: readonly string[], o: CallOptions = {}) {
+  return values(ctx, '/midpoints', tokenIds, o)
+}
+
+/** Spreads of many tokens, keyed by token id. */
+export function spreads(ctx: ClientContext, tokenIds: readonly string[], o: CallOptions = {}) {
+  return values(ctx, '/spreads', tokenIds, o)
+}
+
+async function values(
+  ctx: ClientContext,
+  path: '/midpoints' | '/spreads',
+  tokenIds: readonly string[],
+  o: CallOptions,
+): Promise<Map<string, number>> {
+  const entries = await chunked(ctx, unique(tokenIds), async (chunk) => {
+    const answer = await post(ctx, path, chunk.map((token_id) => ({ token_id })), ClobBatchValuesSchema, o)
+    return Object.entries(answer).map(([id, value]) => [id, toNumber(value) ?? Number.NaN] as const)
+  })
+  return new Map(entries)
+}
+
+function unique(ids: readonly string[]): string[] {
+  return [...new Set(ids)]
+}

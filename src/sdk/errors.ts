@@ -1,0 +1,135 @@
+/**
+ * Errors thrown by the market client. Each has a stable `code`, the HTTP `status` and `url` when a response was
+ * involved, the service's own `error` text as `serviceMessage`, and the underlying error as `cause`. Errors of ky
+ * or valibot never escape: they are wrapped here.
+ */
+
+const BRAND = Symbol.for('hookpilot.MarketError')
+
+/** Stable codes of {@link MarketError}; switch on these rather than on class names or messages. */
+export type MarketErrorCode =
+  | 'ERR_MARKET_NOT_FOUND'
+  | 'ERR_MARKET_RATE_LIMITED'
+  | 'ERR_MARKET_BAD_REQUEST'
+  | 'ERR_MARKET_SHAPE'
+  | 'ERR_MARKET_TIMEOUT'
+  | 'ERR_MARKET_HTTP'
+  | 'ERR_MARKET_USAGE'
+
+/** What a response told us, shared by every error that came from one. */
+export interface MarketErrorDetails {
+  readonly status?: number | undefined
+  readonly url?: string | undefined
+  readonly serviceMessage?: string | undefined
+  readonly cause?: unknown
+}
+
+/**
+ * Base class of every error the market client throws.
+ *
+ * @example
+ * ```ts
+ * try { await pm.markets.bySlug('no-such-market') } catch (err) {
+ *   if (MarketError.is(err, 'ERR_MARKET_NOT_FOUND')) console.log('gone:', err.url)
+ * }
+ * ```
+ */
+export class MarketError extends Error {
+  override readonly name: string = 'MarketError'
+  readonly code: MarketErrorCode
+  /** HTTP status of the answer, when there was one (a throttled answer can be a 200). */
+  readonly status: number | undefined
+  /** The URL that was requested, query included. */
+  readonly url: string | undefined
+  /** The service's own `error` text, when its body had one. */
+  readonly serviceMessage: string | undefined
+
+  constructor(code: MarketErrorCode, message: string, details: MarketErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause })
+    this.code = code
+    this.status = details.status
+    this.url = details.url
+    this.serviceMessage = details.serviceMessage
+    Object.defineProperty(this, BRAND, { value: true })
+  }
+
+  /** True for a MarketError from any copy of this package (instanceof fails across copies); optionally of one code. */
+  static is(value: unknown, code?: MarketErrorCode): value is MarketError {
+    if (typeof value !== 'object' || value === null) return false
+    if ((value as Record<symbol, unknown>)[BRAND] !== true) return false
+    return code === undefined || (value as MarketError).code === code
+  }
+}
+
+/** The object does not exist: a 404, or a `200 null` answer to a lookup by slug or id. */
+export class NotFoundError extends MarketError {
+  override readonly name = 'NotFoundError'
+  constructor(message: string, details?: MarketErrorDetails) {
+    super('ERR_MARKET_NOT_FOUND', message, details)
+  }
+}
+
+/**
+ * The service throttled us (a 429, or a 200 whose body says "Too Many Requests") and the retries ran out.
+ * `retryAfterMs` carries the service's `Retry-After` when it sent one.
+ */
+export class RateLimitedError extends MarketError {
+  override readonly name = 'RateLimitedError'
+  readonly retryAfterMs: number | undefined
+  constructor(message: string, details?: MarketErrorDetails & { retryAfterMs?: number | undefined }) {
+    super('ERR_MARKET_RATE_LIMITED', message, details)
+    this.retryAfterMs = details?.retryAfterMs
+  }
+}
+
+/** The service refused the parameters (400/422): a bad token id, side, history window or a too-deep offset. */
+export class BadRequestError extends MarketError {
+  override readonly name = 'BadRequestError'
+  constructor(message: string, details?: MarketErrorDetails) {
+    super('ERR_MARKET_BAD_REQUEST', message, details)
+  }
+}
+
+/** One place where a body did not match the expected shape, by its dotted path (`markets.3.outcomes`). */
+export interface ShapeIssue {
+  readonly path: string
+  readonly message: string
+}
+
+/** A body did not have the shape the client expects; `endpoint` and `issues` say where. */
+export class ShapeMismatchError extends MarketError {
+  override readonly name = 'ShapeMismatchError'
+  readonly endpoint: string
+  readonly issues: readonly ShapeIssue[]
+  constructor(endpoint: string, issues: readonly ShapeIssue[], details?: MarketErrorDetails) {
+    const lines = issues.slice(0, 5).map((i) => `  - ${i.path || '(body)'}: ${i.message}`)
+    const more = issues.length > 5 ? `\n  ... and ${issues.length - 5} more` : ''
+    super('ERR_MARKET_SHAPE', `Unexpected response shape from ${endpoint}:\n${lines.join('\n')}${more}`, details)
+    this.endpoint = endpoint
+    this.issues = issues
+  }
+}
+
+/** A request took longer than the client's `timeout` (after retries). */
+export class MarketTimeoutError extends MarketError {
+  override readonly name = 'MarketTimeoutError'
+  constructor(message: string, details?: MarketErrorDetails) {
+    super('ERR_MARKET_TIMEOUT', message, details)
+  }
+}
+
+/** Any other failure: a 5xx after retries, a network error, a non-JSON body, an unexpected `error` body. */
+export class MarketHttpError extends MarketError {
+  override readonly name = 'MarketHttpError'
+  constructor(message: string, details?: MarketErrorDetails) {
+    super('ERR_MARKET_HTTP', message, details)
+  }
+}
+
+/** The client was called wrongly (a market without token ids asked for its book, a bad bound); fix the call. */
+export class MarketUsageError extends MarketError {
+  override readonly name = 'MarketUsageError'
+  constructor(message: string) {
+    super('ERR_MARKET_USAGE', message)
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * `hookpilot/sdk`: a typed, fluent client of the prediction-market data services (catalog, order book, trades).
+ *
+ * @example
+ * ```ts
+ * import { createMarketClient } from 'hookpilot/sdk'
+ * const pm = createMarketClient()
+ * const m = pm.market(await pm.markets.bySlug('will-1-fed-rate-cut-happen-in-2025'))
+ * const book = await m.yes.book()
+ * ```
+ * @packageDocumentation
+ */
+export { createMarketClient, DEFAULT_URLS, DEFAULT_USER_AGENT } from './client.js'
+export type { MarketClient, MarketClientOptions } from './client.js'
+export type { CallOptions } from './context.js'
+export type { RetryOptions } from './retry.js'
+export type { Page, ToArrayOptions, PagedQuery } from './query.js'
+export {
+  MarketError,
+  NotFoundError,
+  RateLimitedError,
+  BadRequestError,
+  ShapeMismatchError,
+  MarketTimeoutError,
+  MarketHttpError,
+  MarketUsageError,
+} from './errors.js'
+export type { MarketErrorCode, MarketErrorDetails, ShapeIssue } from './errors.js'
+export type { Market, Event, Tag, Outcome, Profile, SearchResult } from './catalog/model.js'
+export type {
+  CatalogFilter,
+  MarketFilter,
+  EventFilter,
+  MarketOrderField,
+  EventOrderField,
+  SortDirection,
+  DateBound,
+} from './catalog/filters.js'
+export type { CatalogQuery, CatalogState } from './catalog/list-query.js'
+export type { MarketsQuery } from './catalog/markets.js'
+export type { EventsQuery } from './catalog/events.js'
+export type { TagsQuery, TagsState } from './catalog/tags.js'
+export type { SearchQuery, SearchState, EventsStatus } from './catalog/search.js'
+export type { Book, Level, PricePoint, Interval, HistoryParams, Side, ClobMarket, ClobToken } from './clob/model.js'
+export type { TokenHandle } from './clob/token.js'
+export type { TokenPrices } from './clob/batch.js'
+export { BATCH_LIMIT } from './clob/batch.js'
+export type { ClobMarketsQuery, ClobMarketsState } from './clob/markets.js'
+export type { Trade, TradeFilter, TradesQuery, TradesState } from './data/trades.js'
+export { MAX_TRADES_OFFSET } from './data/trades.js'
+export type { OpenInterest } from './data/open-interest.js'
+export type { MarketHandle } from './market-handle.js'
+export type { GammaMarketWire, GammaEventWire, GammaTagWire, GammaSearchWire } from './wire/gamma.js'
+export type { ClobBookWire, ClobMarketWire } from './wire/clob.js'
+export type { DataTradeWire } from './wire/data.js'

@@ -1,0 +1,72 @@
+/** `pm.market(m)`: the linking flow from a catalog market to its tokens, history, trades and open interest. */
+import type { Market } from './catalog/model.js'
+import type { HistoryParams, PricePoint } from './clob/model.js'
+import { TokenHandle } from './clob/token.js'
+import type { CallOptions, ClientContext } from './context.js'
+import { openInterest } from './data/open-interest.js'
+import { TradesQuery } from './data/trades.js'
+import { MarketUsageError } from './errors.js'
+
+/**
+ * A catalog market joined to the order-book and trades services.
+ *
+ * @example
+ * ```ts
+ * const m = pm.market(await pm.markets.bySlug('will-1-fed-rate-cut-happen-in-2025'))
+ * const [book, history, oi] = await Promise.all([m.yes.book(), m.history({ interval: '1w' }), m.openInterest()])
+ * ```
+ */
+export class MarketHandle {
+  /** The catalog market. */
+  readonly market: Market
+  readonly #ctx: ClientContext
+
+  /** @internal Made by `pm.market(...)`. */
+  constructor(ctx: ClientContext, market: Market) {
+    this.#ctx = ctx
+    this.market = market
+  }
+
+  /** The Yes token (outcome 0). */
+  get yes(): TokenHandle {
+    return this.outcome(0)
+  }
+
+  /** The No token (outcome 1). */
+  get no(): TokenHandle {
+    return this.outcome(1)
+  }
+
+  /** The token of an outcome, by index or by label (case-insensitive); MarketUsageError if it has no token. */
+  outcome(which: number | string): TokenHandle {
+    const { outcomes, slug } = this.market
+    const found =
+      typeof which === 'number'
+        ? outcomes[which]
+        : outcomes.find((o) => o.label.toLowerCase() === which.toLowerCase())
+    if (found === undefined) {
+      const labels = outcomes.map((o) => o.label).join(', ') || 'none'
+      throw new MarketUsageError(`Market "${slug}" has no outcome ${JSON.stringify(which)} (outcomes: ${labels})`)
+    }
+    if (found.tokenId === null) {
+      throw new MarketUsageError(`Outcome "${found.label}" of market "${slug}" has no order-book token`)
+    }
+    return new TokenHandle(this.#ctx, found.tokenId)
+  }
+
+  /** Price history of the Yes token: the service keys history by token, not by market. */
+  history(params: HistoryParams, options: CallOptions = {}): Promise<PricePoint[]> {
+    return this.yes.history(params, options)
+  }
+
+  /** Trades of this market (a query: add `.limit()`, `.where({ side })`, a terminal). */
+  trades(): TradesQuery {
+    return new TradesQuery(this.#ctx, { filter: { market: this.market.conditionId } })
+  }
+
+  /** Open interest of this market in USDC; `null` when the service has no figure for it. */
+  async openInterest(options: CallOptions = {}): Promise<number | null> {
+    const rows = await openInterest(this.#ctx, this.market.conditionId, options)
+    return rows.find((r) => r.market.toLowerCase() === this.market.conditionId.toLowerCase())?.value ?? null
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Field schemas shared by the three services' wire shapes. They are lenient on purpose: the services mix strings
+ * and numbers, send `null`, `""` or nothing for absent values, and add fields without notice.
+ */
+import * as v from 'valibot'
+
+/** An id: numeric strings on the catalog, sometimes plain numbers; always kept as a string (token ids exceed 2^53). */
+export const idField = v.pipe(v.union([v.string(), v.number()]), v.transform(String))
+
+/** An optional string that may be `null`. */
+export const optString = v.optional(v.nullable(v.string()))
+
+/** An optional boolean that may be `null`. */
+export const optBoolean = v.optional(v.nullable(v.boolean()))
+
+/** A number or a decimal string (`"0.42"`), optional and nullable; converted by {@link toNumber}. */
+export const optNumeric = v.optional(v.nullable(v.union([v.number(), v.string()])))
+
+/** A required number or decimal string, as prices and sizes of the order book. */
+export const numeric = v.union([v.number(), v.string()])
+
+/**
+ * A double-encoded array: a string holding a JSON array (`"[\"Yes\", \"No\"]"`). `null`, `""` and a missing field
+ * are accepted (odd markets have them); a string that is not a JSON array is a shape error at this path.
+ */
+export const encodedList = v.optional(
+  v.nullable(v.pipe(v.string(), v.check(isEncodedList, 'expected a string holding a JSON array'))),
+)
+
+function isEncodedList(value: string): boolean {
+  if (value.trim() === '') return true
+  try {
+    return Array.isArray(JSON.parse(value))
+  } catch {
+    return false
+  }
+}
+
+/** Decodes a double-encoded array once; absent or empty gives `[]`, items become strings (prices stay decimal text). */
+export function decodeList(value: string | null | undefined): string[] {
+  if (value === null || value === undefined || value.trim() === '') return []
+  const parsed = JSON.parse(value) as unknown[]
+  return parsed.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)))
+}
+
+/** A price, size or amount as a number; `null` when absent, empty or not numeric. */
+export function toNumber(value: number | string | null | undefined): number | null {
+  if (value === null || value === undefined || value === '') return null
+  const n = typeof value === 'number' ? value : Number(value)
+  return Number.isFinite(n) ? n : null
+}
+
+/** A date from ISO text or the catalog's `2026-06-04 00:34:19+00` form; `null` when absent or unreadable. */
+export function toDate(value: string | null | undefined): Date | null {
+  if (value === null || value === undefined || value.trim() === '') return null
+  const iso = value.trim().replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')
+  const date = new Date(iso)
+  return Number.isNaN(date.getTime()) ? null : date
+}

@@ -52,7 +52,7 @@ export class ConfigError extends GatewayError {
   override readonly name = 'ConfigError'
   readonly issues: readonly ConfigIssue[]
 
-  constructor(issues: readonly ConfigIssue[], options?: { cause?: unknown; source?: string }) {
+  constructor(issues: readonly ConfigIssue[], options?: { cause?: unknown; source?: string | undefined }) {
     const where = options?.source ? ` in ${options.source}` : ''
     const lines = issues.map((i) => `  - ${i.path || '(root)'}: ${i.message}`)
     super('ERR_CONFIG', `Invalid configuration${where}:\n${lines.join('\n')}`, options)

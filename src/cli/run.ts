@@ -1,0 +1,48 @@
+/**
+ * The `hookpilot` command: one subcommand per file, errors shown as one paragraph with what to change.
+ */
+import { GatewayError } from '../core/errors.js'
+import { UsageError } from './args.js'
+import { processIO, type CliIO, type Subcommand } from './io.js'
+
+const HELP = `Usage: hookpilot <command> [options]
+
+Commands:
+  serve       run the webhook gateway from a config file
+  market      query prediction-market data (search, events, markets, book, history, trades, oi)
+
+Run "hookpilot <command> --help" for a command's options. Docs: docs/README.md
+`
+
+const COMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
+  serve: async () => (await import('./serve.js')).serve,
+  market: async () => (await import('./market/index.js')).runMarket,
+}
+
+/** Runs the command line; resolves with the exit code. */
+export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(HELP)
+    return name === undefined ? 2 : 0
+  }
+  const load = COMMANDS[name]
+  if (!load) {
+    io.stderr.write(`hookpilot: unknown command "${name}".\n\n${HELP}`)
+    return 2
+  }
+  try {
+    return await (await load())(rest, io)
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`hookpilot ${name}: ${err.message}\n`)
+      return 2
+    }
+    if (GatewayError.is(err)) {
+      io.stderr.write(`hookpilot ${name}: ${err.message}\n`)
+      return 1
+    }
+    throw err
+  }
+}
+

@@ -1,0 +1,51 @@
+/**
+ * `hookpilot serve`: runs the gateway from a config file until SIGTERM or SIGINT, then shuts down gracefully.
+ */
+import { createGateway, loadConfig, configDir } from '../index.js'
+import { parse, toPort } from './args.js'
+import type { Subcommand } from './io.js'
+
+const HELP = `Usage: hookpilot serve [--config FILE] [--host HOST] [--port PORT]
+
+Runs the webhook gateway until SIGTERM or SIGINT (Ctrl-C), then lets running agent runs finish.
+
+Options:
+  -c, --config FILE   configuration file (default: ./config.yaml)
+      --host HOST     bind address, overrides platforms.webhook.extra.host
+  -p, --port PORT     port, overrides platforms.webhook.extra.port (0 picks a free one)
+  -h, --help          show this help
+
+Environment: WEBHOOK_ENABLED, WEBHOOK_HOST, WEBHOOK_PORT, WEBHOOK_SECRET override the file; \${VAR} in the file
+is read from the environment. See docs/configuration.md.
+`
+
+/** Runs the gateway; resolves with the exit code once it has shut down. */
+export const serve: Subcommand = async (args, io) => {
+  const { values } = parse(args, {
+    config: { type: 'string', short: 'c', default: 'config.yaml' },
+    host: { type: 'string' },
+    port: { type: 'string', short: 'p' },
+    help: { type: 'boolean', short: 'h' },
+  }, 'serve')
+  if (values.help) {
+    io.stdout.write(HELP)
+    return 0
+  }
+  const port = toPort(values.port, '--port')
+  const config = await loadConfig(values.config, { env: io.env })
+  if (!config.platforms.webhook.enabled) {
+    io.stderr.write('The webhook platform is disabled (platforms.webhook.enabled: false, or WEBHOOK_ENABLED=false): nothing to serve.\n')
+    return 1
+  }
+  const gateway = await createGateway(config, [], { baseDir: configDir(values.config) })
+  await gateway.listen({ host: values.host, port })
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGTERM', stop).off('SIGINT', stop)
+      resolve()
+    }
+    process.once('SIGTERM', stop).once('SIGINT', stop)
+  })
+  await gateway.close()
+  return 0
+}

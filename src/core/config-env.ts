@@ -1,0 +1,73 @@
+/**
+ * What the environment does to a configuration before it is validated: `${VAR}` / `${VAR:-default}` in any
+ * string, and the `WEBHOOK_*` overrides of the seed.
+ */
+import type { ConfigIssue } from './errors.js'
+
+/** The environment variables the configuration reads. */
+export type Env = Readonly<Record<string, string | undefined>>
+
+const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
+
+/**
+ * Replaces `${VAR}` and `${VAR:-default}` in every string of `raw`. An unset variable without a default is an
+ * issue at the string's path (a secret that silently became empty would open a route).
+ */
+export function interpolateEnv(raw: unknown, env: Env, issues: ConfigIssue[], path = ''): unknown {
+  if (typeof raw === 'string') {
+    return raw.replace(PLACEHOLDER, (whole, name: string, fallback: string | undefined) => {
+      const value = env[name]
+      if (value !== undefined && value !== '') return value
+      if (fallback !== undefined) return fallback
+      issues.push({
+        path,
+        message: `environment variable ${name} is not set (set it, or write \${${name}:-default} to give a default)`,
+      })
+      return whole
+    })
+  }
+  if (Array.isArray(raw)) return raw.map((item, i) => interpolateEnv(item, env, issues, join(path, String(i))))
+  if (isRecord(raw)) {
+    const out: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(raw)) out[key] = interpolateEnv(value, env, issues, join(path, key))
+    return out
+  }
+  return raw
+}
+
+const OVERRIDES: ReadonlyArray<readonly [variable: string, key: 'enabled' | 'host' | 'port' | 'secret']> = [
+  ['WEBHOOK_ENABLED', 'enabled'],
+  ['WEBHOOK_HOST', 'host'],
+  ['WEBHOOK_PORT', 'port'],
+  ['WEBHOOK_SECRET', 'secret'],
+]
+
+/** Applies `WEBHOOK_ENABLED`, `WEBHOOK_HOST`, `WEBHOOK_PORT` and `WEBHOOK_SECRET` over the file's values. */
+export function applyEnvOverrides(raw: unknown, env: Env): unknown {
+  const root = isRecord(raw) ? { ...raw } : {}
+  const platforms = isRecord(root['platforms']) ? { ...root['platforms'] } : {}
+  const webhook = isRecord(platforms['webhook']) ? { ...platforms['webhook'] } : {}
+  const extra = isRecord(webhook['extra']) ? { ...webhook['extra'] } : {}
+  let touched = false
+  for (const [variable, key] of OVERRIDES) {
+    const value = env[variable]
+    if (value === undefined || value === '') continue
+    touched = true
+    if (key === 'enabled') webhook['enabled'] = value
+    else extra[key] = value
+  }
+  if (!touched) return raw
+  webhook['extra'] = extra
+  platforms['webhook'] = webhook
+  root['platforms'] = platforms
+  return root
+}
+
+/** A plain object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function join(path: string, key: string): string {
+  return path ? `${path}.${key}` : key
+}

@@ -1,0 +1,120 @@
+/**
+ * The valibot schema of `config.yaml`. Objects are strict so a typo is reported instead of silently ignored;
+ * numbers also accept digit strings because `${PORT:-8644}` interpolates to a string.
+ */
+import * as v from 'valibot'
+
+/** An integer in a range; also accepts a string of digits (what `${VAR}` interpolation produces). */
+export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return v.pipe(
+    v.union(
+      [v.number(), v.pipe(v.string(), v.regex(/^-?\d+$/), v.transform(Number))],
+      `expected a whole number from ${min} to ${max}`,
+    ),
+    v.integer(`expected a whole number from ${min} to ${max}`),
+    v.minValue(min, `expected a whole number from ${min} to ${max}`),
+    v.maxValue(max, `expected a whole number from ${min} to ${max}`),
+  )
+}
+
+/** A boolean; also `"true"`/`"false"` strings from interpolation. */
+export const boolean = v.union(
+  [v.boolean(), v.pipe(v.picklist(['true', 'false']), v.transform((s) => s === 'true'))],
+  'expected true or false',
+)
+
+const text = v.string('expected a string')
+const textList = v.array(text, 'expected a list of strings')
+
+/** Lower-case letters, digits, `-` and `_`: safe in a URL path and a file name. */
+export const routeName = v.pipe(
+  text,
+  v.regex(/^[a-z0-9_-]{1,64}$/, 'a route name is 1 to 64 lower-case letters, digits, "-" or "_"'),
+)
+
+const skillName = v.pipe(
+  text,
+  v.check((s) => s.length > 0 && !/[\\/]|\.\./.test(s), 'a skill name must not contain "/", "\\" or ".."'),
+)
+
+/** One route under `platforms.webhook.extra.routes.<name>`. */
+export const routeSchema = v.strictObject({
+  secret: v.optional(v.union([text, v.pipe(textList, v.minLength(1, 'list at least one secret'))], 'expected a string or a list of strings')),
+  events: v.optional(textList, []),
+  prompt: v.optional(text),
+  skills: v.optional(v.array(skillName), []),
+  deliver: v.optional(text, 'log'),
+  deliver_extra: v.optional(v.record(text, v.union([text, v.number()], 'expected a string')), {}),
+  silent_outputs: v.optional(textList, []),
+  rate_limit: v.optional(integer(1)),
+  description: v.optional(text),
+})
+
+const webhookExtraSchema = v.strictObject({
+  host: v.optional(text, '0.0.0.0'),
+  port: v.optional(integer(0, 65535), 8644),
+  secret: v.optional(v.union([text, textList], 'expected a string or a list of strings')),
+  rate_limit: v.optional(integer(1), 30),
+  max_body_bytes: v.optional(integer(1), 1_048_576),
+  headers_timeout_seconds: v.optional(integer(1), 10),
+  request_timeout_seconds: v.optional(integer(1), 30),
+  shutdown_grace_seconds: v.optional(integer(0), 30),
+  subscriptions_file: v.optional(text),
+  routes: v.optional(v.record(routeName, routeSchema), {}),
+})
+
+const webhookSchema = v.strictObject({
+  enabled: v.optional(boolean, true),
+  extra: v.optional(webhookExtraSchema, {}),
+})
+
+/** `agent:`: which runner answers, and its bounds. Runner-specific keys sit beside the common ones. */
+export const agentSchema = v.strictObject({
+  runner: v.optional(text, 'echo'),
+  timeout_seconds: v.optional(integer(1), 600),
+  concurrency: v.optional(integer(1, 256), 4),
+  max_queue: v.optional(integer(1), 1000),
+  max_output_bytes: v.optional(integer(1), 1_048_576),
+  // command runner
+  command: v.optional(v.pipe(textList, v.minLength(1, 'give the program to run, e.g. ["claude", "-p"]'))),
+  // openai runner
+  base_url: v.optional(text),
+  api_key: v.optional(text),
+  model: v.optional(text),
+  system: v.optional(text),
+  max_steps: v.optional(integer(1, 100), 8),
+  allow_commands: v.optional(textList, []),
+})
+
+const chatPlatform = <T extends v.ObjectEntries>(entries: T) =>
+  v.strictObject({ enabled: v.optional(boolean, false), home_channel: v.optional(text), api_base: v.optional(text), ...entries })
+
+/** Delivery platforms beside the webhook one. */
+export const platformsSchema = v.strictObject({
+  webhook: v.optional(webhookSchema, {}),
+  github: v.optional(v.strictObject({ gh_path: v.optional(text, 'gh'), timeout_seconds: v.optional(integer(1), 60) }), {}),
+  telegram: v.optional(chatPlatform({ token: v.optional(text) })),
+  discord: v.optional(chatPlatform({ token: v.optional(text) })),
+  slack: v.optional(chatPlatform({ token: v.optional(text) })),
+  signal: v.optional(chatPlatform({ account: v.optional(text) })),
+  sms: v.optional(
+    chatPlatform({ account_sid: v.optional(text), auth_token: v.optional(text), from: v.optional(text) }),
+  ),
+})
+
+/** The whole `config.yaml`. */
+export const configSchema = v.strictObject({
+  agent: v.optional(agentSchema, {}),
+  skills_dir: v.optional(text, './skills'),
+  log_level: v.optional(v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'), 'info'),
+  platforms: v.optional(platformsSchema, {}),
+})
+
+/** The configuration as written (every key optional, numbers may be strings). */
+export type HookpilotConfigInput = v.InferInput<typeof configSchema>
+/** The configuration after validation, defaults filled in. */
+export type HookpilotConfig = v.InferOutput<typeof configSchema>
+/** One route as written in the configuration. */
+export type RouteConfig = v.InferOutput<typeof routeSchema>
+/** `agent:` after validation. */
+export type AgentConfig = v.InferOutput<typeof agentSchema>

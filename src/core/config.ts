@@ -1,0 +1,113 @@
+/**
+ * Loading and validating `config.yaml`: YAML, then the environment, then the schema, then the checks that span
+ * keys. Every problem is reported at once, each with its path.
+ */
+import { readFile } from 'node:fs/promises'
+import * as v from 'valibot'
+import { parseDocument } from 'yaml'
+import { applyEnvOverrides, interpolateEnv, type Env } from './config-env.js'
+import { configSchema, type HookpilotConfig, type HookpilotConfigInput } from './config-schema.js'
+import { ConfigError, GatewayError, type ConfigIssue } from './errors.js'
+import { resolveRoute, type RouteDefaults } from './routes.js'
+import type { Route } from './types.js'
+
+export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig } from './config-schema.js'
+
+const PARSED = Symbol.for('hookpilot.parsedConfig')
+const ROUTES_PATH = 'platforms.webhook.extra.routes'
+
+/** Options of {@link parseConfig} and {@link loadConfig}. */
+export interface ParseConfigOptions {
+  /** Where `${VAR}` and the `WEBHOOK_*` overrides are read; defaults to `process.env`. */
+  readonly env?: Env | undefined
+  /** Named in error messages (the file path). */
+  readonly source?: string | undefined
+}
+
+/**
+ * Validates a configuration given as a plain object (the shape of config.yaml), interpolating `${VAR}` and
+ * applying the `WEBHOOK_*` overrides. Throws a {@link ConfigError} listing every problem.
+ *
+ * @example
+ * ```ts
+ * const config = parseConfig({ platforms: { webhook: { extra: { secret: '${WEBHOOK_SECRET}', routes: { pr: {} } } } } })
+ * ```
+ */
+export function parseConfig(input: HookpilotConfigInput | HookpilotConfig, options: ParseConfigOptions = {}): HookpilotConfig {
+  if (isParsedConfig(input)) return input
+  const env = options.env ?? process.env
+  const issues: ConfigIssue[] = []
+  const raw = interpolateEnv(applyEnvOverrides(input, env), env, issues)
+  const result = v.safeParse(configSchema, raw)
+  if (result.success) {
+    staticRoutes(result.output, issues)
+  } else {
+    for (const issue of result.issues) issues.push({ path: v.getDotPath(issue) ?? '', message: describe(issue) })
+  }
+  if (issues.length > 0 || !result.success) throw new ConfigError(dedupe(issues), { source: options.source })
+  Object.defineProperty(result.output, PARSED, { value: true })
+  return result.output
+}
+
+/**
+ * Reads, interpolates and validates a YAML configuration file.
+ *
+ * @example
+ * ```ts
+ * const gateway = await createGateway(await loadConfig('config.yaml'))
+ * ```
+ */
+export async function loadConfig(path: string, options: ParseConfigOptions = {}): Promise<HookpilotConfig> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (cause) {
+    const reason = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(cause)
+    throw new GatewayError('ERR_CONFIG', `Cannot read the configuration ${path}: ${reason}. Pass --config FILE.`, { cause })
+  }
+  const doc = parseDocument(text, { prettyErrors: true })
+  if (doc.errors.length > 0) {
+    const issues = doc.errors.map((e) => ({ path: '', message: `YAML: ${e.message.split('\n')[0] ?? e.message}` }))
+    throw new ConfigError(issues, { source: path, cause: doc.errors[0] })
+  }
+  return parseConfig((doc.toJS() ?? {}) as HookpilotConfigInput, { ...options, source: options.source ?? path })
+}
+
+/** The defaults every route inherits from `platforms.webhook.extra`. */
+export function routeDefaults(config: HookpilotConfig): RouteDefaults {
+  const extra = config.platforms.webhook.extra
+  return { host: extra.host, secret: extra.secret, rateLimit: extra.rate_limit }
+}
+
+/** The routes of config.yaml, resolved; problems go to `issues`. */
+export function staticRoutes(config: HookpilotConfig, issues: ConfigIssue[] = []): Route[] {
+  const defaults = routeDefaults(config)
+  const routes: Route[] = []
+  for (const [name, route] of Object.entries(config.platforms.webhook.extra.routes)) {
+    const resolved = resolveRoute(name, route, defaults, 'static', `${ROUTES_PATH}.${name}`, issues)
+    if (resolved) routes.push(resolved)
+  }
+  return routes
+}
+
+function isParsedConfig(value: unknown): value is HookpilotConfig {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PARSED] === true
+}
+
+function describe(issue: v.BaseIssue<unknown>): string {
+  if (issue.expected === 'never') return 'unknown key (check its spelling against docs/configuration.md)'
+  if (issue.kind === 'schema' && issue.type !== 'union' && issue.expected) {
+    return `expected ${issue.expected}, got ${issue.received}`
+  }
+  return issue.message
+}
+
+function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {
+  const seen = new Set<string>()
+  return issues.filter((i) => {
+    const key = `${i.path}\u0000${i.message}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}

@@ -1,0 +1,170 @@
+/**
+ * The composition root: plugins into a container of the gateway's own, the container into a pipeline, a
+ * dispatcher and a node:http handler. Knows no concrete plugin: the built-ins arrive as plugins too.
+ */
+import { createServer, type Server } from 'node:http'
+import { dirname, resolve } from 'node:path'
+import { parseConfig, staticRoutes, type HookpilotConfig, type HookpilotConfigInput } from './config.js'
+import { createScope, type Scope } from './container.js'
+import { createDispatcher } from './dispatcher.js'
+import { GatewayError } from './errors.js'
+import { ERRORS, type GatewayResponse } from './http-response.js'
+import { createNodeHandler, type NodeHandler } from './http.js'
+import { listenOn, type ListenAddress, type ListenOptions } from './listen.js'
+import { createLogger } from './logger.js'
+import { createPipeline } from './pipeline.js'
+import type { GatewayPlugin } from './plugin.js'
+import { memoryQueue } from './queue.js'
+import { createRouteTable, type MutableRouteTable } from './route-table.js'
+import { TOKENS } from './tokens.js'
+import { checkRoutes, selectRunner, targetMap } from './wiring.js'
+
+/** A request for {@link Gateway.handle}: headers in any case, body as bytes or text. */
+export interface GatewayRequest {
+  readonly method: string
+  readonly path: string
+  readonly headers?: Readonly<Record<string, string | readonly string[] | undefined>> | undefined
+  readonly body?: Uint8Array | string | undefined
+}
+
+export type { GatewayResponse } from './http-response.js'
+export type { ListenAddress, ListenOptions } from './listen.js'
+
+/** A running (or ready to run) webhook gateway. */
+export interface Gateway {
+  /** One request through the whole request table, without a socket. */
+  handle(req: GatewayRequest): Promise<GatewayResponse>
+  /** node `(req, res)` handler and Express/Connect middleware (`next()` for paths that are not the gateway's). */
+  readonly handler: NodeHandler
+  /** Starts a node:http server (host and port from the config unless given) and prints the startup line. */
+  listen(options?: ListenOptions): Promise<ListenAddress>
+  /** Stops accepting, lets running agent runs finish within the grace period, then stops them. */
+  close(): Promise<void>
+  /** The routes the gateway answers (static and dynamic). */
+  readonly routes: MutableRouteTable
+  /** The validated configuration. */
+  readonly config: HookpilotConfig
+}
+
+/** Where relative paths of a configuration (skills_dir) are resolved: the config file's folder, else cwd. */
+export interface BuildOptions {
+  readonly baseDir?: string | undefined
+}
+
+/**
+ * Builds a gateway from a configuration and plugins, applied in order (built-ins first).
+ * Throws a ConfigError naming every route whose target or runner is missing.
+ */
+export async function buildGateway(
+  input: HookpilotConfigInput | HookpilotConfig,
+  plugins: readonly GatewayPlugin[],
+  options: BuildOptions = {},
+): Promise<Gateway> {
+  const config = parseConfig(input)
+  const extra = config.platforms.webhook.extra
+  const scope = createScope()
+  scope.provide(TOKENS.logger, createLogger({ level: config.log_level }))
+  scope.provide(TOKENS.clock, Date.now)
+  scope.provide(TOKENS.queue, memoryQueue({ concurrency: config.agent.concurrency, maxQueue: config.agent.max_queue }))
+  for (const plugin of plugins) register(scope, plugin)
+
+  const log = scope.resolve(TOKENS.logger)
+  const routes = createRouteTable(staticRoutes(config))
+  const targets = targetMap(scope.resolveAll(TOKENS.deliveryTargets))
+  const runner = selectRunner(config, scope.resolveAll(TOKENS.agentRunners))
+  checkRoutes(config, routes.list(), targets)
+
+  const store = scope.resolve(TOKENS.idempotencyStore)
+  const queue = scope.resolve(TOKENS.queue)
+  const shutdown = new AbortController()
+  const pipeline = createPipeline({
+    routes,
+    verifiers: scope.resolve(TOKENS.verifiers),
+    filters: scope.resolveAll(TOKENS.eventFilters),
+    store,
+    limiter: scope.resolve(TOKENS.rateLimiter),
+    queue,
+    log,
+    clock: scope.resolve(TOKENS.clock),
+    signal: shutdown.signal,
+  })
+  queue.start(
+    createDispatcher({
+      runner,
+      targets,
+      store,
+      log,
+      skillsDir: resolve(options.baseDir ?? process.cwd(), config.skills_dir),
+      timeoutMs: config.agent.timeout_seconds * 1000,
+      signal: shutdown.signal,
+    }),
+  )
+
+  let closing = false
+  let server: Server | undefined
+  const handler = createNodeHandler(pipeline, { maxBodyBytes: extra.max_body_bytes, log, closing: () => closing })
+
+  async function handle(req: GatewayRequest): Promise<GatewayResponse> {
+    const step = pipeline.preflight(req.method.toUpperCase(), req.path)
+    if (step.kind === 'pass') return ERRORS.notFound
+    if (step.kind === 'respond') return step.response
+    if (closing) return ERRORS.shuttingDown
+    const body = typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? new Uint8Array())
+    if (body.byteLength > extra.max_body_bytes) return ERRORS.tooLarge
+    return pipeline.process(step.route, { method: 'POST', path: req.path, headers: lowerCase(req.headers), body })
+  }
+
+  async function listen(listenOptions: ListenOptions = {}): Promise<ListenAddress> {
+    if (server) throw new GatewayError('ERR_LISTEN', 'This gateway is already listening; create another to listen twice.')
+    // Check slow clients every second, so the timeouts below hold to the second, not to node's 30 s default.
+    server = createServer({ connectionsCheckingInterval: 1000 }, handler)
+    server.headersTimeout = extra.headers_timeout_seconds * 1000
+    server.requestTimeout = extra.request_timeout_seconds * 1000
+    const address = await listenOn(server, {
+      host: listenOptions.host ?? extra.host,
+      port: listenOptions.port ?? extra.port,
+    })
+    const names = routes.list().map((r) => r.name)
+    log.info(`[webhook] Listening on ${address.host}:${address.port} — routes: ${names.length ? names.join(', ') : '(none configured)'}`)
+    return address
+  }
+
+  async function close(): Promise<void> {
+    if (closing) return
+    closing = true
+    const stopped = server ? new Promise<void>((done) => server!.close(() => done())) : Promise.resolve()
+    server?.closeIdleConnections()
+    const graceMs = extra.shutdown_grace_seconds * 1000
+    const finished = await queue.close(graceMs)
+    if (!finished) log.warn('grace period over: stopping the agent runs still going', { grace_seconds: extra.shutdown_grace_seconds })
+    shutdown.abort(new GatewayError('ERR_CLOSED', 'The gateway was closed.'))
+    server?.closeAllConnections()
+    await stopped
+  }
+
+  return { handle, handler, listen, close, routes, config }
+}
+
+/** The folder of a config file, for {@link BuildOptions.baseDir}. */
+export function configDir(path: string): string {
+  return dirname(resolve(path))
+}
+
+function register(scope: Scope, plugin: GatewayPlugin): void {
+  if (plugin.logger) scope.provide(TOKENS.logger, plugin.logger)
+  if (plugin.verifiers) scope.provide(TOKENS.verifiers, plugin.verifiers)
+  if (plugin.idempotencyStore) scope.provide(TOKENS.idempotencyStore, plugin.idempotencyStore)
+  if (plugin.rateLimiter) scope.provide(TOKENS.rateLimiter, plugin.rateLimiter)
+  if (plugin.queue) scope.provide(TOKENS.queue, plugin.queue)
+  if (plugin.agentRunner) scope.add(TOKENS.agentRunners, plugin.agentRunner)
+  for (const filter of plugin.eventFilters ?? []) scope.add(TOKENS.eventFilters, filter)
+  for (const target of plugin.deliveryTargets ?? []) scope.add(TOKENS.deliveryTargets, target)
+}
+
+function lowerCase(headers: GatewayRequest['headers']): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(headers ?? {})) {
+    if (value !== undefined) out[key.toLowerCase()] = typeof value === 'string' ? value : value.join(', ')
+  }
+  return out
+}

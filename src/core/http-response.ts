@@ -1,0 +1,44 @@
+/**
+ * The answers of the request table (spec/gateway.md), built once where they never change: the hot paths
+ * (forgeries, unknown routes) should not allocate.
+ */
+
+/** An HTTP answer, transport-free. */
+export interface GatewayResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const
+
+/** A JSON answer. */
+export function json(status: number, body: object, headers: Readonly<Record<string, string>> = {}): GatewayResponse {
+  return { status, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) }
+}
+
+function frozen(status: number, error: string, headers: Readonly<Record<string, string>> = {}): GatewayResponse {
+  return Object.freeze(json(status, { error }, headers))
+}
+
+/** The fixed error answers. */
+export const ERRORS = {
+  notFound: frozen(404, 'Not found'),
+  unknownRoute: frozen(404, 'Unknown route'),
+  tooLarge: frozen(413, 'Payload too large', { connection: 'close' }),
+  invalidSignature: frozen(401, 'Invalid signature'),
+  cannotParse: frozen(400, 'Cannot parse body'),
+  webhookMethod: frozen(405, 'Method not allowed', { allow: 'POST' }),
+  healthMethod: frozen(405, 'Method not allowed', { allow: 'GET, HEAD' }),
+  shuttingDown: frozen(503, 'Shutting down', { 'retry-after': '30', connection: 'close' }),
+  queueFull: frozen(503, 'Queue full', { 'retry-after': '30' }),
+  internal: frozen(500, 'Internal error'),
+} as const
+
+/** `GET /health`. */
+export const HEALTH = Object.freeze(json(200, { status: 'ok', platform: 'webhook' }))
+
+/** 429 with the seconds until the window frees a slot. */
+export function rateLimited(retryAfterSeconds: number): GatewayResponse {
+  return json(429, { error: 'Rate limit exceeded' }, { 'retry-after': String(retryAfterSeconds) })
+}

@@ -1,0 +1,56 @@
+/**
+ * The default logger: one line per event, `time LEVEL message key=value ...`, values quoted when they hold
+ * spaces or line breaks so an answer spanning many lines still makes one log line.
+ */
+import type { LogFields, Logger } from './types.js'
+
+/** Log levels, least to most severe. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+
+const RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30, error: 40 }
+
+/** Options of {@link createLogger}. */
+export interface LoggerOptions {
+  readonly level?: LogLevel | undefined
+  /** Where lines go; defaults to stdout. */
+  readonly write?: ((line: string) => void) | undefined
+  readonly now?: (() => Date) | undefined
+}
+
+/**
+ * Creates the line logger the gateway uses by default.
+ *
+ * @example
+ * ```ts
+ * const log = createLogger({ level: 'debug' })
+ * log.info('agent answer', { route: 'pr', delivery: 'abc' })
+ * ```
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const threshold = RANK[options.level ?? 'info']
+  const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'))
+  const now = options.now ?? (() => new Date())
+  const emit = (level: LogLevel) => (message: string, fields?: LogFields) => {
+    if (RANK[level] < threshold) return
+    write(`${now().toISOString()} ${level.toUpperCase().padEnd(5)} ${oneLine(message)}${formatFields(fields)}`)
+  }
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') }
+}
+
+/** A logger that drops everything (tests, benchmarks). */
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} }
+
+function formatFields(fields: LogFields | undefined): string {
+  if (!fields) return ''
+  let out = ''
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue
+    const text = String(value)
+    out += ` ${key}=${/^[^\s"=]+$/.test(text) ? text : JSON.stringify(text)}`
+  }
+  return out
+}
+
+function oneLine(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ')
+}

@@ -1,0 +1,137 @@
+/**
+ * One webhook request through the checks of the request table, transport-free. `preflight` needs only the
+ * method and path (what the HTTP adapter knows before reading a byte of body); `process` takes the body.
+ */
+import { ERRORS, HEALTH, json, rateLimited, type GatewayResponse } from './http-response.js'
+import { eventType, parsePayload } from './parse-body.js'
+import { INSECURE_NO_AUTH } from './routes.js'
+import type {
+  Clock, EventFilter, IdempotencyStore, JobQueue, Logger, RawRequest, RateLimiter, Route, Verifier, WebhookEvent,
+} from './types.js'
+
+/** De-duplication window of the seed: one hour. */
+export const IDEMPOTENCY_TTL_MS = 60 * 60 * 1000
+
+/** Looks routes up by name (static ones, then dynamic subscriptions). */
+export interface RouteTable {
+  get(name: string): Route | undefined
+  list(): readonly Route[]
+}
+
+/** What the pipeline is composed of. */
+export interface PipelineParts {
+  readonly routes: RouteTable
+  readonly verifiers: readonly Verifier[]
+  readonly filters: readonly EventFilter[]
+  readonly store: IdempotencyStore
+  readonly limiter: RateLimiter
+  readonly queue: JobQueue
+  readonly log: Logger
+  readonly clock: Clock
+  /** Aborted when the gateway closes; filters receive it. */
+  readonly signal: AbortSignal
+}
+
+/** Where a request goes before its body is read. */
+export type Preflight =
+  | { readonly kind: 'respond'; readonly response: GatewayResponse }
+  | { readonly kind: 'webhook'; readonly route: Route }
+  | { readonly kind: 'pass' }
+
+const WEBHOOK_PREFIX = '/webhooks/'
+
+/** The request table, step by step. */
+export interface Pipeline {
+  /**
+   * Steps that need no body: health, unknown paths, unknown routes, wrong methods. `pass` means the path is
+   * not the gateway's (an Express app may handle it).
+   */
+  preflight(method: string, path: string): Preflight
+  /** Steps 3 to 8 for a webhook whose body was read within the size cap. */
+  process(route: Route, req: RawRequest): Promise<GatewayResponse>
+}
+
+/** Builds the pipeline from its parts. */
+export function createPipeline(parts: PipelineParts): Pipeline {
+  const { routes, verifiers, filters, store, limiter, queue, log, clock, signal } = parts
+
+  function preflight(method: string, rawPath: string): Preflight {
+    const path = stripQuery(rawPath)
+    if (path === '/health') {
+      return { kind: 'respond', response: method === 'GET' || method === 'HEAD' ? HEALTH : ERRORS.healthMethod }
+    }
+    if (!path.startsWith(WEBHOOK_PREFIX)) return { kind: 'pass' }
+    const name = path.slice(WEBHOOK_PREFIX.length).replace(/\/$/, '')
+    const route = name.includes('/') ? undefined : routes.get(name)
+    if (!route) return { kind: 'respond', response: ERRORS.unknownRoute }
+    if (method !== 'POST') return { kind: 'respond', response: ERRORS.webhookMethod }
+    return { kind: 'webhook', route }
+  }
+
+  async function verify(route: Route, req: RawRequest): Promise<boolean> {
+    if (route.secrets.includes(INSECURE_NO_AUTH)) return true
+    const verifier = verifiers.find((v) => req.headers[v.header] !== undefined)
+    if (!verifier) {
+      log.warn('rejected request: no signature header', { route: route.name })
+      return false
+    }
+    const result = await verifier.verify(req, route.secrets)
+    // Only the route and the verifier's own reason: nothing the unauthenticated sender wrote.
+    if (!result.ok) log.warn('rejected request: invalid signature', { route: route.name, reason: result.reason })
+    return result.ok
+  }
+
+  async function accepts(event: WebhookEvent, route: Route): Promise<boolean> {
+    if (route.events.length > 0 && !route.events.includes(event.type)) return false
+    for (const filter of filters) {
+      if (!(await filter.accepts(event, { route, log, signal }))) return false
+    }
+    return true
+  }
+
+  async function process(route: Route, req: RawRequest): Promise<GatewayResponse> {
+    if (!(await verify(route, req))) return ERRORS.invalidSignature
+    const payload = parsePayload(req.body, req.headers['content-type'])
+    if (!payload) return ERRORS.cannotParse
+
+    const type = eventType(req.headers, payload)
+    const headerId = req.headers['x-github-delivery'] || req.headers['x-request-id'] || undefined
+    const deliveryId = headerId ?? String(clock())
+    const event: WebhookEvent = { route: route.name, type, deliveryId, payload, receivedAt: clock() }
+    const fields = { route: route.name, delivery: deliveryId, event: type }
+
+    if (!(await accepts(event, route))) {
+      log.debug('ignored event', fields)
+      return json(200, { status: 'ignored', event: type })
+    }
+
+    // A timestamp id is never de-duplicated: without an id header, retries cannot be told apart.
+    const claimKey = headerId === undefined ? undefined : `${route.name}\u0000${headerId}`
+    if (claimKey !== undefined && !(await store.claim(claimKey, IDEMPOTENCY_TTL_MS))) {
+      log.info('duplicate delivery', fields)
+      return json(200, { status: 'duplicate', delivery_id: deliveryId })
+    }
+
+    const decision = await limiter.hit(route.name, route.rateLimit)
+    if (!decision.ok) {
+      if (claimKey !== undefined) await store.release(claimKey)
+      log.warn('rate limit exceeded', { ...fields, retry_after: decision.retryAfterSeconds })
+      return rateLimited(decision.retryAfterSeconds)
+    }
+
+    if (!(await queue.enqueue({ event, route, claimKey }))) {
+      if (claimKey !== undefined) await store.release(claimKey)
+      log.error('queue full: event refused', fields)
+      return ERRORS.queueFull
+    }
+    log.info('accepted', fields)
+    return json(202, { status: 'accepted', route: route.name, event: type, delivery_id: deliveryId })
+  }
+
+  return { preflight, process }
+}
+
+function stripQuery(path: string): string {
+  const q = path.indexOf('?')
+  return q === -1 ? path : path.slice(0, q)
+}

@@ -1,0 +1,82 @@
+/**
+ * Turns route configuration (from config.yaml or a dynamic subscription) into the {@link Route} the pipeline
+ * uses, reporting what is wrong with it: a route without a secret is never an open route.
+ */
+import type { ConfigIssue } from './errors.js'
+import type { RouteConfig } from './config-schema.js'
+import type { Route } from './types.js'
+
+/** The seed's literal secret that skips verification; accepted only on a loopback bind. */
+export const INSECURE_NO_AUTH = 'INSECURE_NO_AUTH'
+
+/** The seed's neutral target names and the real ones they stand for. */
+export const DELIVER_ALIASES: Readonly<Record<string, string>> = {
+  codehost_comment: 'github_comment',
+  messenger_1: 'telegram',
+  messenger_2: 'discord',
+  messenger_3: 'slack',
+  messenger_4: 'signal',
+}
+
+/** What every route inherits from `platforms.webhook.extra`. */
+export interface RouteDefaults {
+  readonly host: string
+  readonly secret: string | readonly string[] | undefined
+  readonly rateLimit: number
+}
+
+/** True for addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host)
+}
+
+/**
+ * Resolves one route; problems are pushed to `issues` with paths under `path`, and `undefined` is returned
+ * when the route cannot be used.
+ */
+export function resolveRoute(
+  name: string,
+  config: RouteConfig,
+  defaults: RouteDefaults,
+  source: Route['source'],
+  path: string,
+  issues: ConfigIssue[],
+): Route | undefined {
+  const secrets = toList(config.secret ?? defaults.secret).filter((s) => s !== '')
+  const before = issues.length
+  if (secrets.length === 0) {
+    issues.push({
+      path: `${path}.secret`,
+      message:
+        'no secret: set one on the route or platforms.webhook.extra.secret (or WEBHOOK_SECRET); ' +
+        `for local development only, ${INSECURE_NO_AUTH} on a loopback host`,
+    })
+  }
+  if (secrets.includes(INSECURE_NO_AUTH) && !isLoopback(defaults.host)) {
+    issues.push({
+      path: `${path}.secret`,
+      message:
+        `${INSECURE_NO_AUTH} turns signature checks off, so it is refused on host "${defaults.host}", which other ` +
+        'machines can reach: bind platforms.webhook.extra.host to 127.0.0.1, or set a real secret',
+    })
+  }
+  if (issues.length > before) return undefined
+  return {
+    name,
+    secrets,
+    events: config.events,
+    prompt: config.prompt,
+    skills: config.skills,
+    deliver: DELIVER_ALIASES[config.deliver] ?? config.deliver,
+    deliverExtra: Object.fromEntries(Object.entries(config.deliver_extra).map(([k, val]) => [k, String(val)])),
+    silentOutputs: config.silent_outputs,
+    rateLimit: config.rate_limit ?? defaults.rateLimit,
+    source,
+    description: config.description,
+  }
+}
+
+function toList(secret: string | readonly string[] | undefined): readonly string[] {
+  if (secret === undefined) return []
+  return typeof secret === 'string' ? [secret] : secret
+}

@@ -1,0 +1,56 @@
+/**
+ * hookpilot: a webhook gateway that runs an AI agent on pull-request events and delivers its answer.
+ *
+ * @example
+ * ```ts
+ * import { createGateway, loadConfig } from 'hookpilot'
+ * const gateway = await createGateway(await loadConfig('config.yaml'))
+ * await gateway.listen()
+ * ```
+ * @packageDocumentation
+ */
+import { parseConfig, type HookpilotConfig, type HookpilotConfigInput } from './core/config.js'
+import { buildGateway, type BuildOptions, type Gateway } from './core/gateway.js'
+import type { GatewayPlugin } from './core/plugin.js'
+import { builtinPlugins } from './plugins/builtins.js'
+
+/**
+ * Creates a gateway from a configuration (validated if it is a plain object) and your plugins, which come after
+ * the built-ins: a plugin filling a one-implementation slot replaces the built-in, delivery targets and event
+ * filters are added.
+ *
+ * @example
+ * ```ts
+ * const gateway = await createGateway(await loadConfig('config.yaml'), [auditLog])
+ * http.createServer(gateway.handler).listen(8644)
+ * ```
+ */
+export async function createGateway(
+  config: HookpilotConfigInput | HookpilotConfig,
+  plugins: readonly GatewayPlugin[] = [],
+  options: BuildOptions = {},
+): Promise<Gateway> {
+  const parsed = parseConfig(config)
+  return buildGateway(parsed, [...builtinPlugins(parsed), ...plugins], options)
+}
+
+export { loadConfig, parseConfig, type ParseConfigOptions } from './core/config.js'
+export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig } from './core/config.js'
+export { configDir, type Gateway, type GatewayRequest, type GatewayResponse, type BuildOptions, type ListenAddress, type ListenOptions } from './core/gateway.js'
+export {
+  definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineVerifiers, defineIdempotencyStore,
+  defineRateLimiter, type GatewayPlugin,
+} from './core/plugin.js'
+export { GatewayError, ConfigError, ListenError, AgentError, DeliveryError, type GatewayErrorCode, type ConfigIssue } from './core/errors.js'
+export { renderTemplate } from './core/template.js'
+export { createLogger, silentLogger, type LogLevel, type LoggerOptions } from './core/logger.js'
+export { memoryQueue, type MemoryQueueOptions } from './core/queue.js'
+export type { NodeHandler } from './core/http.js'
+export type * from './core/types.js'
+export { githubSignatureVerifier } from './plugins/github-signature/index.js'
+export { gitlabTokenVerifier } from './plugins/gitlab-token/index.js'
+export { genericSignatureVerifier } from './plugins/generic-signature/index.js'
+export { memoryIdempotencyStore, type MemoryIdempotencyOptions } from './plugins/memory-idempotency/index.js'
+export { slidingWindowLimiter, type SlidingWindowOptions } from './plugins/sliding-window-limiter/index.js'
+export { logDelivery } from './plugins/log-delivery/index.js'
+export { echoAgent } from './plugins/echo-agent/index.js'

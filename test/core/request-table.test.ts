@@ -1,0 +1,276 @@
+/**
+ * Every row of the request table (spec/gateway.md), in order, with its exact body: once through
+ * `gateway.handle()` and once through a real node:http server on port 0, with real signed GitHub payloads.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { githubExample, githubHeaders, githubPayload, hmacHex, signGithub } from '../fixtures/github.js'
+import { SECRET, testGateway, type TestGateway, type TestGatewayOptions } from '../fixtures/gateway.js'
+
+interface Reply {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: unknown
+}
+interface Req {
+  readonly method?: string
+  readonly path: string
+  readonly headers?: Record<string, string>
+  readonly body?: Uint8Array | string
+}
+type Send = (req: Req) => Promise<Reply>
+
+interface Transport {
+  readonly name: string
+  start(t: TestGateway): Promise<Send>
+}
+
+const viaHandle: Transport = {
+  name: 'handle()',
+  async start({ gateway }) {
+    return async (req) => {
+      const res = await gateway.handle({ method: req.method ?? 'POST', path: req.path, headers: req.headers, body: req.body })
+      return { status: res.status, headers: res.headers, body: res.body ? JSON.parse(res.body) : undefined }
+    }
+  },
+}
+
+const viaHttp: Transport = {
+  name: 'node:http',
+  async start({ gateway }) {
+    const { url } = await gateway.listen({ port: 0 })
+    return async (req) => {
+      const res = await fetch(url + req.path, {
+        method: req.method ?? 'POST',
+        headers: req.headers ?? {},
+        ...(req.body === undefined ? {} : { body: req.body }),
+      })
+      const text = await res.text()
+      return { status: res.status, headers: Object.fromEntries(res.headers), body: text ? JSON.parse(text) : undefined }
+    }
+  },
+}
+
+const pullRequest = githubPayload('pull_request', 'opened')
+
+function signed(event: string, body: Uint8Array, id?: string): Req {
+  return { path: '/webhooks/pr', headers: githubHeaders(event, body, SECRET, id), body }
+}
+
+describe.each([viaHandle, viaHttp])('request table through $name', (transport) => {
+  let current: TestGateway | undefined
+  afterEach(async () => {
+    await current?.gateway.close()
+    current = undefined
+  })
+  async function start(options?: TestGatewayOptions): Promise<{ send: Send } & TestGateway> {
+    current = await testGateway(options)
+    return { ...current, send: await transport.start(current) }
+  }
+
+  it('GET /health answers 200 without credentials', async () => {
+    const { send } = await start()
+    const res = await send({ method: 'GET', path: '/health' })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({ status: 'ok', platform: 'webhook' })
+    expect(res.headers['content-type']).toBe('application/json')
+  })
+
+  it('step 1: an unknown route is 404 Unknown route; another path is 404 Not found; GET on a route is 405', async () => {
+    const { send, runs } = await start()
+    expect(await send(signed('pull_request', pullRequest))).toMatchObject({ status: 202 })
+    const unknown = await send({ ...signed('pull_request', pullRequest), path: '/webhooks/nope' })
+    expect(unknown).toMatchObject({ status: 404, body: { error: 'Unknown route' } })
+    expect(await send({ method: 'GET', path: '/elsewhere' })).toMatchObject({ status: 404, body: { error: 'Not found' } })
+    const get = await send({ method: 'GET', path: '/webhooks/pr' })
+    expect(get.status).toBe(405)
+    expect(get.headers['allow']).toBe('POST')
+    expect(runs.length).toBeLessThanOrEqual(1)
+  })
+
+  it('step 2: a body over max_body_bytes is 413, before the signature is checked', async () => {
+    const { send } = await start({ extra: { max_body_bytes: 1000 } })
+    const res = await send({ ...signed('pull_request', pullRequest), headers: { 'content-type': 'application/json' } })
+    expect(res).toMatchObject({ status: 413, body: { error: 'Payload too large' } })
+  })
+
+  it.each([
+    ['missing', undefined],
+    ['signed with another secret', signGithub(pullRequest, 'wrong-secret')],
+    ['truncated', signGithub(pullRequest, SECRET).slice(0, 40)],
+    ['sha1= prefixed', `sha1=${hmacHex(pullRequest, SECRET)}`],
+    ['empty', ''],
+  ])('step 3: a %s signature is 401 and reaches nothing', async (_case, signature) => {
+    const { send, runs, log } = await start()
+    const headers = { ...githubHeaders('pull_request', pullRequest, SECRET, 'forged-1') }
+    if (signature === undefined) delete (headers as Record<string, string>)['x-hub-signature-256']
+    else headers['x-hub-signature-256'] = signature
+    const res = await send({ path: '/webhooks/pr', headers, body: pullRequest })
+    expect(res).toMatchObject({ status: 401, body: { error: 'Invalid signature' } })
+    expect(runs).toHaveLength(0)
+    expect(log.text()).not.toContain('forged-1')
+    expect(log.text()).not.toContain(SECRET)
+  })
+
+  it('step 3: a body changed after signing is 401', async () => {
+    const { send } = await start()
+    const req = signed('pull_request', pullRequest)
+    const tampered = Buffer.from(pullRequest)
+    tampered[tampered.length - 2] = 0x20
+    expect((await send({ ...req, body: tampered })).status).toBe(401)
+  })
+
+  it.each([
+    ['bad JSON', '{"action": '],
+    ['an array', '[1,2]'],
+    ['null', 'null'],
+    ['a string', '"hi"'],
+  ])('step 4: %s is 400 Cannot parse body', async (_case, text) => {
+    const { send } = await start()
+    const res = await send(signed('pull_request', Buffer.from(text)))
+    expect(res).toMatchObject({ status: 400, body: { error: 'Cannot parse body' } })
+  })
+
+  it('step 4: invalid UTF-8 is 400, not silently replaced', async () => {
+    const { send } = await start()
+    const body = Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')])
+    expect((await send(signed('pull_request', body))).status).toBe(400)
+  })
+
+  it('step 4: a form-encoded payload= body is unwrapped', async () => {
+    const { send, answered } = await start()
+    const body = Buffer.from(new URLSearchParams({ payload: pullRequest.toString() }).toString())
+    const req = signed('pull_request', body, 'form-1')
+    const res = await send({ ...req, headers: { ...req.headers, 'content-type': 'application/x-www-form-urlencoded' } })
+    expect(res.status).toBe(202)
+    expect((await answered(1))[0]?.deliveryId).toBe('form-1')
+  })
+
+  it('step 5: an event not in the events list is 200 ignored, logged at debug only', async () => {
+    const { send, runs, log } = await start()
+    const ping = githubPayload('ping')
+    const res = await send(signed('ping', ping))
+    expect(res).toMatchObject({ status: 200, body: { status: 'ignored', event: 'ping' } })
+    expect(runs).toHaveLength(0)
+    expect(log.lines.filter((l) => l.message.includes('ignored')).map((l) => l.level)).toEqual(['debug'])
+  })
+
+  it('step 6: a delivery id seen within the hour is 200 duplicate and runs once', async () => {
+    const { send, answered, runs, clock } = await start()
+    const req = signed('pull_request', pullRequest, 'dup-1')
+    expect((await send(req)).status).toBe(202)
+    expect(await send(req)).toMatchObject({ status: 200, body: { status: 'duplicate', delivery_id: 'dup-1' } })
+    await answered(1)
+    clock.advance(60 * 60 * 1000 + 1)
+    expect((await send(req)).status).toBe(202)
+    await answered(2)
+    expect(runs.map((r) => r.deliveryId)).toEqual(['dup-1', 'dup-1'])
+  })
+
+  it('step 7: the 31st accepted request in a rolling minute is 429 with Retry-After', async () => {
+    const { send, clock } = await start()
+    for (let i = 0; i < 30; i++) expect((await send(signed('pull_request', pullRequest, `rl-${i}`))).status).toBe(202)
+    // duplicates and ignored events do not use up the limit, and are still answered 200
+    expect((await send(signed('pull_request', pullRequest, 'rl-0'))).status).toBe(200)
+    expect((await send(signed('ping', githubPayload('ping')))).status).toBe(200)
+    const refused = await send(signed('pull_request', pullRequest, 'rl-30'))
+    expect(refused).toMatchObject({ status: 429, body: { error: 'Rate limit exceeded' } })
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+    clock.advance(60_001)
+    // the refused request gave its claim back, so its redelivery is accepted, not a duplicate
+    expect((await send(signed('pull_request', pullRequest, 'rl-30'))).status).toBe(202)
+  })
+
+  it('step 8: a valid delivery is 202 with route, event and delivery id, then the agent runs and delivers', async () => {
+    const { send, answered, runs } = await start({ routes: { pr: { secret: SECRET, events: ['pull_request'], prompt: 'PR #{number}: {pull_request.title}' } } })
+    const res = await send(signed('pull_request', pullRequest, 'acc-1'))
+    expect(res).toEqual({
+      status: 202,
+      headers: expect.objectContaining({ 'content-type': 'application/json' }),
+      body: { status: 'accepted', route: 'pr', event: 'pull_request', delivery_id: 'acc-1' },
+    })
+    const [answer] = await answered(1)
+    const example = githubExample('pull_request', 'opened') as { number: number; pull_request: { title: string } }
+    expect(runs[0]?.prompt).toBe(`PR #${example.number}: ${example.pull_request.title}`)
+    expect(answer).toMatchObject({ route: 'pr', event: 'pull_request', deliveryId: 'acc-1', text: 'answer to acc-1' })
+  })
+
+  it.each(['synchronize', 'closed'])('step 8: a pull_request %s is accepted too (actions cannot be filtered by events)', async (action) => {
+    const { send } = await start()
+    expect((await send(signed('pull_request', githubPayload('pull_request', action)))).status).toBe(202)
+  })
+
+  it('a push event on a route with an empty events list is accepted', async () => {
+    const { send } = await start({ routes: { pr: { secret: SECRET } } })
+    const push = githubPayload('push')
+    const res = await send({ ...signed('push', push), path: '/webhooks/pr' })
+    expect(res.body).toMatchObject({ status: 'accepted', event: 'push' })
+  })
+
+  it('GitLab: a Merge Request Hook with the right token is accepted; a wrong token is 401', async () => {
+    const { send } = await start({ routes: { mr: { secret: 'gl-token', events: ['Merge Request Hook'] } } })
+    const body = JSON.stringify({ object_kind: 'merge_request', object_attributes: { iid: 7, title: 'Fix' } })
+    const headers = { 'content-type': 'application/json', 'x-gitlab-event': 'Merge Request Hook', 'x-gitlab-token': 'gl-token', 'x-request-id': 'gl-1' }
+    expect((await send({ path: '/webhooks/mr', headers, body })).body).toEqual({
+      status: 'accepted', route: 'mr', event: 'Merge Request Hook', delivery_id: 'gl-1',
+    })
+    const wrong = await send({ path: '/webhooks/mr', headers: { ...headers, 'x-gitlab-token': 'gl-tokem' }, body })
+    expect(wrong).toMatchObject({ status: 401, body: { error: 'Invalid signature' } })
+  })
+
+  it('X-Webhook-Signature (hex HMAC, no prefix) verifies generic senders; the event type comes from the payload', async () => {
+    const { send } = await start({ routes: { ci: { secret: SECRET } } })
+    const body = JSON.stringify({ event_type: 'build_done', id: 1 })
+    const res = await send({ path: '/webhooks/ci', headers: { 'content-type': 'application/json', 'x-webhook-signature': hmacHex(body, SECRET) }, body })
+    expect(res.body).toMatchObject({ status: 'accepted', event: 'build_done' })
+  })
+
+  it('X-Hub-Signature-256 decides when present, even if a valid GitLab token is also sent', async () => {
+    const { send } = await start()
+    const req = signed('pull_request', pullRequest)
+    const res = await send({ ...req, headers: { ...req.headers, 'x-hub-signature-256': 'sha256=00', 'x-gitlab-token': SECRET } })
+    expect(res.status).toBe(401)
+  })
+
+  it('any secret of a rotation list verifies', async () => {
+    const { send } = await start({ routes: { pr: { secret: ['new-secret', SECRET] } } })
+    expect((await send(signed('pull_request', pullRequest))).status).toBe(202)
+  })
+
+  it('without a delivery id header each request gets a timestamp id and is never de-duplicated', async () => {
+    const { send, answered } = await start()
+    const req = signed('pull_request', pullRequest)
+    const headers = { ...req.headers }
+    delete (headers as Record<string, string>)['x-github-delivery']
+    const first = await send({ ...req, headers })
+    const second = await send({ ...req, headers })
+    expect([first.status, second.status]).toEqual([202, 202])
+    expect((first.body as { delivery_id: string }).delivery_id).toMatch(/^\d{13}$/)
+    expect(await answered(2)).toHaveLength(2)
+  })
+
+  it('100 concurrent copies of one delivery give exactly one agent run', async () => {
+    const { send, answered, runs } = await start()
+    const req = signed('pull_request', pullRequest, 'burst-1')
+    const statuses = (await Promise.all(Array.from({ length: 100 }, () => send(req)))).map((r) => r.status)
+    expect(statuses.filter((s) => s === 202)).toHaveLength(1)
+    expect(statuses.filter((s) => s === 200)).toHaveLength(99)
+    await answered(1)
+    expect(runs).toHaveLength(1)
+  })
+
+  it('a failed run gives its claim back, so a redelivery runs again', async () => {
+    let calls = 0
+    const { send, answered, runs } = await start({ agent: () => (++calls === 1 ? { ok: false, reason: 'boom' } : { ok: true, text: 'fine' }) })
+    const req = signed('pull_request', pullRequest, 'retry-1')
+    expect((await send(req)).status).toBe(202)
+    await expect.poll(() => runs.length).toBe(1)
+    await expect.poll(async () => (await send(req)).status).toBe(202)
+    expect((await answered(1))[0]?.text).toBe('fine')
+  })
+
+  it('INSECURE_NO_AUTH on a loopback bind skips the signature check', async () => {
+    const { send } = await start({ routes: { dev: { secret: 'INSECURE_NO_AUTH' } } })
+    const res = await send({ path: '/webhooks/dev', headers: { 'content-type': 'application/json' }, body: '{"a":1}' })
+    expect(res.status).toBe(202)
+  })
+})

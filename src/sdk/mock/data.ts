@@ -1,0 +1,67 @@
+/**
+ * The mock trades service. Quirks kept on purpose: bare arrays, `limit` clamped to 10 (so walks cross pages),
+ * 400 past offset 10,000, markets as a comma-separated list of condition ids.
+ */
+import { MARKETS, pricesOf, tokensOf } from './fixtures.js'
+import { boolParam, fail, json, numParam, window } from './respond.js'
+
+const COUNTS: Readonly<Record<string, number>> = { '2169995': 25, '516724': 30 }
+const WALLETS = [
+  ['0xceb57e549f8aa0627f4a4c6004bc8951d78ea27b', 'grenadine', 'Trivial-Gopher'],
+  ['0x1111111111111111111111111111111111111111', 'oracle', 'Brave-Heron'],
+  ['0x2222222222222222222222222222222222222222', '', 'Quiet-Otter'],
+] as const
+
+/** Every mock trade, newest first, relative to `now` (unix ms). */
+function allTrades(now: number): Record<string, unknown>[] {
+  const base = Math.floor(now / 1000)
+  const trades = MARKETS.filter((m) => tokensOf(m).length > 0 && !m._newborn).flatMap((m) => {
+    const tokens = tokensOf(m)
+    const labels = JSON.parse(m.outcomes ?? '[]') as string[]
+    return Array.from({ length: COUNTS[m.id] ?? 4 }, (_, k) => {
+      const index = k % tokens.length
+      const [wallet, name, pseudonym] = WALLETS[k % WALLETS.length] ?? WALLETS[0]
+      return {
+        proxyWallet: wallet,
+        side: k % 3 === 0 ? 'SELL' : 'BUY',
+        asset: tokens[index],
+        conditionId: m.conditionId,
+        size: Math.round((10 + ((k * 37 + Number(m.id)) % 500)) * 100) / 100,
+        price: Math.max(0.001, Math.round(((pricesOf(m)[index] ?? 0.5) + ((k % 5) - 2) * 0.003) * 1000) / 1000),
+        timestamp: base - 600 * (k + 1) - (Number(m.id) % 97),
+        title: m.question,
+        slug: m.slug,
+        eventSlug: (m['events'] as { slug: string }[])[0]?.slug ?? '',
+        outcome: labels[index] ?? '',
+        outcomeIndex: index,
+        name,
+        pseudonym,
+        bio: '',
+        transactionHash: `0x${String(k).padStart(4, '0')}${m.id.padStart(10, '0')}`.padEnd(66, 'a'),
+      }
+    })
+  })
+  return trades.sort((a, b) => b.timestamp - a.timestamp)
+}
+
+/** Answers one trades-service request. */
+export function data(path: string, q: URLSearchParams, now: number): Response {
+  const markets = q.get('market')?.split(',').filter(Boolean)
+  if (path === '/oi') {
+    if (!markets?.length) return fail(400, 'market is required')
+    const known = MARKETS.filter((m) => markets.includes(m.conditionId))
+    return json(known.map((m) => ({ market: m.conditionId, value: m.closed ? 0 : Math.round(m.volumeNum * 0.1 * 1e6) / 1e6 })))
+  }
+  if (path !== '/trades') return fail(404, `no route for ${path}`)
+  if ((numParam(q, 'offset') ?? 0) > 10_000) return fail(400, 'max historical trades offset of 10000 exceeded')
+  const side = q.get('side')?.toUpperCase()
+  const user = q.get('user')?.toLowerCase()
+  boolParam(q, 'takerOnly') // accepted; every mock trade is a taker fill
+  const matching = allTrades(now).filter(
+    (t) =>
+      (markets === undefined || markets.includes(t['conditionId'] as string)) &&
+      (side === undefined || t['side'] === side) &&
+      (user === undefined || t['proxyWallet'] === user),
+  )
+  return json(window(matching, q, 10).items)
+}

@@ -10,3 +10,5 @@ export { memoryIdempotencyStore, type MemoryIdempotencyOptions } from './memory-
 export { slidingWindowLimiter, type SlidingWindowOptions } from './sliding-window-limiter/index.js'
 export { logDelivery } from './log-delivery/index.js'
 export { echoAgent } from './echo-agent/index.js'
+export { commandAgent, type CommandAgentOptions } from './command-agent/index.js'
+export { runProcess, type RunProcessOptions, type RunProcessResult } from './shared/run-process.js'

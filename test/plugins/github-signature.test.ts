@@ -8,8 +8,10 @@ verifierContract('githubSignatureVerifier', githubSignatureVerifier, signGithub)
 describe('githubSignatureVerifier', () => {
   const verifier = githubSignatureVerifier()
   const secret = 'gh-webhook-secret'
-  const verify = (body: Buffer, signature: string, secrets: readonly string[] = [secret]) =>
-    verifier.verify({ method: 'POST', path: '/webhooks/pr', headers: { 'x-hub-signature-256': signature }, body }, secrets)
+  const verify = (body: Buffer, signature: string, secrets: readonly string[] = [secret]) => {
+    const headers = { 'x-hub-signature-256': signature }
+    return verifier.verify({ method: 'POST', path: '/webhooks/pr', headers, body }, secrets)
+  }
 
   it('reads X-Hub-Signature-256', () => {
     expect(verifier.header).toBe('x-hub-signature-256')
@@ -32,7 +34,8 @@ describe('githubSignatureVerifier', () => {
 
   it('accepts an upper-case hex digest', () => {
     const body = githubPayload('ping')
-    expect(verify(body, `sha256=${hmacHex(body, secret).toUpperCase()}`)).toEqual({ ok: true, scheme: 'github-hmac-sha256' })
+    const upper = `sha256=${hmacHex(body, secret).toUpperCase()}`
+    expect(verify(body, upper)).toEqual({ ok: true, scheme: 'github-hmac-sha256' })
   })
 
   it('refuses the legacy sha1= header and a bare digest as malformed', () => {

@@ -1,0 +1,154 @@
+/**
+ * Runs a program safely on behalf of the gateway: argv without a shell (payload text can never become shell
+ * syntax), input on stdin, a timeout and an abort signal that end the whole process tree, and a cap on output.
+ * Every outcome, including "not found", is a value: callers decide what a failure means for them.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { HeadBuffer, TailBuffer } from './output-buffer.js'
+import { GROUPS_SUPPORTED, processGroup } from './process-group.js'
+
+/** Options of {@link runProcess}. */
+export interface RunProcessOptions {
+  /** Written to the child's stdin, which is then closed. Without it the child sees an empty stdin. */
+  readonly input?: string | Uint8Array | undefined
+  /** Ends the process tree after this long; `timedOut` is then true. No limit when undefined. */
+  readonly timeoutMs?: number | undefined
+  /** Ends the process tree when aborted; `aborted` is then true. */
+  readonly signal?: AbortSignal | undefined
+  /** Most stdout bytes kept; past it the tree is ended and `truncated` is true. Defaults to 1 MiB. */
+  readonly maxOutputBytes?: number | undefined
+  /** How much of the end of stderr is kept (never a reason to stop). Defaults to 64 KiB. */
+  readonly maxStderrBytes?: number | undefined
+  /** Time between SIGTERM and SIGKILL when ending the tree. Defaults to 2,000 ms. */
+  readonly killGraceMs?: number | undefined
+  readonly cwd?: string | undefined
+  /** The child's whole environment. Defaults to the gateway's own. */
+  readonly env?: NodeJS.ProcessEnv | undefined
+}
+
+/**
+ * How a run ended. Check `error` first (the program never ran), then `timedOut`, `aborted` and `truncated`,
+ * then `code`.
+ */
+export interface RunProcessResult {
+  /** Exit code; null when the process was ended by a signal or never started. */
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  /** The first `maxOutputBytes` of stdout, as UTF-8. */
+  readonly stdout: string
+  /** The last `maxStderrBytes` of stderr, as UTF-8. */
+  readonly stderr: string
+  readonly timedOut: boolean
+  readonly aborted: boolean
+  /** Stdout passed `maxOutputBytes`; the process tree was ended. */
+  readonly truncated: boolean
+  /** Why the program could not be started (`code` is `ENOENT` when it is not on PATH, `EACCES`, ...). */
+  readonly error?: NodeJS.ErrnoException
+}
+
+/** The result of a run that never started. */
+function notStarted(extra: { error: NodeJS.ErrnoException } | { aborted: true }): RunProcessResult {
+  return { code: null, signal: null, stdout: '', stderr: '', timedOut: false, aborted: false, truncated: false, ...extra }
+}
+
+/**
+ * Runs `argv[0]` with the arguments `argv[1..]` (never through a shell) and resolves with how it ended. It
+ * never rejects. Processes the program leaves behind are killed when it exits.
+ *
+ * @example
+ * ```ts
+ * const result = await runProcess(['gh', 'pr', 'comment', '12', '--repo', 'o/r', '--body-file', '-'], {
+ *   input: answer, timeoutMs: 30_000, signal,
+ * })
+ * if (result.error?.code === 'ENOENT') throw new Error('gh is not installed')
+ * if (result.code !== 0) throw new Error(`gh failed: ${result.stderr}`)
+ * ```
+ */
+export function runProcess(argv: readonly string[], options: RunProcessOptions = {}): Promise<RunProcessResult> {
+  const [file, ...args] = argv
+  if (file === undefined || file === '') {
+    const error: NodeJS.ErrnoException = new Error('no program to run: argv is empty')
+    error.code = 'ERR_INVALID_ARG_VALUE'
+    return Promise.resolve(notStarted({ error }))
+  }
+  if (options.signal?.aborted) return Promise.resolve(notStarted({ aborted: true }))
+
+  let child: ChildProcess
+  try {
+    child = spawn(file, args, {
+      shell: false,
+      detached: GROUPS_SUPPORTED,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      ...(options.env === undefined ? {} : { env: options.env }),
+    })
+  } catch (error) {
+    // Synchronous failures: a NUL byte in an argument, an invalid cwd type, ...
+    return Promise.resolve(notStarted({ error: error as NodeJS.ErrnoException }))
+  }
+  return supervise(child, options)
+}
+
+function supervise(child: ChildProcess, options: RunProcessOptions): Promise<RunProcessResult> {
+  const graceMs = options.killGraceMs ?? 2_000
+  const stdout = new HeadBuffer(options.maxOutputBytes ?? 1024 * 1024)
+  const stderr = new TailBuffer(options.maxStderrBytes ?? 64 * 1024)
+  const group = processGroup(child, graceMs)
+  const { signal } = options
+  let timedOut = false
+  let aborted = false
+
+  return new Promise((resolve) => {
+    const timers: NodeJS.Timeout[] = []
+    const onAbort = () => {
+      aborted = true
+      group.stop()
+    }
+    let settled = false
+    const finish = (code: number | null, sig: NodeJS.Signals | null, error?: NodeJS.ErrnoException) => {
+      if (settled) return
+      settled = true
+      for (const timer of timers) clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+      const truncated = stdout.overflowed
+      const base = { code, signal: sig, stdout: stdout.text(), stderr: stderr.text(), timedOut, aborted, truncated }
+      resolve(error === undefined ? base : { ...base, error })
+    }
+
+    if (options.timeoutMs !== undefined) {
+      timers.push(
+        setTimeout(() => {
+          timedOut = true
+          group.stop()
+        }, options.timeoutMs),
+      )
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (!stdout.push(chunk)) group.stop() // keep draining (and dropping) so the child never blocks on a full pipe
+    })
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk))
+    // EPIPE/ECONNRESET when the child exits without reading its input: its exit status tells the real story.
+    child.stdin?.on('error', () => {})
+    child.stdin?.end(options.input)
+
+    // Spawn failures (ENOENT, EACCES) arrive here and no 'close' follows; later errors (a failed kill) do not matter.
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      if (child.pid === undefined) finish(null, null, error)
+    })
+    child.on('exit', (code, sig) => {
+      group.reap()
+      // A grandchild that left the group can hold stdout open forever: do not wait for 'close' past the grace.
+      timers.push(
+        setTimeout(() => {
+          child.stdout?.destroy()
+          child.stderr?.destroy()
+          finish(code, sig)
+        }, graceMs),
+      )
+    })
+    child.on('close', (code: number | null, sig: NodeJS.Signals | null) => finish(code, sig))
+  })
+}

@@ -1,0 +1,154 @@
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, GatewayError, createGateway, loadConfig, parseConfig, type HookpilotConfigInput } from '../../src/index.js'
+import { staticRoutes } from '../../src/core/config.js'
+
+function issuesOf(fn: () => unknown): Array<{ path: string; message: string }> {
+  try {
+    fn()
+  } catch (err) {
+    if (err instanceof ConfigError) return [...err.issues]
+    throw err
+  }
+  throw new Error('expected a ConfigError')
+}
+
+const route = (extra: Record<string, unknown> = {}): HookpilotConfigInput => ({
+  platforms: { webhook: { extra: { host: '127.0.0.1', routes: { pr: { secret: 's', ...extra } } } } },
+})
+
+describe('parseConfig', () => {
+  it('fills the seed defaults', () => {
+    const config = parseConfig({}, { env: {} })
+    expect(config.platforms.webhook).toEqual({
+      enabled: true,
+      extra: expect.objectContaining({ host: '0.0.0.0', port: 8644, rate_limit: 30, max_body_bytes: 1_048_576, routes: {} }),
+    })
+    expect(config.agent).toMatchObject({ runner: 'echo', timeout_seconds: 600, concurrency: 4 })
+    expect(config.skills_dir).toBe('./skills')
+  })
+
+  it('reports every problem at once, each with its path; unknown keys included', () => {
+    const issues = issuesOf(() =>
+      parseConfig({
+        platforms: { webhook: { extra: { port: 70000, rate_limit: 'lots', routes: { pr: { secret: 's', events: 'pull_request', secrett: 'x' } } } } },
+        agent: { concurency: 2 },
+      } as unknown as HookpilotConfigInput, { env: {} }),
+    )
+    expect(issues.map((i) => i.path).sort()).toEqual([
+      'agent.concurency',
+      'platforms.webhook.extra.port',
+      'platforms.webhook.extra.rate_limit',
+      'platforms.webhook.extra.routes.pr.events',
+      'platforms.webhook.extra.routes.pr.secrett',
+    ])
+    expect(issues.find((i) => i.path === 'agent.concurency')?.message).toMatch(/unknown key/)
+    expect(issues.find((i) => i.path.endsWith('.port'))?.message).toMatch(/0 to 65535/)
+  })
+
+  it('refuses a bad route name and a skill name that could leave the skills folder', () => {
+    const issues = issuesOf(() => parseConfig({ platforms: { webhook: { extra: { secret: 's', routes: { 'Bad Name': {}, ok: { skills: ['../etc'] } } } } } }, { env: {} }))
+    expect(issues.map((i) => i.path)).toEqual(expect.arrayContaining(['platforms.webhook.extra.routes.Bad Name', 'platforms.webhook.extra.routes.ok.skills.0']))
+  })
+
+  it('interpolates ${VAR} and ${VAR:-default}, numbers included', () => {
+    const config = parseConfig(
+      { platforms: { webhook: { extra: { port: '${PORT:-9000}', routes: { pr: { secret: '${SECRET}', prompt: 'keep {number}' } } } } } },
+      { env: { SECRET: 'from-env' } },
+    )
+    expect(config.platforms.webhook.extra.port).toBe(9000)
+    expect(config.platforms.webhook.extra.routes['pr']?.secret).toBe('from-env')
+    expect(config.platforms.webhook.extra.routes['pr']?.prompt).toBe('keep {number}')
+  })
+
+  it('an unset variable without a default is an error at its path', () => {
+    const issues = issuesOf(() => parseConfig({ platforms: { webhook: { extra: { routes: { pr: { secret: '${GITHUB_WEBHOOK_SECRET}' } } } } } }, { env: {} }))
+    expect(issues).toContainEqual({ path: 'platforms.webhook.extra.routes.pr.secret', message: expect.stringContaining('GITHUB_WEBHOOK_SECRET is not set') })
+  })
+
+  it('WEBHOOK_* variables override the file', () => {
+    const config = parseConfig(route(), { env: { WEBHOOK_PORT: '9100', WEBHOOK_HOST: '::1', WEBHOOK_ENABLED: 'false', WEBHOOK_SECRET: 'g' } })
+    expect(config.platforms.webhook).toMatchObject({ enabled: false, extra: { port: 9100, host: '::1', secret: 'g' } })
+  })
+
+  it('a route with no secret and no global secret is an error, never an open route', () => {
+    const issues = issuesOf(() => parseConfig({ platforms: { webhook: { extra: { routes: { pr: {} } } } } }, { env: {} }))
+    expect(issues).toEqual([{ path: 'platforms.webhook.extra.routes.pr.secret', message: expect.stringContaining('no secret') }])
+  })
+
+  it('a route falls back to the global secret, and a list of secrets is kept for rotation', () => {
+    const config = parseConfig({ platforms: { webhook: { extra: { secret: ['old', 'new'], routes: { a: {}, b: { secret: 'own' } } } } } }, { env: {} })
+    expect(staticRoutes(config).map((r) => [r.name, r.secrets])).toEqual([['a', ['old', 'new']], ['b', ['own']]])
+  })
+
+  it('INSECURE_NO_AUTH is refused unless the host is loopback, and says why', () => {
+    const issues = issuesOf(() => parseConfig({ platforms: { webhook: { extra: { host: '0.0.0.0', routes: { dev: { secret: 'INSECURE_NO_AUTH' } } } } } }, { env: {} }))
+    expect(issues[0]?.message).toMatch(/127\.0\.0\.1/)
+    for (const host of ['127.0.0.1', '::1', 'localhost']) {
+      expect(() => parseConfig({ platforms: { webhook: { extra: { host, routes: { dev: { secret: 'INSECURE_NO_AUTH' } } } } } }, { env: {} })).not.toThrow()
+    }
+  })
+
+  it('resolves the seed\'s neutral delivery names', () => {
+    const config = parseConfig(route({ deliver: 'messenger_2' }), { env: {} })
+    expect(staticRoutes(config)[0]?.deliver).toBe('discord')
+    expect(staticRoutes(parseConfig(route({ deliver: 'codehost_comment' }), { env: {} }))[0]?.deliver).toBe('github_comment')
+  })
+})
+
+describe('loadConfig', () => {
+  async function file(text: string): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'hookpilot-config-'))
+    const path = join(dir, 'config.yaml')
+    await writeFile(path, text)
+    return path
+  }
+
+  it('reads the example config', async () => {
+    const config = await loadConfig('examples/config.yaml', { env: {} })
+    expect(Object.keys(config.platforms.webhook.extra.routes)).toEqual(['github-pr-review'])
+  })
+
+  it('names the file and the YAML problem', async () => {
+    const path = await file('platforms:\n  webhook: [unclosed\n')
+    await expect(loadConfig(path, { env: {} })).rejects.toThrow(/Invalid configuration in .*config\.yaml:\n  - \(root\): YAML/)
+  })
+
+  it('a missing file says which and how to pass another', async () => {
+    const err = await loadConfig('/nonexistent/config.yaml').catch((e: unknown) => e)
+    expect(GatewayError.is(err) && err.code).toBe('ERR_CONFIG')
+    expect((err as Error).message).toMatch(/\/nonexistent\/config\.yaml: no such file\. Pass --config FILE/)
+  })
+
+  it('an empty file is the defaults', async () => {
+    expect((await loadConfig(await file(''), { env: {} })).platforms.webhook.extra.port).toBe(8644)
+  })
+})
+
+describe('startup checks', () => {
+  it('a route delivering to a platform that is not enabled names the route and the platform', async () => {
+    const err = await createGateway(parseConfig(route({ deliver: 'telegram' }), { env: {} })).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ConfigError)
+    expect((err as ConfigError).issues[0]).toEqual({
+      path: 'platforms.webhook.extra.routes.pr.deliver',
+      message: expect.stringMatching(/route "pr" delivers to telegram, but platforms\.telegram is not enabled/),
+    })
+  })
+
+  it('an unknown target lists the available ones', async () => {
+    const err = await createGateway(parseConfig(route({ deliver: 'pigeon' }), { env: {} })).catch((e: unknown) => e)
+    expect((err as ConfigError).issues[0]?.message).toMatch(/"pigeon", which no plugin provides \(available: .*log/)
+  })
+
+  it('an agent.runner no plugin provides is a config error at agent.runner', async () => {
+    const err = await createGateway(parseConfig({ ...route(), agent: { runner: 'gpt-magic' } }, { env: {} })).catch((e: unknown) => e)
+    expect((err as ConfigError).issues[0]?.path).toBe('agent.runner')
+  })
+
+  it('the command runner needs agent.command', async () => {
+    const err = await createGateway(parseConfig({ ...route(), agent: { runner: 'command' } }, { env: {} })).catch((e: unknown) => e)
+    expect((err as ConfigError).issues[0]?.path).toBe('agent.command')
+  })
+})

@@ -1,0 +1,95 @@
+/**
+ * `hookpilot market`: prediction-market data at the terminal, built on `hookpilot/sdk`. Tables by default,
+ * `--json` for scripts, `--mock` to run against the built-in mock services.
+ */
+import { MarketError, createMarketClient, type MarketClient } from '../../sdk/index.js'
+import type { CliIO, Subcommand } from '../io.js'
+import { book, history, oi, trades } from './tokens.js'
+import { events, markets, search } from './catalog.js'
+import { flag, type MarketCommand } from './command.js'
+import { CliUsageError, parse } from './options.js'
+
+const COMMANDS: Readonly<Record<string, MarketCommand>> = { search, events, markets, book, history, trades, oi }
+
+const COMMON_HELP = `Common options:
+  --json            print JSON instead of tables
+  --mock            use the built-in mock services (offline)
+  -h, --help        show help
+`
+
+const HELP = `Usage: hookpilot market <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .join('\n')}
+
+${COMMON_HELP}
+Base URLs can be changed with HOOKPILOT_GAMMA_URL, HOOKPILOT_CLOB_URL and HOOKPILOT_DATA_URL.
+Run "hookpilot market <command> --help" for a command's options. Docs: docs/sdk.md
+`
+
+/**
+ * Runs `hookpilot market ...`; resolves with the exit code (0 ok, 1 failed request, 2 bad input).
+ *
+ * @example
+ * ```ts
+ * const code = await runMarket(['history', 'will-1-fed-rate-cut-happen-in-2025', '--interval', '1w'], processIO())
+ * ```
+ */
+export const runMarket: Subcommand = async (args, io) => {
+  const [name, ...rest] = args
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(HELP)
+    return name === undefined ? 2 : 0
+  }
+  const command = COMMANDS[name]
+  if (command === undefined) {
+    io.stderr.write(`hookpilot market: unknown command "${name}"; use one of ${Object.keys(COMMANDS).join(', ')}\n`)
+    return 2
+  }
+  try {
+    const parsed = parse(rest, command.options)
+    if (flag(parsed, 'help')) {
+      io.stdout.write(`Usage: ${command.usage}\n\n${command.summary}\n\n${command.help}${COMMON_HELP}`)
+      return 0
+    }
+    const work = command.prepare(parsed)
+    return await withClient(io, flag(parsed, 'mock') ?? false, async (pm) => {
+      await work({ pm, io, json: flag(parsed, 'json') ?? false })
+      return 0
+    })
+  } catch (err) {
+    return report(io, name, err)
+  }
+}
+
+async function withClient(io: CliIO, mock: boolean, run: (pm: MarketClient) => Promise<number>): Promise<number> {
+  if (!mock) {
+    const { HOOKPILOT_GAMMA_URL: gammaUrl, HOOKPILOT_CLOB_URL: clobUrl, HOOKPILOT_DATA_URL: dataUrl } = io.env
+    return run(createMarketClient({ gammaUrl, clobUrl, dataUrl }))
+  }
+  // Only the node:http server: msw is an optional peer dependency and may be absent.
+  const { startMockMarketServer } = await import('../../sdk/mock/server.js')
+  const server = await startMockMarketServer({ port: 0 })
+  try {
+    return await run(createMarketClient(server))
+  } finally {
+    await server.close()
+  }
+}
+
+function report(io: CliIO, name: string, err: unknown): number {
+  if (err instanceof CliUsageError) {
+    io.stderr.write(`hookpilot market ${name}: ${err.message}\n`)
+    return 2
+  }
+  if (MarketError.is(err)) {
+    const hint = MarketError.is(err, 'ERR_MARKET_NOT_FOUND')
+      ? '\nCheck the slug or id: "hookpilot market search <text>" finds markets.'
+      : ''
+    io.stderr.write(`hookpilot market ${name}: ${err.message}${hint}\n`)
+    return MarketError.is(err, 'ERR_MARKET_USAGE') ? 2 : 1
+  }
+  throw err
+}

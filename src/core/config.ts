@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises'
 import * as v from 'valibot'
 import { parseDocument } from 'yaml'
 import { applyEnvOverrides, interpolateEnv, type Env } from './config-env.js'
-import { configSchema, type HookpilotConfig, type HookpilotConfigInput } from './config-schema.js'
+import { configSchema, routeSchema, type HookpilotConfig, type HookpilotConfigInput } from './config-schema.js'
 import { ConfigError, GatewayError, type ConfigIssue } from './errors.js'
 import { resolveRoute, type RouteDefaults } from './routes.js'
 import type { Route } from './types.js'
@@ -43,6 +43,7 @@ export function parseConfig(input: HookpilotConfigInput | HookpilotConfig, optio
     staticRoutes(result.output, issues)
   } else {
     for (const issue of result.issues) issues.push({ path: v.getDotPath(issue) ?? '', message: describe(issue) })
+    routeIssuesOfInvalidConfig(raw, issues)
   }
   if (issues.length > 0 || !result.success) throw new ConfigError(dedupe(issues), { source: options.source })
   Object.defineProperty(result.output, PARSED, { value: true })
@@ -89,6 +90,33 @@ export function staticRoutes(config: HookpilotConfig, issues: ConfigIssue[] = []
   }
   return routes
 }
+
+/**
+ * When the schema fails elsewhere, still check the routes that parse on their own (a missing secret is worth
+ * reporting in the same run as a typo in the port).
+ */
+function routeIssuesOfInvalidConfig(raw: unknown, issues: ConfigIssue[]): void {
+  const extra = v.safeParse(looseExtra, raw)
+  if (!extra.success) return
+  const { host, secret, routes } = extra.output.platforms.webhook.extra
+  const defaults: RouteDefaults = { host: host ?? '0.0.0.0', secret, rateLimit: 30 }
+  for (const [name, value] of Object.entries(routes ?? {})) {
+    const route = v.safeParse(routeSchema, value)
+    if (route.success) resolveRoute(name, route.output, defaults, 'static', `${ROUTES_PATH}.${name}`, issues)
+  }
+}
+
+const looseExtra = v.object({
+  platforms: v.object({
+    webhook: v.object({
+      extra: v.object({
+        host: v.fallback(v.optional(v.string()), undefined),
+        secret: v.fallback(v.optional(v.union([v.string(), v.array(v.string())])), undefined),
+        routes: v.fallback(v.optional(v.record(v.string(), v.unknown())), undefined),
+      }),
+    }),
+  }),
+})
 
 function isParsedConfig(value: unknown): value is HookpilotConfig {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PARSED] === true

@@ -1,0 +1,66 @@
+/**
+ * `hookpilot serve` as a user runs it: a child process on the example config, a signed request, the answer in
+ * the log, a clean shutdown; and the errors a user can make.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { githubExample, githubHeaders } from '../fixtures/github.js'
+import { runCli, startCli, type RunningCli } from '../fixtures/cli.js'
+
+const EXAMPLE_SECRET = 'hookpilot-example-secret'
+let running: RunningCli | undefined
+afterEach(() => {
+  running?.child.kill('SIGKILL')
+  running = undefined
+})
+
+describe('hookpilot serve', () => {
+  it('runs the example config: startup line, signed request → 202, the echo agent\'s answer in the log, clean exit on SIGTERM', async () => {
+    running = startCli(['serve', '--config', 'examples/config.yaml', '--port', '0'], { env: { GITHUB_WEBHOOK_SECRET: '' } })
+    const [, port] = await running.waitFor(/\[webhook\] Listening on 127\.0\.0\.1:(\d+) — routes: github-pr-review/)
+    const payload = githubExample('pull_request', 'opened') as { number: number; pull_request: { title: string } }
+    const body = Buffer.from(JSON.stringify(payload))
+    const res = await fetch(`http://127.0.0.1:${port}/webhooks/github-pr-review`, {
+      method: 'POST', headers: githubHeaders('pull_request', body, EXAMPLE_SECRET, 'serve-1'), body,
+    })
+    expect(res.status).toBe(202)
+    expect(await res.json()).toEqual({ status: 'accepted', route: 'github-pr-review', event: 'pull_request', delivery_id: 'serve-1' })
+    await running.waitFor(new RegExp(`agent answer .*delivery=serve-1.*Review pull request #${payload.number}`))
+    expect(running.output()).not.toContain(EXAMPLE_SECRET)
+    running.child.kill('SIGTERM')
+    expect(await running.exited).toBe(0)
+  })
+
+  it('a config error exits non-zero with every problem and its path', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookpilot-serve-'))
+    await writeFile(join(dir, 'config.yaml'), 'platforms:\n  webhook:\n    extra:\n      port: http\n      routes:\n        pr: {}\n')
+    const { code, output } = await runCli(['serve', '--config', join(dir, 'config.yaml')])
+    expect(code).toBe(1)
+    expect(output).toContain('platforms.webhook.extra.port: expected a whole number from 0 to 65535')
+    expect(output).toContain('platforms.webhook.extra.routes.pr.secret: no secret')
+  })
+
+  it('a missing config file says so', async () => {
+    const { code, output } = await runCli(['serve', '--config', 'nope.yaml'])
+    expect(code).toBe(1)
+    expect(output).toMatch(/Cannot read the configuration nope\.yaml: no such file/)
+  })
+
+  it('a taken port names the key to change', async () => {
+    running = startCli(['serve', '--config', 'examples/config.yaml', '--port', '0'])
+    const [, port] = await running.waitFor(/Listening on [^:]+:(\d+)/)
+    const second = await runCli(['serve', '--config', 'examples/config.yaml', '--port', String(port)])
+    expect(second.code).toBe(1)
+    expect(second.output).toContain(`Port ${port} on 127.0.0.1 is already in use`)
+    expect(second.output).toContain('platforms.webhook.extra.port')
+  })
+
+  it('bad flags and --help', async () => {
+    expect(await runCli(['serve', '--port', 'eighty'])).toMatchObject({ code: 2, output: expect.stringContaining('--port takes a port number') })
+    expect(await runCli(['serve', '--bogus'])).toMatchObject({ code: 2, output: expect.stringContaining("Unknown option '--bogus'") })
+    expect(await runCli(['serve', '--help'])).toMatchObject({ code: 0, output: expect.stringContaining('Usage: hookpilot serve') })
+    expect(await runCli(['frobnicate'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "frobnicate"') })
+  })
+})

@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest'
+import { MarketError, NotFoundError, BadRequestError, MarketUsageError } from '../../src/sdk/index.js'
+import { testClient, urls, useMarketMock } from './helpers/msw.js'
+
+const { requests } = useMarketMock()
+
+describe('markets', () => {
+  it('parses double-encoded fields once into outcomes, Yes first, token ids as exact strings', async () => {
+    const { pm } = testClient()
+    const m = await pm.markets.bySlug('will-1-fed-rate-cut-happen-in-2025')
+    expect(m.outcomes).toEqual([
+      { label: 'Yes', price: 0.035, tokenId: '15353185604353847122370324954202969073036867278400776447048296624042585335546' },
+      { label: 'No', price: 0.965, tokenId: '8829116457391127483902158761839461290128476112830932901839012839102938102938' },
+    ])
+    expect(m.volume).toBe(4123311.02)
+    expect(m.raw['feeSchedule']).toEqual({ exponent: 1, rate: 0.04, takerOnly: true })
+  })
+
+  it('keeps markets with more than two outcomes and with null, empty or missing encoded fields', async () => {
+    const { pm } = testClient()
+    const multi = await pm.markets.bySlug('presidential-election-winner-2028')
+    expect(multi.outcomes.map((o) => o.label)).toEqual(['Alice', 'Bob', 'Carol'])
+    const odd = await pm.markets.bySlug('odd-market-without-outcomes')
+    expect(odd.outcomes).toEqual([])
+    expect(odd.id).toBe('800002')
+  })
+
+  it('reads the closed time format and resolution statuses', async () => {
+    const { pm } = testClient()
+    const m = await pm.markets.byId('2169995')
+    expect(m.closedTime?.toISOString()).toBe('2026-06-04T00:34:19.000Z')
+    expect(m.umaResolutionStatuses).toEqual(['proposed', 'resolved'])
+  })
+
+  it('turns 200 null by slug and 404 by id into NotFoundError', async () => {
+    const { pm } = testClient()
+    const bySlug = await pm.markets.bySlug('nope').catch((e: unknown) => e)
+    expect(bySlug).toBeInstanceOf(NotFoundError)
+    expect(MarketError.is(bySlug, 'ERR_MARKET_NOT_FOUND')).toBe(true)
+    const byId = await pm.markets.byId('999').catch((e: unknown) => e)
+    expect(byId).toMatchObject({ code: 'ERR_MARKET_NOT_FOUND', status: 404 })
+  })
+
+  it('walks every page of the keyset list although pages are clamped short', async () => {
+    const { pm } = testClient()
+    const all = await pm.markets.toArray({ max: 100 })
+    expect(all).toHaveLength(12)
+    const walked = urls(requests).map((u) => [u.pathname, u.searchParams.get('after_cursor')])
+    expect(walked).toHaveLength(3)
+    expect(walked.every(([p]) => p === '/markets/keyset')).toBe(true)
+    expect(walked[0]?.[1]).toBeNull()
+  })
+
+  it('stops at the bound without fetching further pages', async () => {
+    const { pm } = testClient()
+    expect(await pm.markets.toArray({ max: 3 })).toHaveLength(3)
+    expect(requests).toHaveLength(1)
+    expect(new URL(requests[0]!.url).searchParams.get('limit')).toBe('3')
+  })
+
+  it('iterates lazily with for await', async () => {
+    const { pm } = testClient()
+    const seen: string[] = []
+    for await (const m of pm.markets.where({ closed: false })) {
+      seen.push(m.slug)
+      if (seen.length === 6) break
+    }
+    expect(seen).toHaveLength(6)
+    expect(requests).toHaveLength(2)
+  })
+
+  it('sends filters as the service wants them and resolves a tag slug to its id', async () => {
+    const { pm } = testClient()
+    const found = await pm.markets
+      .where({ tag: 'fed-rates', closed: false, volumeMin: 3_000_000, slug: ['will-1-fed-rate-cut-happen-in-2025', 'will-2-fed-rate-cuts-happen-in-2025'] })
+      .orderBy('volume', 'asc')
+      .list()
+    expect(found.map((m) => m.id)).toEqual(['516724', '516725'])
+    const [tag, list] = urls(requests)
+    expect(tag?.pathname).toBe('/tags/slug/fed-rates')
+    expect(list?.searchParams.getAll('slug')).toHaveLength(2)
+    expect(list?.searchParams.get('tag_id')).toBe('100196')
+    expect(list?.searchParams.get('volume_num_min')).toBe('3000000')
+    expect(list?.searchParams.get('order')).toBe('volume')
+    expect(list?.searchParams.get('ascending')).toBe('true')
+  })
+
+  it('pages the keyset list by hand with page() and after()', async () => {
+    const { pm } = testClient()
+    const first = await pm.markets.limit(5).page()
+    expect(first.items).toHaveLength(5)
+    const second = await pm.markets.limit(5).after(first.nextCursor).page()
+    expect(second.items[0]?.id).not.toBe(first.items[0]?.id)
+    expect(urls(requests)[1]?.searchParams.get('after_cursor')).toBe(first.nextCursor)
+  })
+
+  it('reports a deep offset as BadRequestError with the service message', async () => {
+    const { pm } = testClient()
+    const err = await pm.markets.offset(5000).list().catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(BadRequestError)
+    expect(err).toMatchObject({ status: 422, serviceMessage: expect.stringContaining('keyset') })
+  })
+
+  it('keeps builders immutable', () => {
+    const { pm } = testClient()
+    const open = pm.markets.where({ closed: false })
+    const limited = open.limit(5)
+    expect(limited).not.toBe(open)
+    expect(open).not.toBe(pm.markets)
+    expect('then' in open).toBe(false)
+  })
+
+  it('rejects bad bounds and counts where they are written', async () => {
+    const { pm } = testClient()
+    expect(() => pm.markets.limit(0)).toThrow(MarketUsageError)
+    await expect(pm.markets.toArray({ max: 0 })).rejects.toThrow(/positive integer/)
+  })
+})
+
+describe('events', () => {
+  it('sends closed=false explicitly by default and walks the clamped keyset pages', async () => {
+    const { pm } = testClient()
+    const open = await pm.events.toArray({ max: 50 })
+    expect(open.map((e) => e.closed)).not.toContain(true)
+    expect(open).toHaveLength(5)
+    expect(urls(requests).every((u) => u.searchParams.get('closed') === 'false')).toBe(true)
+    expect(requests).toHaveLength(3)
+  })
+
+  it('filters by tag slug, sorts, and reads one event with its markets', async () => {
+    const { pm } = testClient()
+    const politics = await pm.events.where({ tag: 'politics' }).orderBy('volume').list()
+    expect(politics.map((e) => e.slug)).toEqual(['how-many-fed-rate-cuts-in-2025', 'presidential-election-winner-2028'])
+    const e = await pm.events.bySlug('how-many-fed-rate-cuts-in-2025')
+    expect(e.markets).toHaveLength(3)
+    expect(e.tags.map((t) => t.slug)).toEqual(['politics', 'fed-rates'])
+    await expect(pm.events.bySlug('nope')).rejects.toBeInstanceOf(NotFoundError)
+    await expect(pm.events.byId('16085')).resolves.toMatchObject({ title: 'How many Fed rate cuts in 2025?' })
+  })
+})
+
+describe('search and tags', () => {
+  it('searches, turning null lists into empty ones', async () => {
+    const { pm } = testClient()
+    const r = await pm.search('bitcoin').list()
+    expect(r.events.map((e) => e.slug)).toContain('bitcoin-above-on-august-15')
+    expect(r.tags.map((t) => t.slug)).toEqual(['bitcoin'])
+    expect(r.profiles[0]?.name).toBe('btcmaxi')
+    const none = await pm.search('zzz-nothing').list()
+    expect(none).toMatchObject({ events: [], tags: [], profiles: [], hasMore: false, totalResults: 0 })
+  })
+
+  it('iterates search pages while the service says there are more', async () => {
+    const { pm } = testClient()
+    const all = await pm.search('will').limitPerType(2).toArray({ max: 20 })
+    expect(all).toHaveLength(4)
+    expect(urls(requests).map((u) => u.searchParams.get('page'))).toEqual(['1', '2'])
+  })
+
+  it('walks the tag list by offset across clamped pages', async () => {
+    const { pm } = testClient()
+    const tags = await pm.tags.toArray({ max: 100 })
+    expect(tags).toHaveLength(7)
+    expect(urls(requests).map((u) => u.searchParams.get('offset'))).toEqual(['0', '3', '6', '7'])
+    await expect(pm.tags.bySlug('crypto')).resolves.toMatchObject({ id: '21', label: 'Crypto' })
+  })
+})

@@ -1,0 +1,165 @@
+import { http, HttpResponse } from 'msw'
+import { describe, expect, it } from 'vitest'
+import { BadRequestError, NotFoundError, type Market } from '../../src/sdk/index.js'
+import { CLOB, testClient, urls, useMarketMock } from './helpers/msw.js'
+
+const { server, requests } = useMarketMock()
+const YES_2_CUTS = '10051672510051672510051672510051672510051672510051672510051672510051672510051'
+
+describe('token', () => {
+  it('reads price by side, midpoint and spread as numbers', async () => {
+    const { pm } = testClient()
+    const t = pm.token(YES_2_CUTS)
+    expect(await t.price('buy')).toBe(0.64)
+    expect(await t.price('sell')).toBe(0.65)
+    expect(await t.midpoint()).toBe(0.645)
+    expect(await t.spread()).toBe(0.01)
+    expect(urls(requests)[1]?.searchParams.get('side')).toBe('SELL')
+  })
+
+  it('sorts book levels best first although the service sends them the other way', async () => {
+    const { pm } = testClient()
+    const book = await pm.token(YES_2_CUTS).book()
+    expect(book.bids.map((l) => l.price)).toEqual([0.64, 0.63, 0.62])
+    expect(book.asks.map((l) => l.price)).toEqual([0.65, 0.66, 0.67])
+    expect(book.bids[0]?.size).toBeTypeOf('number')
+    expect(book.tokenId).toBe(YES_2_CUTS)
+  })
+
+  it('turns null bids into an empty list', async () => {
+    const { pm } = testClient()
+    const m = await pm.markets.bySlug('bitcoin-above-130k-on-august-15')
+    const book = await pm.market(m).yes.book()
+    expect(book.bids).toEqual([])
+    expect(book.asks.length).toBeGreaterThan(0)
+  })
+
+  it('reports the 404 book of a closed market and the 400 of a malformed token', async () => {
+    const { pm } = testClient()
+    const closed = await pm.markets.bySlug('microstrategy-sells-any-bitcoin-by-may-31-2026')
+    const err = await pm.market(closed).yes.book().catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(NotFoundError)
+    expect(err).toMatchObject({ status: 404, serviceMessage: 'No orderbook exists for the requested token id' })
+    await expect(pm.token('12345').book()).rejects.toBeInstanceOf(BadRequestError)
+    expect(() => pm.token('0xabc')).toThrow(/Not a token id/)
+  })
+
+  it('reads history by interval with fidelity, and by window', async () => {
+    const { pm } = testClient()
+    const week = await pm.token(YES_2_CUTS).history({ interval: '1w', fidelity: 60 })
+    expect(week.length).toBe(169)
+    expect(week.at(-1)).toEqual({ t: expect.any(Number), p: 0.64 })
+    const end = new Date(Date.UTC(2026, 10, 20))
+    const window = await pm.token(YES_2_CUTS).history({ start: new Date(end.getTime() - 86_400_000), end, fidelity: 60 })
+    expect(window).toHaveLength(25)
+    const [, w] = urls(requests)
+    expect(w?.searchParams.get('startTs')).toBe(String(end.getTime() / 1000 - 86_400))
+    expect(w?.searchParams.get('market')).toBe(YES_2_CUTS)
+  })
+
+  it('reports the service refusing a history window or fidelity', async () => {
+    const { pm } = testClient()
+    const t = pm.token(YES_2_CUTS)
+    await expect(t.history({ interval: '1w', fidelity: 1 })).rejects.toMatchObject({
+      code: 'ERR_MARKET_BAD_REQUEST',
+      serviceMessage: "invalid filters: minimum 'fidelity' for '1w' range is 5",
+    })
+    await expect(t.history({ start: 0, end: 30 * 86_400 })).rejects.toThrow(/interval is too long/)
+  })
+
+  it('returns an empty history for a brand-new market and for a resolved one over its whole life', async () => {
+    const { pm } = testClient()
+    const fresh = await pm.markets.bySlug('will-the-new-index-launch-by-friday')
+    expect(await pm.market(fresh).history({ interval: '1d' })).toEqual([])
+    const closed = await pm.markets.bySlug('microstrategy-sells-any-bitcoin-by-may-31-2026')
+    expect(await pm.market(closed).history({ interval: 'max' })).toEqual([])
+  })
+})
+
+describe('batch reads', () => {
+  it('reads books, prices, midpoints and spreads of several tokens', async () => {
+    const { pm } = testClient()
+    const m = await pm.markets.bySlug('will-2-fed-rate-cuts-happen-in-2025')
+    const ids = m.outcomes.map((o) => o.tokenId!)
+    const books = await pm.books(ids)
+    expect(books.map((b) => b.tokenId)).toEqual(ids)
+    expect(books[0]?.bids[0]?.price).toBe(0.64)
+    expect((await pm.prices(ids)).get(YES_2_CUTS)).toEqual({ buy: 0.64, sell: 0.65 })
+    expect((await pm.midpoints(ids)).get(YES_2_CUTS)).toBe(0.645)
+    expect((await pm.spreads(ids)).get(YES_2_CUTS)).toBe(0.01)
+    const sent = (await requests[2]!.json()) as unknown[]
+    expect(sent).toContainEqual({ token_id: YES_2_CUTS, side: 'SELL' })
+  })
+
+  it('cuts long lists into chunks of 500 sent at most `concurrency` at a time', async () => {
+    let inFlight = 0
+    let peak = 0
+    const sizes: number[] = []
+    server.use(
+      http.post(`${CLOB}/midpoints`, async ({ request }) => {
+        const body = (await request.json()) as { token_id: string }[]
+        sizes.push(body.length)
+        peak = Math.max(peak, ++inFlight)
+        await new Promise((r) => setTimeout(r, 5))
+        inFlight--
+        return HttpResponse.json(Object.fromEntries(body.map((b) => [b.token_id, '0.5'])))
+      }),
+    )
+    const { pm } = testClient({ concurrency: 2 })
+    const ids = Array.from({ length: 2100 }, (_, i) => `${10_000_000_000 + i}`)
+    const mids = await pm.midpoints(ids)
+    expect(mids.size).toBe(2100)
+    expect(sizes.sort((a, b) => b - a)).toEqual([500, 500, 500, 500, 100])
+    expect(peak).toBe(2)
+  })
+})
+
+describe('order-book market list', () => {
+  it('walks next_cursor until LTE=', async () => {
+    const { pm } = testClient()
+    const all = await pm.clobMarkets.toArray({ max: 1000 })
+    expect(all).toHaveLength(11)
+    const cursors = urls(requests).map((u) => u.searchParams.get('next_cursor'))
+    expect(cursors).toEqual([null, btoa('4'), btoa('8')])
+    expect(all[0]?.tokens[0]?.tokenId).toMatch(/^\d{70,}$/)
+  })
+
+  it('reads one page and reports the end as an undefined cursor', async () => {
+    const { pm } = testClient()
+    const page = await pm.clobMarkets.after(btoa('8')).page()
+    expect(page.items).toHaveLength(3)
+    expect(page.nextCursor).toBeUndefined()
+  })
+})
+
+describe('linking flow', () => {
+  it('goes from a catalog market to its book, history, trades and open interest', async () => {
+    const { pm } = testClient()
+    const m: Market = await pm.markets.bySlug('will-1-fed-rate-cut-happen-in-2025')
+    const market = pm.market(m)
+    expect(market.yes.id).toBe(m.outcomes[0]?.tokenId)
+    expect(pm.token(m.outcomes[1]!).id).toBe(market.no.id)
+    expect(market.outcome('no').id).toBe(market.no.id)
+    const [book, history, trades, oi] = await Promise.all([
+      market.yes.book(),
+      market.history({ interval: '1w' }),
+      market.trades().limit(5).list(),
+      market.openInterest(),
+    ])
+    expect(book.market).toBe(m.conditionId)
+    expect(history.length).toBeGreaterThan(0)
+    expect(trades.every((t) => t.conditionId === m.conditionId)).toBe(true)
+    expect(oi).toBe(412331.102)
+    const h = urls(requests).find((u) => u.pathname === '/prices-history')
+    expect(h?.searchParams.get('market')).toBe(m.outcomes[0]?.tokenId)
+  })
+
+  it('refuses outcomes a market does not have, saying which it has', async () => {
+    const { pm } = testClient()
+    const odd = pm.market(await pm.markets.bySlug('odd-market-without-outcomes'))
+    expect(() => odd.yes).toThrow(/has no outcome 0 \(outcomes: none\)/)
+    const multi = pm.market(await pm.markets.bySlug('presidential-election-winner-2028'))
+    expect(multi.outcome('Carol').id).toMatch(/^\d+$/)
+    expect(() => multi.outcome('Dave')).toThrow(/Alice, Bob, Carol/)
+  })
+})

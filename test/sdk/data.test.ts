@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest'
+import { BadRequestError, MAX_TRADES_OFFSET } from '../../src/sdk/index.js'
+import { testClient, urls, useMarketMock } from './helpers/msw.js'
+
+const { requests } = useMarketMock()
+const MSTR = '0x0216999502169995021699950216999502169995021699950216999502169995'
+
+describe('trades', () => {
+  it('walks a clamped offset list, advancing by what came back, until an empty page', async () => {
+    const { pm } = testClient()
+    const trades = await pm.trades.where({ market: MSTR }).toArray({ max: 1000 })
+    expect(trades).toHaveLength(25)
+    expect(urls(requests).map((u) => u.searchParams.get('offset'))).toEqual(['0', '10', '20', '25'])
+    expect(trades[0]!.timestamp).toBeGreaterThan(trades[24]!.timestamp)
+    expect(trades[0]).toMatchObject({ side: 'sell', conditionId: MSTR, tokenId: expect.stringMatching(/^\d{70,}$/) })
+  })
+
+  it('filters by side and several markets, one page at a time', async () => {
+    const { pm } = testClient()
+    const other = '0x0051672400516724005167240051672400516724005167240051672400516724'
+    const sells = await pm.trades.where({ market: [MSTR, other], side: 'sell' }).limit(5).offset(5).list()
+    expect(sells).toHaveLength(5)
+    expect(sells.every((t) => t.side === 'sell')).toBe(true)
+    const [u] = urls(requests)
+    expect(u?.searchParams.get('market')).toBe(`${MSTR},${other}`)
+    expect(u?.searchParams.get('side')).toBe('SELL')
+    expect(u?.searchParams.get('offset')).toBe('5')
+  })
+
+  it('does not walk past offset 10,000, and reports the service refusing it', async () => {
+    const { pm } = testClient()
+    const near = await pm.trades.offset(MAX_TRADES_OFFSET).toArray({ max: 50 })
+    expect(near).toEqual([])
+    const err = await pm.trades.offset(MAX_TRADES_OFFSET + 1).list().catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(BadRequestError)
+    expect(err).toMatchObject({ serviceMessage: 'max historical trades offset of 10000 exceeded' })
+  })
+})
+
+describe('open interest', () => {
+  it('reads several markets at once, leaving out unknown ones', async () => {
+    const { pm } = testClient()
+    const rows = await pm.openInterest([MSTR, '0x0051672400516724005167240051672400516724005167240051672400516724', '0xdead'])
+    expect(rows).toEqual([
+      { market: '0x0051672400516724005167240051672400516724005167240051672400516724', value: 412331.102 },
+      { market: MSTR, value: 0 },
+    ])
+  })
+})

@@ -36,3 +36,6 @@ const config = parseConfig({})
 expectType<HookpilotConfig>(config)
 expectType<number>(config.platforms.webhook.extra.port)
 expectType<string>(config.agent.runner)
+
+// Option bags accept `| undefined`, so process.env values fit without a cast.
+expectType<Promise<Gateway>>(createGateway({ platforms: { webhook: { extra: { secret: process.env['WEBHOOK_SECRET'], routes: { pr: { secret: process.env['PR_SECRET'] } } } } } }))

@@ -37,6 +37,8 @@ export interface MockMarketRouter {
   readonly urls: MockMarketUrls
   /** Answers the next `count` requests as throttled. A request header `x-mock-throttle: 200|429` throttles one. */
   throttle(count: number, options?: ThrottleOptions): void
+  /** Drops throttles not yet used (between tests). */
+  reset(): void
 }
 
 /**
@@ -71,6 +73,9 @@ export function createMockMarketRouter(options: MockRouterOptions = {}): MockMar
     urls,
     throttle(count: number, throttleOptions: ThrottleOptions = {}) {
       for (let i = 0; i < count; i++) pending.push(throttleOptions)
+    },
+    reset() {
+      pending.length = 0
     },
   })
 }

@@ -19,6 +19,7 @@ export function useMarketMock() {
   beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
   afterEach(() => {
     server.resetHandlers()
+    mock.router.reset()
     requests.length = 0
   })
   afterAll(() => server.close())

@@ -1,0 +1,170 @@
+import { http, HttpResponse, delay } from 'msw'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import {
+  MarketError,
+  MarketHttpError,
+  MarketTimeoutError,
+  RateLimitedError,
+  ShapeMismatchError,
+  createMarketClient,
+} from '../../src/sdk/index.js'
+import { backoffMs, parseRetryAfter, retryPolicy, sleep } from '../../src/sdk/retry.js'
+import { CLOB, DATA, GAMMA, testClient, useMarketMock } from './helpers/msw.js'
+
+const { server, router, requests } = useMarketMock()
+const TOKEN = '10051672510051672510051672510051672510051672510051672510051672510051672510051'
+
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('retries', () => {
+  it('retries the throttled 200 answer and then succeeds', async () => {
+    router.throttle(2)
+    const { pm, sleep } = testClient()
+    await expect(pm.token(TOKEN).midpoint()).resolves.toBe(0.645)
+    expect(requests).toHaveLength(3)
+    expect(sleep.mock.calls.map(([ms]) => ms)).toEqual([500, 1000])
+  })
+
+  it('gives up with RateLimitedError once retries run out', async () => {
+    router.throttle(10)
+    const { pm } = testClient({ retry: { limit: 2, sleep: async () => {} } })
+    const err = await pm.trades.list().catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(RateLimitedError)
+    expect(err).toMatchObject({ status: 200, serviceMessage: 'Too Many Requests', code: 'ERR_MARKET_RATE_LIMITED' })
+    expect(requests).toHaveLength(3)
+  })
+
+  it("honours a 429's Retry-After", async () => {
+    router.throttle(1, { status: 429, retryAfterSeconds: 7 })
+    const { pm, sleep } = testClient()
+    await pm.tags.list()
+    expect(sleep).toHaveBeenCalledOnce()
+    expect(sleep.mock.calls[0]?.[0]).toBe(7000)
+  })
+
+  it('retries 5xx and network errors but not 4xx', async () => {
+    let calls = 0
+    server.use(
+      http.get(`${DATA}/oi`, () => (++calls === 1 ? new HttpResponse('bad gateway', { status: 502 }) : undefined)),
+      http.get(`${GAMMA}/tags`, () => (++calls === 3 ? HttpResponse.error() : undefined)),
+    )
+    const { pm, sleep } = testClient()
+    await expect(pm.openInterest('0x01')).resolves.toEqual([])
+    await expect(pm.tags.list()).resolves.toHaveLength(3)
+    expect(sleep).toHaveBeenCalledTimes(2)
+    await expect(pm.token('12345').price()).rejects.toMatchObject({ status: 400 })
+    expect(sleep).toHaveBeenCalledTimes(2)
+  })
+
+  it('waits the backoff with the default sleep (fake timers) and stops waiting on abort', async () => {
+    vi.useFakeTimers()
+    const done = vi.fn()
+    void sleep(2000, undefined).then(done)
+    await vi.advanceTimersByTimeAsync(1999)
+    expect(done).not.toHaveBeenCalled()
+    await vi.advanceTimersByTimeAsync(1)
+    expect(done).toHaveBeenCalledOnce()
+    const controller = new AbortController()
+    const waiting = sleep(60_000, controller.signal)
+    controller.abort(new Error('stop'))
+    await expect(waiting).rejects.toThrow('stop')
+  })
+
+  it('computes backoff: exponential, Retry-After first, both capped', () => {
+    const policy = retryPolicy({ baseDelayMs: 100, maxDelayMs: 1000 })
+    expect([1, 2, 3, 5].map((n) => backoffMs(policy, n, undefined))).toEqual([100, 200, 400, 1000])
+    expect(backoffMs(policy, 1, 700)).toBe(700)
+    expect(backoffMs(policy, 1, 5000)).toBe(1000)
+    expect(parseRetryAfter('3')).toBe(3000)
+    expect(parseRetryAfter(new Date(10_000).toUTCString(), 4000)).toBe(6000)
+    expect(parseRetryAfter(null)).toBeUndefined()
+    expect(retryPolicy(false).limit).toBe(0)
+  })
+})
+
+describe('errors', () => {
+  it('names the endpoint and the path of a shape mismatch', async () => {
+    server.use(http.get(`${CLOB}/book`, () => HttpResponse.json({ asset_id: TOKEN, bids: [{ price: '0.4' }] })))
+    const { pm } = testClient()
+    const err = await pm.token(TOKEN).book().catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ShapeMismatchError)
+    const shape = err as ShapeMismatchError
+    expect(shape.endpoint).toBe('clob GET /book')
+    expect(shape.issues[0]?.path).toBe('bids.0.size')
+    expect(shape.message).toMatch(/clob GET \/book[\s\S]*bids\.0\.size/)
+    expect(shape.cause).toBeDefined()
+  })
+
+  it('reports a malformed double-encoded field at its path', async () => {
+    server.use(http.get(`${GAMMA}/markets/slug/:slug`, () => HttpResponse.json({ id: '1', outcomes: '[Yes' })))
+    const { pm } = testClient()
+    await expect(pm.markets.bySlug('x')).rejects.toMatchObject({ code: 'ERR_MARKET_SHAPE', issues: [{ path: 'outcomes' }] })
+  })
+
+  it('wraps a non-JSON answer (an HTML 403 page) without leaking ky errors', async () => {
+    server.use(http.get(`${GAMMA}/tags`, () => new HttpResponse('<html>Forbidden</html>', { status: 403 })))
+    const { pm } = testClient()
+    const err = await pm.tags.list().catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(MarketHttpError)
+    expect(err).toMatchObject({ status: 403, url: `${GAMMA}/tags?offset=0` })
+  })
+
+  it('times out with MarketTimeoutError after its retries', async () => {
+    server.use(http.get(`${GAMMA}/tags`, async () => delay('infinite')))
+    const { pm, sleep } = testClient({ timeout: 20, retry: { limit: 1, sleep: async () => {} } })
+    await expect(pm.tags.list()).rejects.toBeInstanceOf(MarketTimeoutError)
+    expect(sleep).not.toHaveBeenCalled()
+  })
+
+  it('rejects with the signal reason when aborted, also while waiting to retry', async () => {
+    server.use(http.get(`${GAMMA}/tags`, async () => delay('infinite')))
+    const { pm } = testClient()
+    const controller = new AbortController()
+    const pending = pm.tags.list({ signal: controller.signal })
+    controller.abort(new Error('user gave up'))
+    await expect(pending).rejects.toThrow('user gave up')
+
+    router.throttle(5)
+    let sleeping!: () => void
+    const asleep = new Promise<void>((resolve) => (sleeping = resolve))
+    const pm2 = createMarketClient({ retry: { baseDelayMs: 60_000, sleep: (ms, s) => (sleeping(), sleep(ms, s)) } })
+    const c2 = new AbortController()
+    const waiting = pm2.trades.iterate({ signal: c2.signal }).next()
+    await asleep
+    c2.abort(new Error('stop'))
+    await expect(waiting).rejects.toThrow('stop')
+  })
+
+  it('brands errors so MarketError.is works across package copies', () => {
+    const foreign = Object.assign(new Error('x'), { [Symbol.for('hookpilot.MarketError')]: true, code: 'ERR_MARKET_HTTP' })
+    expect(MarketError.is(foreign)).toBe(true)
+    expect(MarketError.is(foreign, 'ERR_MARKET_NOT_FOUND')).toBe(false)
+    expect(MarketError.is(new Error('x'))).toBe(false)
+  })
+})
+
+describe('options', () => {
+  it('sends a User-Agent, uses a given fetch, read at call time', async () => {
+    const calls: string[] = []
+    const pm = createMarketClient({
+      userAgent: 'my-bot/1.0',
+      fetch: (input, init) => {
+        calls.push(input instanceof Request ? input.url : String(input))
+        return globalThis.fetch(input, init)
+      },
+    })
+    await pm.tags.list()
+    expect(calls).toEqual([`${GAMMA}/tags?offset=0`])
+    expect(requests[0]?.headers.get('user-agent')).toBe('my-bot/1.0')
+    await createMarketClient().tags.list()
+    expect(requests[1]?.headers.get('user-agent')).toMatch(/^hookpilot-market-sdk\//)
+  })
+
+  it('uses custom base URLs, with a path prefix', async () => {
+    const pm = createMarketClient({ gammaUrl: 'http://localhost:1/', clobUrl: undefined })
+    server.use(http.get('http://localhost:1/tags', () => HttpResponse.json([{ id: 9, label: 'Nine', slug: 'nine' }])))
+    await expect(pm.tags.list()).resolves.toMatchObject([{ id: '9', slug: 'nine' }])
+  })
+})

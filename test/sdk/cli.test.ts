@@ -1,0 +1,115 @@
+// `hookpilot market` driven through runMarket with a fake CliIO; --mock starts the real mock server on port 0.
+import { describe, expect, it } from 'vitest'
+import { runMarket } from '../../src/cli/market/index.js'
+import type { CliIO } from '../../src/cli/io.js'
+
+function fakeIO(tty = false) {
+  const out: string[] = []
+  const err: string[] = []
+  const stream = (sink: string[]) => ({ isTTY: tty, write: (s: string) => (sink.push(s), true) }) as unknown as CliIO['stdout']
+  const io: CliIO = { stdout: stream(out), stderr: stream(err), env: {}, cwd: process.cwd() }
+  return { io, stdout: () => out.join(''), stderr: () => err.join('') }
+}
+
+async function market(...args: string[]) {
+  const f = fakeIO()
+  const code = await runMarket(args, f.io)
+  return { code, stdout: f.stdout(), stderr: f.stderr() }
+}
+
+describe('hookpilot market', () => {
+  it('lists open markets as a table across several pages', async () => {
+    const r = await market('markets', '--mock', '--limit', '8', '--order', 'volume')
+    expect(r.code).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(/^QUESTION\s+YES\s+OUTCOMES\s+VOLUME\s+STATE\s+SLUG$/)
+    expect(lines).toHaveLength(2 + 8)
+    expect(lines[2]).toContain('Who will win the 2028 presidential election?')
+    expect(r.stderr).toBe('')
+  })
+
+  it('prints JSON for scripts, without the raw wire copies', async () => {
+    const r = await market('events', '--mock', '--closed', '--json')
+    const events = JSON.parse(r.stdout) as { slug: string; closed: boolean; raw?: unknown }[]
+    expect(events.map((e) => e.slug)).toEqual(['microstrategy-sell-any-bitcoin-in-2025'])
+    expect(events[0]?.raw).toBeUndefined()
+  })
+
+  it('filters markets by tag and searches', async () => {
+    const tagged = await market('markets', '--mock', '--tag', 'sports', '--json')
+    expect((JSON.parse(tagged.stdout) as unknown[]).length).toBe(3)
+    const found = await market('search', 'bitcoin', '--mock')
+    expect(found.stdout).toContain('bitcoin-above-on-august-15')
+    expect(found.stdout).toContain('Tags: bitcoin')
+  })
+
+  it('shows a book by slug and by token, best levels first', async () => {
+    const bySlug = await market('book', 'will-2-fed-rate-cuts-happen-in-2025', '--mock', '--depth', '2')
+    expect(bySlug.code).toBe(0)
+    expect(bySlug.stdout).toMatch(/BIDS \(best first\)[\s\S]*64%[\s\S]*63%[\s\S]*ASKS \(best first\)[\s\S]*65%/)
+    const token = '10051672510051672510051672510051672510051672510051672510051672510051672510051'
+    const byToken = await market('book', token, '--mock', '--json')
+    expect(JSON.parse(byToken.stdout)).toMatchObject({ tokenId: token, bids: [{ price: 0.64 }, {}, {}] })
+  })
+
+  it('draws the history as a chart', async () => {
+    const r = await market('history', 'will-1-fed-rate-cut-happen-in-2025', '--mock', '--interval', '1d')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('1d, ')
+    expect(r.stdout).toMatch(/┤[ ▁▂▃▄▅▆▇█]+/)
+    expect(r.stdout).toContain('└──')
+  })
+
+  it('lists trades and open interest of a market', async () => {
+    const trades = await market('trades', 'microstrategy-sells-any-bitcoin-by-may-31-2026', '--mock', '--limit', '15', '--side', 'buy')
+    const rows = trades.stdout.trim().split('\n').slice(2)
+    expect(rows).toHaveLength(15)
+    expect(rows.every((r) => r.includes('BUY'))).toBe(true)
+    const oi = await market('oi', 'will-1-fed-rate-cut-happen-in-2025', '--mock')
+    expect(oi.stdout).toContain('Open interest: $412,331.1')
+  })
+
+  it('explains bad input with exit code 2 and what to change', async () => {
+    expect(await market('history', 'x', '--interval', '2w')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--interval must be one of 1h, 6h, 1d, 1w, 1m, max, all (got "2w")'),
+    })
+    expect((await market('markets', '--limit', 'lots')).stderr).toContain('--limit must be a whole number')
+    expect((await market('book')).stderr).toContain('missing <token|slug>')
+    expect((await market('markets', '--bogus')).stderr).toMatch(/Unknown option '--bogus'/)
+    expect((await market('frobnicate')).stderr).toContain('unknown command "frobnicate"')
+    expect((await market('trades', '123456789012345')).stderr).toContain("give the market's slug")
+  })
+
+  it('reports a service error with exit code 1 and a hint', async () => {
+    const r = await market('oi', 'no-such-market', '--mock')
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('No market has the slug "no-such-market"')
+    expect(r.stderr).toContain('hookpilot market search')
+    const closed = await market('book', 'microstrategy-sells-any-bitcoin-by-may-31-2026', '--mock')
+    expect(closed).toMatchObject({ code: 1, stderr: expect.stringContaining('No orderbook exists') })
+  })
+
+  it('has --help for the command and every subcommand', async () => {
+    const top = await market('--help')
+    expect(top.code).toBe(0)
+    for (const sub of ['search', 'events', 'markets', 'book', 'history', 'trades', 'oi']) {
+      expect(top.stdout).toContain(`  ${sub} `)
+      const r = await market(sub, '--help')
+      expect(r.code).toBe(0)
+      expect(r.stdout).toMatch(new RegExp(`^Usage: hookpilot market ${sub}`))
+      expect(r.stdout).toContain('--json')
+    }
+    expect((await market()).code).toBe(2)
+  })
+
+  it('shows a spinner on stderr only when it is a terminal', async () => {
+    const tty = fakeIO(true)
+    expect(await runMarket(['markets', '--mock', '--limit', '12'], tty.io)).toBe(0)
+    expect(tty.stderr()).toMatch(/fetching markets… \d+/)
+    expect(tty.stderr()).toContain('\x1b[2K')
+    const pipe = fakeIO(false)
+    await runMarket(['markets', '--mock', '--limit', '12'], pipe.io)
+    expect(pipe.stderr()).toBe('')
+  })
+})

@@ -1,0 +1,47 @@
+// The shipped mock on a real port, as users run it: URLs, all three services, throttling, close().
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { RateLimitedError, createMarketClient } from '../../src/sdk/index.js'
+import { createMockMarketRouter, startMockMarketServer, type MockMarketServer } from '../../src/sdk/mock/index.js'
+
+let mock: MockMarketServer
+beforeAll(async () => {
+  mock = await startMockMarketServer({ port: 0 })
+})
+afterAll(() => mock.close())
+
+describe('startMockMarketServer', () => {
+  it('serves the three services under one local port', async () => {
+    expect(mock.gammaUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/gamma$/)
+    const pm = createMarketClient(mock)
+    const m = pm.market(await pm.markets.bySlug('will-2-fed-rate-cuts-happen-in-2025'))
+    expect((await m.yes.book()).bids[0]?.price).toBe(0.64)
+    expect(await m.openInterest()).toBeGreaterThan(0)
+    expect((await pm.midpoints([m.yes.id])).get(m.yes.id)).toBe(0.645)
+  })
+
+  it('throttles on demand, as a 200 with an error body or a 429', async () => {
+    const pm = createMarketClient({ ...mock, retry: false })
+    mock.throttle(1)
+    await expect(pm.tags.list()).rejects.toMatchObject({ status: 200, code: 'ERR_MARKET_RATE_LIMITED' })
+    mock.throttle(1, { status: 429, retryAfterSeconds: 2 })
+    const err = await pm.tags.list().catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(RateLimitedError)
+    expect((err as RateLimitedError).retryAfterMs).toBe(2000)
+    await expect(pm.tags.list()).resolves.toHaveLength(3)
+  })
+
+  it('ignores the wrong cursor parameter on keyset lists, as the real service does', async () => {
+    const route = createMockMarketRouter()
+    const first = await (await route(new Request('https://gamma-api.polymarket.com/markets/keyset?limit=2')))!.json()
+    const cursor = (first as { next_cursor: string }).next_cursor
+    const wrong = await (await route(new Request(`https://gamma-api.polymarket.com/markets/keyset?limit=2&cursor=${cursor}`)))!.json()
+    expect(wrong).toEqual(first)
+    expect(await route(new Request('https://example.com/markets'))).toBeUndefined()
+  })
+
+  it('closes', async () => {
+    const other = await startMockMarketServer()
+    await other.close()
+    await expect(fetch(`${other.gammaUrl}/tags`)).rejects.toThrow()
+  })
+})

@@ -83,11 +83,20 @@ export const agentSchema = v.strictObject({
   model: v.optional(text),
   system: v.optional(text),
   max_steps: v.optional(integer(1, 100), 8),
-  allow_commands: v.optional(textList, []),
+  allow_commands: v.optional(v.array(v.union([text, v.pipe(textList, v.minLength(1))], 'expected a command prefix: "gh pr diff" or ["gh", "pr", "diff"]')), []),
+  command_timeout_seconds: v.optional(integer(1, 3600), 60),
+  max_tool_output_bytes: v.optional(integer(1), 65_536),
 })
 
+/** Keys every chat platform has: `api_base` defaults to the public service, `timeout_seconds` bounds one request. */
 const chatPlatform = <T extends v.ObjectEntries>(entries: T) =>
-  v.strictObject({ enabled: v.optional(boolean, false), home_channel: v.optional(text), api_base: v.optional(text), ...entries })
+  v.strictObject({
+    enabled: v.optional(boolean, false),
+    home_channel: v.optional(v.union([text, v.pipe(v.number(), v.transform(String))], 'expected a string')),
+    api_base: v.optional(text),
+    timeout_seconds: v.optional(integer(1, 600), 30),
+    ...entries,
+  })
 
 /** Delivery platforms beside the webhook one. */
 export const platformsSchema = v.strictObject({

@@ -3,7 +3,7 @@
  * so theirs replace a built-in's slot or add to the many-slots.
  */
 import type { HookpilotConfig } from '../core/config.js'
-import { ConfigError } from '../core/errors.js'
+import { ConfigError, type ConfigIssue } from '../core/errors.js'
 import type { GatewayPlugin } from '../core/plugin.js'
 import type { AgentRunner } from '../core/types.js'
 import { commandAgent } from './command-agent/index.js'
@@ -13,11 +13,20 @@ import { githubSignatureVerifier } from './github-signature/index.js'
 import { gitlabTokenVerifier } from './gitlab-token/index.js'
 import { logDelivery } from './log-delivery/index.js'
 import { memoryIdempotencyStore } from './memory-idempotency/index.js'
+import { openaiAgent } from './openai-agent/index.js'
+import { gatherIssues } from './shared/gather-issues.js'
+import { platformTargets } from './shared/platform-targets.js'
 import { slidingWindowLimiter } from './sliding-window-limiter/index.js'
 
-/** The built-ins for a configuration: verifiers, store, limiter, log delivery and the configured runner. */
+/**
+ * The built-ins for a configuration: verifiers, store, limiter, the configured runner, and the delivery targets:
+ * `log` and `github_comment` always, each chat platform only when `platforms.<name>.enabled`.
+ */
 export function builtinPlugins(config: HookpilotConfig): GatewayPlugin[] {
-  const runner = builtinRunner(config)
+  const issues: ConfigIssue[] = []
+  const runner = gatherIssues(() => builtinRunner(config), issues)
+  const targets = gatherIssues(() => platformTargets(config.platforms), issues) ?? []
+  if (issues.length > 0) throw new ConfigError(issues)
   return [
     {
       name: 'builtin',
@@ -25,7 +34,7 @@ export function builtinPlugins(config: HookpilotConfig): GatewayPlugin[] {
       verifiers: [githubSignatureVerifier(), gitlabTokenVerifier(), genericSignatureVerifier()],
       idempotencyStore: memoryIdempotencyStore(),
       rateLimiter: slidingWindowLimiter(),
-      deliveryTargets: [logDelivery()],
+      deliveryTargets: [logDelivery(), ...targets],
       ...(runner ? { agentRunner: runner } : {}),
     },
   ]
@@ -41,6 +50,18 @@ function builtinRunner(config: HookpilotConfig): AgentRunner | undefined {
         throw new ConfigError([{ path: 'agent.command', message: 'the command runner needs the program to run, e.g. command: ["claude", "-p"]' }])
       }
       return commandAgent({ command: agent.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes })
+    case 'openai':
+      return openaiAgent({
+        baseUrl: agent.base_url,
+        apiKey: agent.api_key,
+        model: agent.model,
+        system: agent.system,
+        maxSteps: agent.max_steps,
+        timeoutMs: agent.timeout_seconds * 1000,
+        allowCommands: agent.allow_commands,
+        commandTimeoutMs: agent.command_timeout_seconds * 1000,
+        maxToolOutputBytes: agent.max_tool_output_bytes,
+      })
     default:
       return undefined // a plugin's runner, chosen by name when the gateway is composed
   }

@@ -1,0 +1,28 @@
+/**
+ * Checks of the values `github_comment` puts on gh's command line. They are rendered from a payload that
+ * whoever opened the pull request controls, so only GitHub's own shapes pass: nothing that could read as an
+ * option (`--repo=x`), a path (`../x`) or anything but a number.
+ */
+
+// GitHub owners: letters, digits and single hyphens, not at the start, at most 39. Repositories: letters,
+// digits, `.`, `_`, `-`, at most 100, and not `.` or `..`.
+const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/
+const REPO = /^[A-Za-z0-9._-]{1,100}$/
+const PR_NUMBER = /^[1-9][0-9]{0,9}$/
+
+/** The reason `repo` is not an `owner/repo` GitHub could have, or undefined when it is one. */
+export function repoProblem(repo: string): string | undefined {
+  const [owner, name, ...more] = repo.split('/')
+  const ok = more.length === 0 && owner !== undefined && name !== undefined && OWNER.test(owner) && REPO.test(name) && name !== '.' && name !== '..'
+  return ok ? undefined : `repo ${quote(repo)} is not an owner/repo name (check deliver_extra.repo, e.g. "{repository.full_name}")`
+}
+
+/** The reason `prNumber` is not a positive integer, or undefined when it is one. */
+export function prNumberProblem(prNumber: string): string | undefined {
+  return PR_NUMBER.test(prNumber) ? undefined : `pr_number ${quote(prNumber)} is not a positive integer (check deliver_extra.pr_number, e.g. "{number}")`
+}
+
+/** A value for an error message: quoted, one line, short (it came from a payload). */
+export function quote(value: string): string {
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)
+}

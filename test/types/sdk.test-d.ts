@@ -1,0 +1,102 @@
+import { expectAssignable, expectError, expectNotAssignable, expectType } from 'tsd'
+import {
+  createMarketClient,
+  MarketError,
+  type Book,
+  type ClobMarket,
+  type Event,
+  type EventsQuery,
+  type HistoryParams,
+  type Market,
+  type MarketHandle,
+  type MarketsQuery,
+  type OpenInterest,
+  type Page,
+  type PricePoint,
+  type SearchResult,
+  type Tag,
+  type TokenHandle,
+  type TokenPrices,
+  type Trade,
+  type TradesQuery,
+} from 'hookpilot/sdk'
+import { startMockMarketServer, type MockMarketServer } from 'hookpilot/sdk/mock'
+
+const pm = createMarketClient()
+
+// Options accept `| undefined` (exactOptionalPropertyTypes), e.g. straight from process.env.
+createMarketClient({ gammaUrl: process.env['GAMMA_URL'], timeout: undefined, retry: { limit: 2 }, concurrency: 8 })
+createMarketClient({ retry: false, timeout: false, fetch: globalThis.fetch })
+expectError(createMarketClient({ timeout: '10s' }))
+expectError(createMarketClient({ gamma: 'http://x' }))
+
+// Builders keep their own type through the chain (generics of the base class resolve per query).
+expectType<MarketsQuery>(pm.markets.where({ closed: false }).orderBy('volume24hr').limit(10))
+expectType<EventsQuery>(pm.events.where({ tag: 'politics' }).orderBy(['volume', 'openInterest'], 'asc'))
+expectType<TradesQuery>(pm.trades.where({ side: 'sell' }).offset(100))
+
+// Terminals return exact types: no `any` leaks out of valibot or ky.
+expectType<Promise<Market[]>>(pm.markets.list())
+expectType<Promise<Market[]>>(pm.markets.toArray({ max: 10 }))
+expectType<Promise<Page<Event>>>(pm.events.page())
+expectType<Promise<Market>>(pm.markets.bySlug('s'))
+expectType<Promise<Tag[]>>(pm.tags.list())
+expectType<Promise<SearchResult>>(pm.search('x').list())
+expectType<Promise<Trade[]>>(pm.trades.list())
+expectType<Promise<ClobMarket[]>>(pm.clobMarkets.toArray({ max: 5 }))
+expectType<Promise<Map<string, TokenPrices>>>(pm.prices(['1']))
+expectType<Promise<Book[]>>(pm.books(['1']))
+expectType<Promise<OpenInterest[]>>(pm.openInterest('0x1'))
+
+declare const market: Market
+expectType<string>(market.id)
+expectType<string | null>(market.outcomes[0]!.tokenId)
+expectType<number | null>(market.volume)
+expectType<unknown>(market.raw['someNewField'])
+
+// The linking flow.
+const handle = pm.market(market)
+expectType<MarketHandle>(handle)
+expectType<TokenHandle>(handle.yes)
+expectType<TokenHandle>(pm.token(market.outcomes[0]!))
+expectType<Promise<Book>>(handle.yes.book())
+expectType<Promise<number>>(handle.yes.price('sell'))
+expectType<Promise<PricePoint[]>>(handle.history({ interval: '1w', fidelity: 5 }))
+expectType<Promise<number | null>>(handle.openInterest())
+
+// Literal unions: wrong values are rejected.
+expectError(pm.markets.orderBy('volumne'))
+expectError(pm.events.orderBy('volume', 'down'))
+expectError(pm.trades.where({ side: 'BUY' }))
+expectError(handle.yes.price('bid'))
+expectError(handle.history({ interval: '2w' }))
+expectError(pm.markets.where({ closed: 'yes' }))
+expectError(pm.markets.limit('10'))
+expectError(pm.token(42))
+
+// History is an interval or a window, never both.
+expectAssignable<HistoryParams>({ start: new Date(), end: 1_780_000_000 })
+expectNotAssignable<HistoryParams>({ interval: '1d', start: 0, end: 1 })
+expectNotAssignable<HistoryParams>({ start: 0 })
+
+// toArray needs its bound; builders are not thenable.
+expectError(pm.markets.toArray())
+expectError(pm.markets.toArray({}))
+expectType<undefined>(undefined as unknown as Extract<keyof MarketsQuery, 'then'> extends never ? undefined : 'then')
+
+// Iteration yields the item type.
+async function iterate(): Promise<void> {
+  for await (const m of pm.markets) expectType<Market>(m)
+  for await (const e of pm.events.iterate({ signal: AbortSignal.timeout(1000) })) expectType<Event>(e)
+}
+void iterate
+
+// Errors narrow with the brand check.
+declare const err: unknown
+if (MarketError.is(err, 'ERR_MARKET_NOT_FOUND')) {
+  expectType<MarketError>(err)
+  expectType<number | undefined>(err.status)
+}
+
+// The mock.
+expectType<Promise<MockMarketServer>>(startMockMarketServer({ port: 0 }))

@@ -11,8 +11,11 @@ export class UsageError extends Error {
 /** Options of one subcommand, as `util.parseArgs` takes them. */
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>
 
+/** What {@link parse} returns: the typed option values and the positionals. */
+export type Parsed<O extends OptionSpec> = ReturnType<typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>>
+
 /** Parses `args`, turning node's errors into {@link UsageError}s. */
-export function parse<const O extends OptionSpec>(args: readonly string[], options: O, command: string) {
+export function parse<const O extends OptionSpec>(args: readonly string[], options: O, command: string): Parsed<O> {
   try {
     return parseArgs({ args: [...args], options, allowPositionals: true, strict: true })
   } catch (err) {

@@ -1,0 +1,100 @@
+/**
+ * The composition root: plugin slots (one vs many), isolation between gateways, graceful close.
+ */
+import { describe, expect, it } from 'vitest'
+import { createGateway, defineEventFilter, definePlugin, silentLogger, type IdempotencyStore } from '../../src/index.js'
+import { githubHeaders, githubPayload } from '../fixtures/github.js'
+import { SECRET, testGateway } from '../fixtures/gateway.js'
+
+const body = githubPayload('pull_request', 'opened')
+const request = (id: string, path = '/webhooks/pr') => ({ method: 'POST', path, headers: githubHeaders('pull_request', body, SECRET, id), body })
+
+describe('createGateway', () => {
+  it('a plugin filling a one-implementation slot replaces the built-in', async () => {
+    const claims: string[] = []
+    const store: IdempotencyStore = { claim: async (key) => (claims.push(key), true), release: async () => {} }
+    const { gateway } = await testGateway({ plugins: [definePlugin({ name: 'mine', idempotencyStore: store })] })
+    await gateway.handle(request('a'))
+    await gateway.handle(request('a'))
+    expect(claims).toEqual(['pr\u0000a', 'pr\u0000a'])
+    await gateway.close()
+  })
+
+  it('event filters are added in order after the events list; any refusal answers ignored', async () => {
+    const seen: string[] = []
+    const { gateway, runs } = await testGateway({
+      plugins: [
+        defineEventFilter({ name: 'first', accepts: (e) => (seen.push(`first:${e.deliveryId}`), true) }),
+        defineEventFilter({ name: 'no-b', accepts: (e) => (seen.push(`second:${e.deliveryId}`), e.deliveryId !== 'b') }),
+      ],
+    })
+    expect((await gateway.handle(request('a'))).status).toBe(202)
+    const refused = await gateway.handle(request('b'))
+    expect([refused.status, JSON.parse(refused.body)]).toEqual([200, { status: 'ignored', event: 'pull_request' }])
+    expect(seen).toEqual(['first:a', 'second:a', 'first:b', 'second:b'])
+    await expect.poll(() => runs.length).toBe(1)
+    await gateway.close()
+  })
+
+  it('two gateways in one process share nothing', async () => {
+    const one = await testGateway()
+    const two = await testGateway()
+    expect((await one.gateway.handle(request('same'))).status).toBe(202)
+    expect((await two.gateway.handle(request('same'))).status).toBe(202)
+    await Promise.all([one.gateway.close(), two.gateway.close()])
+  })
+
+  it('close() refuses new webhooks and lets a running agent run finish and deliver', async () => {
+    let release: () => void = () => {}
+    const started = new Promise<void>((r) => (release = r))
+    let finish: () => void = () => {}
+    const { gateway, answers } = await testGateway({
+      agent: async () => {
+        release()
+        await new Promise<void>((r) => (finish = r))
+        return { ok: true, text: 'late but delivered' }
+      },
+    })
+    const { url } = await gateway.listen({ port: 0 })
+    expect((await gateway.handle(request('slow'))).status).toBe(202)
+    await started
+    const closing = gateway.close()
+    const refused = await gateway.handle(request('after'))
+    expect([refused.status, JSON.parse(refused.body)]).toEqual([503, { error: 'Shutting down' }])
+    await expect(fetch(`${url}/health`)).rejects.toThrow() // the server no longer accepts connections
+    finish()
+    await closing
+    expect(answers.map((a) => a.text)).toEqual(['late but delivered'])
+  })
+
+  it('close() aborts runs still going when the grace period ends', async () => {
+    let aborted = false
+    const { gateway } = await testGateway({
+      extra: { shutdown_grace_seconds: 0 },
+      agent: () => new Promise(() => {}),
+      plugins: [{
+        name: 'abortable',
+        agentRunner: {
+          name: 'recording',
+          run: (_input, { signal }) => new Promise((resolve) => signal.addEventListener('abort', () => {
+            aborted = true
+            resolve({ ok: false, reason: 'aborted' })
+          })),
+        },
+      }],
+    })
+    expect((await gateway.handle(request('stuck'))).status).toBe(202)
+    await gateway.close()
+    await expect.poll(() => aborted).toBe(true)
+  })
+
+  it('builds from a plain object config with the built-in plugins only', async () => {
+    const gateway = await createGateway(
+      { log_level: 'error', platforms: { webhook: { extra: { host: '127.0.0.1', routes: { pr: { secret: SECRET } } } } } },
+      [{ name: 'quiet', logger: silentLogger }],
+    )
+    const res = await gateway.handle(request('plain'))
+    expect(JSON.parse(res.body)).toMatchObject({ status: 'accepted', route: 'pr' })
+    await gateway.close()
+  })
+})

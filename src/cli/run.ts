@@ -9,6 +9,11 @@ const HELP = `Usage: hookpilot <command> [options]
 
 Commands:
   serve       run the webhook gateway from a config file
+  subscribe   add a webhook route at run time (a dynamic subscription); prints its URL and secret
+  list        list the routes, static and dynamic (secrets never shown)
+  remove      remove a dynamic subscription
+  test        send a signed test delivery to a dynamic subscription on the running gateway
+  send        send a signed delivery to any route (static ones too) on the running gateway
   market      query prediction-market data (search, events, markets, book, history, trades, oi)
 
 Run "hookpilot <command> --help" for a command's options. Docs: docs/README.md
@@ -16,6 +21,11 @@ Run "hookpilot <command> --help" for a command's options. Docs: docs/README.md
 
 const COMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   serve: async () => (await import('./serve.js')).serve,
+  subscribe: async () => (await import('./subscribe.js')).subscribe,
+  list: async () => (await import('./list.js')).list,
+  remove: async () => (await import('./remove.js')).remove,
+  test: async () => (await import('./test-webhook.js')).testWebhook,
+  send: async () => (await import('./send.js')).send,
   market: async () => (await import('./market/index.js')).runMarket,
 }
 

@@ -16,6 +16,7 @@ import { createPipeline } from './pipeline.js'
 import type { GatewayPlugin } from './plugin.js'
 import { memoryQueue } from './queue.js'
 import { createRouteTable, type MutableRouteTable } from './route-table.js'
+import { startSubscriptionSource, subscriptionsPath } from './subscriptions/index.js'
 import { TOKENS } from './tokens.js'
 import { checkRoutes, selectRunner, targetMap } from './wiring.js'
 
@@ -100,6 +101,12 @@ export async function buildGateway(
     }),
   )
 
+  // Dynamic subscriptions, beside the config file (or where subscriptions_file says); skipped entries are logged.
+  const subscriptionsFile = subscriptionsPath(config, options.baseDir)
+  const subscriptions = subscriptionsFile === undefined
+    ? undefined
+    : await startSubscriptionSource({ path: subscriptionsFile, config, routes, targets, log })
+
   let closing = false
   let server: Server | undefined
   const handler = createNodeHandler(pipeline, { maxBodyBytes: extra.max_body_bytes, log, closing: () => closing })
@@ -132,6 +139,7 @@ export async function buildGateway(
   async function close(): Promise<void> {
     if (closing) return
     closing = true
+    subscriptions?.stop()
     const stopped = server ? new Promise<void>((done) => server!.close(() => done())) : Promise.resolve()
     server?.closeIdleConnections()
     const graceMs = extra.shutdown_grace_seconds * 1000

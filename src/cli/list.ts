@@ -1,0 +1,85 @@
+/**
+ * `hookpilot list`: every route, static (config.yaml) and dynamic (subscriptions), marked which is which, with
+ * what the gateway would do with it. Secrets are never shown.
+ */
+import { readSubscriptions, resolveSubscription } from '../core/subscriptions/index.js'
+import { staticRoutes } from '../core/config.js'
+import { parse } from './args.js'
+import type { Subcommand } from './io.js'
+import { COMMON_HELP, COMMON_OPTIONS, loadContext, publicUrl } from './subscriptions-common.js'
+
+const HELP = `Usage: hookpilot list [options]
+
+Lists the routes: static ones from config.yaml and dynamic subscriptions. Secrets are never shown.
+
+Options:
+      --json          one JSON array instead of a table
+${COMMON_HELP}
+`
+
+/** One row of the listing. */
+interface Row {
+  readonly name: string
+  readonly source: 'static' | 'dynamic'
+  readonly events: readonly string[]
+  readonly deliver: string
+  readonly url: string
+  readonly description: string | undefined
+  /** Why the gateway does not serve this subscription, when it does not. */
+  readonly skipped: string | undefined
+}
+
+/** Prints the routes; exits 1 when the subscriptions file is broken (the static routes are still listed). */
+export const list: Subcommand = async (args, io) => {
+  const { values, positionals } = parse(args, { ...COMMON_OPTIONS, json: { type: 'boolean' } }, 'list')
+  if (values.help) {
+    io.stdout.write(HELP)
+    return 0
+  }
+  if (positionals.length > 0) {
+    io.stderr.write(`hookpilot list takes no arguments (got ${positionals.join(' ')}). Run "hookpilot list --help".\n`)
+    return 2
+  }
+  const ctx = await loadContext(values.config, io)
+  const rows: Row[] = staticRoutes(ctx.config).map((r) => ({
+    name: r.name, source: 'static', events: r.events, deliver: r.deliver, url: publicUrl(ctx.config, r.name), description: r.description, skipped: undefined,
+  }))
+  const read = await readSubscriptions(ctx.file)
+  if (read.status === 'ok') {
+    for (const [name, raw] of Object.entries(read.file.subscriptions)) {
+      const route = resolveSubscription(name, raw, { config: ctx.config, staticNames: ctx.staticNames })
+      const entry = (typeof raw === 'object' && raw !== null ? raw : {}) as { events?: unknown; deliver?: unknown; description?: unknown }
+      rows.push({
+        name,
+        source: 'dynamic',
+        events: 'reason' in route ? (Array.isArray(entry.events) ? entry.events.map(String) : []) : route.events,
+        deliver: 'reason' in route ? String(entry.deliver ?? 'log') : route.deliver,
+        url: publicUrl(ctx.config, name),
+        description: 'reason' in route ? (typeof entry.description === 'string' ? entry.description : undefined) : route.description,
+        skipped: 'reason' in route ? route.reason : undefined,
+      })
+    }
+  }
+  if (values.json) io.stdout.write(JSON.stringify(rows, null, 2) + '\n')
+  else io.stdout.write(table(rows) + `\nSubscriptions file: ${ctx.file}${read.status === 'missing' ? ' (none yet)' : ''}\n`)
+  if (read.status === 'invalid') {
+    io.stderr.write(`The subscriptions file ${ctx.file} is invalid: ${read.reason}\nIts subscriptions are not listed; a running gateway keeps the set it loaded last.\n`)
+    return 1
+  }
+  return 0
+}
+
+function table(rows: readonly Row[]): string {
+  if (rows.length === 0) return 'No routes: add one to config.yaml, or run "hookpilot subscribe <name>".'
+  const cells = rows.map((r) => [
+    r.name,
+    r.source,
+    r.events.length ? r.events.join(',') : '(all)',
+    r.deliver,
+    r.skipped ? `NOT SERVED: ${r.skipped}` : (r.description ?? ''),
+  ])
+  const head = ['NAME', 'SOURCE', 'EVENTS', 'DELIVER', 'DESCRIPTION']
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)))
+  const line = (c: readonly string[]) => c.map((cell, i) => (i === c.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd()
+  return [line(head), ...cells.map(line)].join('\n')
+}

@@ -1,0 +1,92 @@
+/**
+ * Signing and posting a payload to a running gateway as GitHub would (`X-Hub-Signature-256` over the exact
+ * bytes sent), for `hookpilot test` and `hookpilot send`.
+ */
+import { createHmac, randomUUID } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { isAbsolute, resolve } from 'node:path'
+import { UsageError } from './args.js'
+import type { CliIO } from './io.js'
+import { SAMPLE_EVENT, samplePayload } from './sample-payload.js'
+
+/** The flags `test` and `send` share. */
+export const POST_OPTIONS = {
+  payload: { type: 'string' },
+  event: { type: 'string' },
+  url: { type: 'string' },
+} as const
+
+/** The help lines for {@link POST_OPTIONS}. */
+export const POST_HELP = `      --payload FILE  JSON payload to send (default: a sample pull_request "opened" event)
+      --event E       X-GitHub-Event header (default: pull_request for the sample, else the route's first event)
+      --url URL       the gateway's base URL (default: http://<host>:<port> from the config)`
+
+/** The body and event to send. */
+export interface Payload {
+  readonly body: Buffer
+  readonly event: string
+}
+
+/** Reads `--payload` (which must be JSON) or takes the sample, and picks the event type. */
+export async function loadPayload(
+  file: string | undefined,
+  event: string | undefined,
+  routeEvents: readonly string[],
+  io: CliIO,
+): Promise<Payload> {
+  if (event !== undefined && event.trim() === '') throw new UsageError('--event must not be empty.')
+  if (file === undefined) return { body: Buffer.from(JSON.stringify(samplePayload(), null, 2)), event: event ?? SAMPLE_EVENT }
+  let body: Buffer
+  try {
+    body = await readFile(isAbsolute(file) ? file : resolve(io.cwd, file))
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    throw new UsageError(`cannot read --payload ${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}.`)
+  }
+  try {
+    JSON.parse(body.toString('utf8'))
+  } catch (err) {
+    throw new UsageError(`--payload ${file} is not JSON: ${(err as Error).message}.`)
+  }
+  return { body, event: event ?? routeEvents[0] ?? SAMPLE_EVENT }
+}
+
+/**
+ * Posts `payload` to `<baseUrl>/webhooks/<route>` signed with `secret`, prints the status and body, and
+ * returns the exit code: 0 for a 2xx answer, 1 otherwise or when the gateway cannot be reached.
+ */
+export async function postSigned(baseUrl: string, route: string, secret: string, payload: Payload, io: CliIO, configArg: string): Promise<number> {
+  const url = `${baseUrl}/webhooks/${route}`
+  const delivery = randomUUID()
+  let res: Response
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'hookpilot-test',
+        'x-github-event': payload.event,
+        'x-github-delivery': delivery,
+        'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(payload.body).digest('hex')}`,
+      },
+      body: payload.body,
+      signal: AbortSignal.timeout(15_000),
+    })
+  } catch (err) {
+    io.stderr.write(unreachable(url, err, configArg))
+    return 1
+  }
+  const text = await res.text()
+  io.stdout.write(`POST ${url} (event ${payload.event}, delivery ${delivery})\n${res.status} ${res.statusText}\n${text}${text.endsWith('\n') ? '' : '\n'}`)
+  return res.ok ? 0 : 1
+}
+
+function unreachable(url: string, err: unknown, configArg: string): string {
+  const cause = (err as { cause?: { code?: string } }).cause
+  const code = cause?.code ?? (err as Error).name
+  if (code === 'ECONNREFUSED') {
+    return `The gateway is not running at ${url} (connection refused). Start it with "hookpilot serve --config ${configArg}", or pass --url if it listens elsewhere.\n`
+  }
+  if (code === 'TimeoutError') return `No answer from ${url} within 15 s: is something else listening on that port?\n`
+  return `Cannot reach ${url}: ${code ?? (err as Error).message}.\n`
+}

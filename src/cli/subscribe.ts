@@ -1,0 +1,144 @@
+/**
+ * `hookpilot subscribe <name>`: adds (or updates) a dynamic subscription in the subscriptions file. A running
+ * gateway picks it up without a restart. The secret is printed once, when it is set, and never again.
+ */
+import { randomBytes } from 'node:crypto'
+import type { HookpilotConfig } from '../core/config.js'
+import type { Route } from '../core/types.js'
+import { routeProblem, targetMap } from '../core/wiring.js'
+import { parseEntry, resolveSubscription, updateSubscriptions, type SubscriptionInput } from '../core/subscriptions/index.js'
+import { builtinPlugins } from '../plugins/builtins.js'
+import { parse, UsageError } from './args.js'
+import type { Subcommand } from './io.js'
+import { COMMON_HELP, COMMON_OPTIONS, loadContext, oneName, publicUrl, splitList } from './subscriptions-common.js'
+
+const HELP = `Usage: hookpilot subscribe <name> [options]
+
+Adds a webhook route at run time (or updates the subscription of that name): POST /webhooks/<name>.
+A running gateway picks it up within a second, without a restart. Names: lower-case letters, digits, "-", "_".
+
+Options:
+      --events a,b         event types to accept (default: every event), e.g. pull_request,push
+      --prompt TEXT        prompt template, e.g. "Review PR #{number}: {pull_request.title}"
+      --skills a,b         skills to try, first found is loaded
+      --deliver TARGET     where the answer goes (default: log): log, github_comment, telegram, ...
+      --deliver-chat-id C  chat id for a chat target (deliver_extra.chat_id)
+      --secret S           the webhook secret (default: 32 random bytes, URL-safe base64)
+      --description TEXT   shown by "hookpilot list"
+${COMMON_HELP}
+`
+
+/** Writes the subscription and prints its URL, its secret and what to enter in GitHub. */
+export const subscribe: Subcommand = async (args, io) => {
+  const { values, positionals } = parse(joinNegativeIds(args), {
+    ...COMMON_OPTIONS,
+    events: { type: 'string' },
+    prompt: { type: 'string' },
+    skills: { type: 'string' },
+    deliver: { type: 'string' },
+    'deliver-chat-id': { type: 'string' },
+    secret: { type: 'string' },
+    description: { type: 'string' },
+  }, 'subscribe')
+  if (values.help) {
+    io.stdout.write(HELP)
+    return 0
+  }
+  const name = oneName(positionals, 'subscribe')
+  if (values.secret !== undefined && values.secret.trim() === '') throw new UsageError('--secret must not be empty (leave it out to generate one).')
+  const ctx = await loadContext(values.config, io)
+  if (ctx.staticNames.has(name)) {
+    io.stderr.write(`"${name}" is a static route in ${ctx.configPath}. Static routes win a name clash and are not changed by subscribe: pick another name.\n`)
+    return 1
+  }
+  const secret = values.secret ?? generateSecret()
+  const events = splitList(values.events)
+  const entry: SubscriptionInput = {
+    secret,
+    events,
+    ...(values.prompt === undefined ? {} : { prompt: values.prompt }),
+    skills: splitList(values.skills),
+    deliver: values.deliver ?? 'log',
+    deliver_extra: values['deliver-chat-id'] === undefined ? {} : { chat_id: values['deliver-chat-id'] },
+    ...(values.description === undefined ? {} : { description: values.description }),
+    created_at: new Date().toISOString(),
+  }
+  const checked = parseEntry(name, entry)
+  if (!checked.ok) throw new UsageError(`invalid subscription: ${checked.reason}.`)
+  // The same checks the gateway makes; a secret it would refuse is refused now, not discovered in its log.
+  const route = resolveSubscription(name, entry, { config: ctx.config, staticNames: new Set() })
+  if ('reason' in route) {
+    io.stderr.write(`Cannot subscribe "${name}": ${route.reason}\n`)
+    return 1
+  }
+
+  const outcome = await updateSubscriptions(ctx.file, (file) => {
+    const before = file.subscriptions[name] as { secret?: unknown; created_at?: unknown } | undefined
+    // Updating keeps the secret GitHub already has, unless a new one was given.
+    const keep = values.secret === undefined && before !== undefined && isSecret(before.secret)
+    const next = {
+      ...entry,
+      ...(keep ? { secret: before.secret } : {}),
+      ...(typeof before?.created_at === 'string' ? { created_at: before.created_at } : {}),
+    }
+    return { file: { ...file, subscriptions: { ...file.subscriptions, [name]: next } }, result: { created: before === undefined, newSecret: !keep } }
+  })
+
+  const url = publicUrl(ctx.config, name)
+  const lines = [
+    `${outcome.created ? 'Created' : 'Updated'} subscription "${name}" in ${ctx.file}`,
+    '',
+    `  URL:      ${url}`,
+    outcome.newSecret ? `  Secret:   ${secret}` : '  Secret:   unchanged (not shown)',
+    `  Events:   ${events.length ? events.join(', ') : '(all)'}`,
+    `  Deliver:  ${entry.deliver}${values['deliver-chat-id'] === undefined ? '' : ` (chat ${values['deliver-chat-id']})`}`,
+    '',
+    'In GitHub: repository → Settings → Webhooks → Add webhook, and enter:',
+    `  Payload URL:   ${url}   (GitHub must reach it: put your public address in place of the host)`,
+    '  Content type:  application/json',
+    `  Secret:        ${outcome.newSecret ? 'the secret above (shown only now: store it)' : 'the one set before'}`,
+    `  Events:        ${events.length ? `"Let me select individual events": ${events.join(', ')}` : '"Send me everything"'}`,
+    '',
+    `A running gateway picks this up without a restart. Try it: hookpilot test ${name} --config ${values.config}`,
+  ]
+  io.stdout.write(lines.join('\n') + '\n')
+  const problem = targetProblem(ctx.config, route)
+  if (problem) io.stderr.write(`Warning: ${problem}. "hookpilot serve" skips this subscription (with a warning) until that is fixed.\n`)
+  return 0
+}
+
+/**
+ * Telegram group ids are negative (`-100123...`), which node's parser would take for an option: join such a
+ * value to its flag so `--deliver-chat-id -100123` works as typed.
+ */
+function joinNegativeIds(args: readonly string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? ''
+    const next = args[i + 1]
+    if (arg === '--deliver-chat-id' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`)
+      i++
+    } else out.push(arg)
+  }
+  return out
+}
+
+/** 32 random bytes, URL-safe: as strong as a secret needs to be, and safe to paste anywhere. */
+function generateSecret(): string {
+  return randomBytes(32).toString('base64url')
+}
+
+function isSecret(value: unknown): value is string | string[] {
+  return (typeof value === 'string' && value !== '') || (Array.isArray(value) && value.length > 0 && value.every((s) => typeof s === 'string'))
+}
+
+/** The target check `hookpilot serve` makes (built-in targets only: a custom gateway may add more). */
+function targetProblem(config: HookpilotConfig, route: Route): string | undefined {
+  try {
+    const targets = targetMap(builtinPlugins(config).flatMap((p) => p.deliveryTargets ?? []))
+    return routeProblem(config, route, targets)
+  } catch {
+    return undefined // the config has other problems, which "hookpilot serve" reports itself
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * What the subscription commands (subscribe, list, remove, test, send) share: the common flags, loading the
+ * config and locating its subscriptions file, checking a route name, and the URLs of a route.
+ */
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import * as v from 'valibot'
+import { loadConfig, type HookpilotConfig } from '../core/config.js'
+import { routeName } from '../core/config-schema.js'
+import { DEFAULT_SUBSCRIPTIONS_FILE, readSubscriptions, resolveSubscription, subscriptionsPath } from '../core/subscriptions/index.js'
+import type { Route } from '../core/types.js'
+import { UsageError } from './args.js'
+import type { CliIO } from './io.js'
+
+/** `--config` and `--help`, which every subscription command takes. */
+export const COMMON_OPTIONS = {
+  config: { type: 'string', short: 'c', default: 'config.yaml' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+/** The help text's lines for {@link COMMON_OPTIONS}. */
+export const COMMON_HELP = `  -c, --config FILE   configuration file (default: ./config.yaml); subscriptions live beside it
+  -h, --help          show this help`
+
+/** A loaded configuration and where its subscriptions are kept. */
+export interface CliContext {
+  readonly config: HookpilotConfig
+  readonly configPath: string
+  /** The subscriptions file (absolute). */
+  readonly file: string
+  /** Names of the routes in config.yaml. */
+  readonly staticNames: ReadonlySet<string>
+}
+
+/** Loads the configuration (paths relative to the command's working directory). */
+export async function loadContext(configArg: string, io: CliIO): Promise<CliContext> {
+  const configPath = isAbsolute(configArg) ? configArg : resolve(io.cwd, configArg)
+  const config = await loadConfig(configPath, { env: io.env })
+  // A config file always has a folder, so the path is always known here.
+  const file = subscriptionsPath(config, dirname(configPath)) ?? join(dirname(configPath), DEFAULT_SUBSCRIPTIONS_FILE)
+  const staticNames = new Set(Object.keys(config.platforms.webhook.extra.routes))
+  return { config, configPath, file, staticNames }
+}
+
+/** The one positional argument, a route name, checked; a {@link UsageError} names the problem. */
+export function oneName(positionals: readonly string[], command: string, what = 'name'): string {
+  if (positionals.length !== 1) {
+    const got = positionals.length === 0 ? `no ${what}` : `${positionals.length} arguments (${positionals.join(' ')})`
+    throw new UsageError(`expected one ${what}, got ${got}.\nRun "hookpilot ${command} --help" for usage.`)
+  }
+  const name = positionals[0] ?? ''
+  const checked = v.safeParse(routeName, name)
+  if (!checked.success) throw new UsageError(`"${name}" is not a valid ${what}: ${checked.issues[0]?.message ?? 'invalid'}.`)
+  return name
+}
+
+/** A comma-separated list flag as trimmed, non-empty items. */
+export function splitList(value: string | undefined): string[] {
+  return value === undefined ? [] : value.split(',').map((s) => s.trim()).filter((s) => s !== '')
+}
+
+/** The URL a person pastes into GitHub: `localhost` stands for a wildcard bind. */
+export function publicUrl(config: HookpilotConfig, name: string): string {
+  const { host, port } = config.platforms.webhook.extra
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host
+  return `http://${bracket(shown)}:${port}/webhooks/${name}`
+}
+
+/**
+ * Where a local command reaches the gateway: `--url` if given, else the configured host and port, with a
+ * wildcard bind reached on the loopback address of its family (`localhost` may resolve to the other family).
+ */
+export function localBaseUrl(config: HookpilotConfig, override: string | undefined): string {
+  if (override !== undefined) {
+    if (!/^https?:\/\/[^/]+/.test(override)) throw new UsageError(`--url takes a base URL such as http://127.0.0.1:8644, not "${override}".`)
+    return override.replace(/\/+$/, '')
+  }
+  const { host, port } = config.platforms.webhook.extra
+  const reach = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host
+  return `http://${bracket(reach)}:${port}`
+}
+
+function bracket(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
+}
+
+/** A subscription looked up for sending: its route, none of that name, or why it cannot be used. */
+export type FoundSubscription =
+  | { readonly kind: 'found'; readonly route: Route }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'error'; readonly message: string }
+
+/** Looks a dynamic subscription up by name and resolves it as the gateway would (static clashes aside). */
+export async function findSubscription(ctx: CliContext, name: string): Promise<FoundSubscription> {
+  const read = await readSubscriptions(ctx.file)
+  if (read.status === 'invalid') return { kind: 'error', message: `The subscriptions file ${ctx.file} is invalid: ${read.reason}` }
+  const raw = read.status === 'ok' && Object.hasOwn(read.file.subscriptions, name) ? read.file.subscriptions[name] : undefined
+  if (raw === undefined) return { kind: 'missing' }
+  const route = resolveSubscription(name, raw, { config: ctx.config, staticNames: new Set() })
+  return 'reason' in route ? { kind: 'error', message: `Subscription "${name}" cannot be used: ${route.reason}` } : { kind: 'found', route }
+}

@@ -1,0 +1,137 @@
+/**
+ * Helpers for the subscription tests: a build of the CLI to run as a real child process, a temporary project
+ * folder with its own config.yaml, and an in-process gateway on a real port that records what it delivers.
+ */
+import { execFile } from 'node:child_process'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createGateway, loadConfig, type Gateway } from '../../src/index.js'
+import { withFileLock } from '../../src/core/subscriptions/index.js'
+import type { GatewayPlugin } from '../../src/core/plugin.js'
+import type { AgentAnswer, AgentInput, AgentResult } from '../../src/core/types.js'
+import { recordingLogger, type RecordingLogger } from '../fixtures/context.js'
+import { signGithub } from '../fixtures/github.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const CACHE = join(ROOT, 'node_modules', '.cache', 'hookpilot-cli-test')
+
+/**
+ * Compiles src/ into a cache folder keyed by the sources' hash (once per change, shared by parallel test
+ * files under a lock) and returns the path of the CLI entry point. A private build, not dist/, so a test run
+ * never races another engineer's `npm run build`.
+ */
+export async function builtCli(): Promise<string> {
+  const out = join(CACHE, hashTree(join(ROOT, 'src')))
+  const main = join(out, 'cli', 'main.js')
+  if (existsSync(main)) return main
+  await mkdir(CACHE, { recursive: true })
+  await withFileLock(`${out}.lock`, async () => {
+    if (existsSync(main)) return
+    const temp = `${out}.tmp-${randomBytes(4).toString('hex')}`
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+    const args = [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', temp, '--declaration', 'false', '--sourceMap', 'false']
+    // Type errors in files being written elsewhere do not stop the emit; only a missing entry point fails.
+    const result = await run(process.execPath, args, { cwd: ROOT })
+    if (!existsSync(join(temp, 'cli', 'main.js'))) throw new Error(`the CLI build failed:\n${result.stdout}${result.stderr}`)
+    // The cache sits under node_modules, where node stops looking for the package's "type".
+    await writeFile(join(temp, 'package.json'), '{ "type": "module" }\n')
+    await rename(temp, out)
+  }, { timeoutMs: 180_000, staleMs: 300_000 })
+  return main
+}
+
+/** What a finished child process left. */
+export interface Finished {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `hookpilot <args>` as a child process in `cwd`, with no WEBHOOK_* variables leaking in. */
+export async function hookpilot(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Finished> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('WEBHOOK_')))
+  return run(process.execPath, [await builtCli(), ...args], { cwd, env: { ...clean, ...env } })
+}
+
+function run(file: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Finished> {
+  return new Promise((resolve) => {
+    execFile(file, [...args], { ...options, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 99
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) })
+    })
+  })
+}
+
+function hashTree(dir: string): string {
+  const hash = createHash('sha256')
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(folder, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (entry.name.endsWith('.ts')) hash.update(relative(dir, path)).update('\0').update(readFileSync(path)).update('\0')
+    }
+  }
+  walk(dir)
+  return hash.digest('hex').slice(0, 16)
+}
+
+/** The static route every test project has. */
+export const STATIC_SECRET = 'static-secret-0123456789'
+
+/** A temporary folder holding `config.yaml` (one static route `static-pr`, host 0.0.0.0 unless given). */
+export async function project(extra: Record<string, unknown> = {}): Promise<{ dir: string; config: string; file: string; cleanup(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'hookpilot-sub-'))
+  const config = join(dir, 'config.yaml')
+  const webhook = { enabled: true, extra: { host: '0.0.0.0', port: 8644, routes: { 'static-pr': { secret: STATIC_SECRET, events: ['pull_request'] } }, ...extra } }
+  // JSON is YAML: no serializer needed.
+  await writeFile(config, JSON.stringify({ agent: { runner: 'echo' }, platforms: { webhook } }, null, 2))
+  return { dir, config, file: join(dir, '.subscriptions.json'), cleanup: () => rm(dir, { recursive: true, force: true }) }
+}
+
+/** A gateway from a project's config, listening on a free loopback port, that records deliveries and logs. */
+export interface LiveGateway {
+  readonly gateway: Gateway
+  readonly url: string
+  readonly log: RecordingLogger
+  readonly answers: AgentAnswer[]
+}
+
+/** Starts {@link LiveGateway}; `agent` replaces the echo answer (to hold a run open, for instance). */
+export async function liveGateway(
+  configPath: string,
+  dir: string,
+  agent?: (input: AgentInput) => Promise<AgentResult>,
+): Promise<LiveGateway> {
+  const log = recordingLogger()
+  const answers: AgentAnswer[] = []
+  const recorder: GatewayPlugin = {
+    name: 'test-recorder',
+    logger: log,
+    ...(agent ? { agentRunner: { name: 'echo', run: (input: AgentInput) => agent(input) } } : {}),
+    deliveryTargets: [{ name: 'log', deliver: async (answer) => void answers.push(answer) }],
+  }
+  const gateway = await createGateway(await loadConfig(configPath, { env: {} }), [recorder], { baseDir: dir })
+  const { port } = await gateway.listen({ host: '127.0.0.1', port: 0 })
+  return { gateway, url: `http://127.0.0.1:${port}`, log, answers }
+}
+
+/** Posts a signed pull_request delivery to `route` and returns the status. */
+export async function postSigned(baseUrl: string, route: string, secret: string, event = 'pull_request'): Promise<number> {
+  const body = JSON.stringify({ action: 'opened', number: 1, pull_request: { title: 't' }, repository: { full_name: 'o/r' } })
+  const res = await fetch(`${baseUrl}/webhooks/${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': randomUUID(), 'x-hub-signature-256': signGithub(body, secret) },
+    body,
+  })
+  await res.arrayBuffer()
+  return res.status
+}
+
+/** File mode bits (permissions only). */
+export function modeOf(path: string): number {
+  return statSync(path).mode & 0o777
+}

@@ -5,7 +5,10 @@
 import * as v from 'valibot'
 
 /** An id: numeric strings on the catalog, sometimes plain numbers; always kept as a string (token ids exceed 2^53). */
-export const idField = v.pipe(v.union([v.string(), v.number()]), v.transform(String))
+export const idField = v.pipe(
+  v.union([v.string(), v.number()]),
+  v.transform((id: string | number): string => String(id)),
+)
 
 /** An optional string that may be `null`. */
 export const optString = v.optional(v.nullable(v.string()))

@@ -61,6 +61,8 @@ export function parseSubscriptionsText(
   } catch (err) {
     return { ok: false, reason: `not valid JSON: ${err instanceof Error ? err.message : String(err)}` }
   }
+  // valibot takes an array for an object with missing keys: say what the file should look like instead.
+  if (!isPlainObject(raw)) return { ok: false, reason: `expected an object {"version": 1, "subscriptions": {...}}` }
   const result = v.safeParse(subscriptionsFileSchema, raw)
   if (!result.success) return { ok: false, reason: describeIssues(result.issues) }
   return { ok: true, file: { version: SUBSCRIPTIONS_VERSION, subscriptions: result.output.subscriptions } }
@@ -70,6 +72,7 @@ export function parseSubscriptionsText(
 export function parseEntry(name: string, raw: unknown): EntryResult {
   const named = v.safeParse(routeName, name)
   if (!named.success) return { ok: false, reason: describeIssues(named.issues) }
+  if (!isPlainObject(raw)) return { ok: false, reason: 'expected an object of route keys (secret, events, prompt, ...)' }
   const result = v.safeParse(subscriptionSchema, raw)
   return result.success ? { ok: true, value: result.output } : { ok: false, reason: describeIssues(result.issues) }
 }
@@ -83,4 +86,8 @@ export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string 
       return path ? `${path}: ${message}` : message
     })
     .join('; ')
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -38,6 +38,10 @@ export { loadConfig, parseConfig, type ParseConfigOptions } from './core/config.
 export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig } from './core/config.js'
 export { configDir, type Gateway, type GatewayRequest, type GatewayResponse, type BuildOptions, type ListenAddress, type ListenOptions } from './core/gateway.js'
 export {
+  subscriptionsPath, readSubscriptions, updateSubscriptions, resolveSubscriptions, type Subscription, type SubscriptionInput,
+  type SubscriptionsFile, type SubscriptionsRead, type SkippedSubscription,
+} from './core/subscriptions/index.js'
+export {
   definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineVerifiers, defineIdempotencyStore,
   defineRateLimiter, type GatewayPlugin,
 } from './core/plugin.js'

@@ -5,10 +5,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { ConfigError } from '../../src/core/errors.js'
 import type { AgentInput, AgentResult } from '../../src/core/types.js'
 import { openaiAgent, type OpenaiAgentOptions } from '../../src/plugins/openai-agent/index.js'
 import { agentRunnerContract } from '../contracts/agent-runner.js'
+import { issuePaths } from '../fixtures/config-issues.js'
 import { pluginContext } from '../fixtures/context.js'
 import { installFakeGh, type FakeGh } from '../fixtures/fake-gh.js'
 import { eventText, fakeModel, lastToolResult, type FakeModel, type ModelCall, type ModelReply } from '../fixtures/fake-model.js'
@@ -187,13 +187,6 @@ describe('openaiAgent', () => {
   })
 
   it('refuses to start without base_url and model', () => {
-    let error: unknown
-    try {
-      openaiAgent({ baseUrl: undefined, model: undefined })
-    } catch (e) {
-      error = e
-    }
-    expect(error).toBeInstanceOf(ConfigError)
-    expect((error as ConfigError).issues.map((i) => i.path)).toEqual(['agent.base_url', 'agent.model'])
+    expect(issuePaths(() => openaiAgent({ baseUrl: undefined, model: undefined }))).toEqual(['agent.base_url', 'agent.model'])
   })
 })

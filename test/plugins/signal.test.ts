@@ -1,9 +1,10 @@
 import { HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, type DeliveryError } from '../../src/core/errors.js'
+import type { DeliveryError } from '../../src/core/errors.js'
 import { signalDelivery } from '../../src/plugins/signal/index.js'
 import { jsonOf, useChatApi } from '../fixtures/chat-api.js'
 import { chatTargetSuite } from '../fixtures/chat-suite.js'
+import { issuePaths } from '../fixtures/config-issues.js'
 import { deliveryContext } from '../fixtures/context.js'
 
 const API = 'http://127.0.0.1:8080'
@@ -48,13 +49,6 @@ describe('signalDelivery', () => {
   })
 
   it('has no public server: api_base and account are required', () => {
-    let error: unknown
-    try {
-      signalDelivery({ apiBase: undefined, account: undefined })
-    } catch (e) {
-      error = e
-    }
-    expect(error).toBeInstanceOf(ConfigError)
-    expect((error as ConfigError).issues.map((i) => i.path)).toEqual(['platforms.signal.api_base', 'platforms.signal.account'])
+    expect(issuePaths(() => signalDelivery({ apiBase: undefined, account: undefined }))).toEqual(['platforms.signal.api_base', 'platforms.signal.account'])
   })
 })

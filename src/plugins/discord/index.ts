@@ -1,17 +1,14 @@
 import { createHash } from 'node:crypto'
 import { DeliveryError } from '../../core/errors.js'
 import type { DeliveryTarget } from '../../core/types.js'
-import { baseUrl, createChatClient, field, httpFailure, send, statusHint, textField, type ChatHttpOptions } from '../shared/chat-http.js'
-import { chatTarget, requireOptions } from '../shared/chat-target.js'
+import { baseUrl, field, textField } from '../shared/chat-http.js'
+import { requireOptions } from '../shared/chat-target.js'
+import { httpChatTarget, type ChatPlatformOptions } from '../shared/http-chat-target.js'
 
-/** Options of {@link discordDelivery} (`platforms.discord`). */
-export interface DiscordOptions extends ChatHttpOptions {
+/** Options of {@link discordDelivery} (`platforms.discord`); `apiBase` defaults to `https://discord.com/api/v10`. */
+export interface DiscordOptions extends ChatPlatformOptions {
   /** The bot token (`platforms.discord.token`), sent as `Authorization: Bot <token>`. */
   readonly token: string | undefined
-  /** The channel id used when a route gives no `deliver_extra.chat_id`. */
-  readonly homeChannel?: string | undefined
-  /** The REST API. Defaults to `https://discord.com/api/v10`. */
-  readonly apiBase?: string | undefined
 }
 
 /** Discord's limit for one message's content. */
@@ -28,34 +25,32 @@ export const DISCORD_LIMIT = 2000
  * ```
  */
 export function discordDelivery(options: DiscordOptions): DeliveryTarget {
-  const apiBase = options.apiBase ?? 'https://discord.com/api/v10'
+  const apiBase = baseUrl(options.apiBase ?? 'https://discord.com/api/v10')
   requireOptions('discord', { token: options.token, api_base: apiBase })
   const token = options.token ?? ''
-  const client = createChatClient(options)
-  const secrets = [token]
 
-  return chatTarget({
+  return httpChatTarget({
     name: 'discord',
     aliases: ['messenger_2'],
     limit: DISCORD_LIMIT,
     homeChannel: options.homeChannel,
-    async send(text, to, ctx) {
+    http: options,
+    secrets: [token],
+    credential: 'token',
+    request(text, to) {
       // The id goes into the URL path: only a snowflake, so a rendered `../` cannot reach another endpoint.
       if (!/^\d{1,25}$/.test(to.chatId)) {
         throw new DeliveryError('discord', `chat_id must be a channel id (digits), got ${JSON.stringify(to.chatId.slice(0, 40))}`)
       }
-      const json = { content: text, nonce: nonce(to.key), enforce_nonce: true, allowed_mentions: { parse: [] } }
-      const url = `${baseUrl(apiBase)}/channels/${to.chatId}/messages`
-      const headers = { authorization: `Bot ${token}` }
-      const reply = await send(client, 'discord', url, { method: 'post', json, headers, signal: ctx.signal }, secrets)
-      if (reply.ok) return
+      return {
+        url: `${apiBase}/channels/${to.chatId}/messages`,
+        headers: { authorization: `Bot ${token}` },
+        json: { content: text, nonce: nonce(to.key), enforce_nonce: true, allowed_mentions: { parse: [] } },
+      }
+    },
+    explain(reply) {
       const retryAfter = field(reply.body, 'retry_after')
-      throw httpFailure('discord', reply, {
-        detail: textField(reply.body, 'message'),
-        retryAfterMs: typeof retryAfter === 'number' ? retryAfter * 1000 : undefined,
-        hint: statusHint(reply.status, 'discord', 'token'),
-        secrets,
-      })
+      return { detail: textField(reply.body, 'message'), retryAfterMs: typeof retryAfter === 'number' ? retryAfter * 1000 : undefined }
     },
   })
 }

@@ -1,18 +1,13 @@
 import { DeliveryError } from '../../core/errors.js'
 import type { DeliveryTarget } from '../../core/types.js'
-import {
-  baseUrl, createChatClient, field, httpFailure, parseRetryAfter, send, statusHint, textField, type ChatHttpOptions,
-} from '../shared/chat-http.js'
-import { chatTarget, requireOptions } from '../shared/chat-target.js'
+import { baseUrl, field, parseRetryAfter, textField, type HttpReply } from '../shared/chat-http.js'
+import { requireOptions } from '../shared/chat-target.js'
+import { httpChatTarget, type ChatPlatformOptions } from '../shared/http-chat-target.js'
 
-/** Options of {@link slackDelivery} (`platforms.slack`). */
-export interface SlackOptions extends ChatHttpOptions {
+/** Options of {@link slackDelivery} (`platforms.slack`); `apiBase` defaults to `https://slack.com/api`. */
+export interface SlackOptions extends ChatPlatformOptions {
   /** The bot token, `xoxb-...` (`platforms.slack.token`); the app needs the `chat:write` scope. */
   readonly token: string | undefined
-  /** The channel id used when a route gives no `deliver_extra.chat_id`. */
-  readonly homeChannel?: string | undefined
-  /** The Web API. Defaults to `https://slack.com/api`. */
-  readonly apiBase?: string | undefined
 }
 
 /** Slack cuts a message's text past 40,000 characters; parts stay under it. */
@@ -45,31 +40,33 @@ export function slackDelivery(options: SlackOptions): DeliveryTarget {
   const apiBase = options.apiBase ?? 'https://slack.com/api'
   requireOptions('slack', { token: options.token, api_base: apiBase })
   const token = options.token ?? ''
-  const client = createChatClient(options)
   const url = `${baseUrl(apiBase)}/chat.postMessage`
-  const secrets = [token]
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' }
 
-  return chatTarget({
+  return httpChatTarget({
     name: 'slack',
     aliases: ['messenger_3'],
     limit: SLACK_LIMIT,
     homeChannel: options.homeChannel,
-    async send(text, to, ctx) {
+    http: options,
+    secrets: [token],
+    credential: 'token',
+    request(text, to) {
       const thread = to.extra['thread_ts']
-      const json = { channel: to.chatId, text, ...(thread ? { thread_ts: thread } : {}) }
-      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' }
-      const reply = await send(client, 'slack', url, { method: 'post', json, headers, signal: ctx.signal }, secrets)
-      if (!reply.ok) {
-        throw httpFailure('slack', reply, { detail: textField(reply.body, 'error'), hint: statusHint(reply.status, 'slack', 'token'), secrets })
-      }
-      if (field(reply.body, 'ok') === true) return
-      const code = textField(reply.body, 'error') ?? 'an answer that is not { ok: true }'
-      const retryable = TRANSIENT.has(code)
-      const hint = retryable || HINTS[code] === undefined ? '' : ` (${HINTS[code]})`
-      throw new DeliveryError('slack', `chat.postMessage failed: ${code}${hint}`, {
-        retryable,
-        retryAfterMs: retryable ? parseRetryAfter(reply.headers.get('retry-after')) : undefined,
-      })
+      return { url, headers, json: { channel: to.chatId, text, ...(thread ? { thread_ts: thread } : {}) } }
     },
+    accepted: (reply) => reply.ok && field(reply.body, 'ok') === true,
+    explain: (reply) => (reply.ok ? slackError(reply) : { detail: textField(reply.body, 'error') }),
+  })
+}
+
+/** A refusal Slack made with HTTP 200: its `error` code decides whether trying again can help. */
+function slackError(reply: HttpReply): DeliveryError {
+  const code = textField(reply.body, 'error') ?? 'an answer that is not { ok: true }'
+  const retryable = TRANSIENT.has(code)
+  const hint = retryable || HINTS[code] === undefined ? '' : ` (${HINTS[code]})`
+  return new DeliveryError('slack', `chat.postMessage failed: ${code}${hint}`, {
+    retryable,
+    retryAfterMs: retryable ? parseRetryAfter(reply.headers.get('retry-after')) : undefined,
   })
 }

@@ -1,19 +1,16 @@
 import type { DeliveryTarget } from '../../core/types.js'
-import { baseUrl, createChatClient, field, httpFailure, send, statusHint, textField, type ChatHttpOptions } from '../shared/chat-http.js'
-import { chatTarget, requireOptions } from '../shared/chat-target.js'
+import { baseUrl, field, textField } from '../shared/chat-http.js'
+import { requireOptions } from '../shared/chat-target.js'
+import { httpChatTarget, type ChatPlatformOptions } from '../shared/http-chat-target.js'
 
-/** Options of {@link smsDelivery} (`platforms.sms`, Twilio). */
-export interface SmsOptions extends ChatHttpOptions {
+/** Options of {@link smsDelivery} (`platforms.sms`, Twilio); `apiBase` defaults to `https://api.twilio.com`. */
+export interface SmsOptions extends ChatPlatformOptions {
   /** The Twilio account SID, `AC...` (`platforms.sms.account_sid`). */
   readonly accountSid: string | undefined
   /** The Twilio auth token (`platforms.sms.auth_token`). */
   readonly authToken: string | undefined
   /** The Twilio number messages are sent from, E.164 (`platforms.sms.from`). */
   readonly from: string | undefined
-  /** The phone number used when a route gives no `deliver_extra.chat_id`. */
-  readonly homeChannel?: string | undefined
-  /** Twilio's API. Defaults to `https://api.twilio.com`. */
-  readonly apiBase?: string | undefined
 }
 
 /** Twilio refuses a message body over 1,600 characters. */
@@ -33,28 +30,28 @@ export function smsDelivery(options: SmsOptions): DeliveryTarget {
   const apiBase = options.apiBase ?? 'https://api.twilio.com'
   requireOptions('sms', { account_sid: options.accountSid, auth_token: options.authToken, from: options.from, api_base: apiBase })
   const sid = options.accountSid ?? ''
-  const authToken = options.authToken ?? ''
-  const client = createChatClient(options)
   const url = `${baseUrl(apiBase)}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Messages.json`
-  const authorization = `Basic ${Buffer.from(`${sid}:${authToken}`).toString('base64')}`
-  const secrets = [authToken, authorization.slice('Basic '.length)]
+  const basic = Buffer.from(`${sid}:${options.authToken ?? ''}`).toString('base64')
 
-  return chatTarget({
+  return httpChatTarget({
     name: 'sms',
     limit: SMS_LIMIT,
     homeChannel: options.homeChannel,
-    async send(text, to, ctx) {
-      const body = new URLSearchParams({ To: to.chatId, From: options.from ?? '', Body: text })
-      const init = { method: 'post', body, headers: { authorization }, signal: ctx.signal }
-      const reply = await send(client, 'sms', url, init, secrets)
-      if (reply.ok) return
+    http: options,
+    secrets: [options.authToken, basic],
+    credential: 'auth_token',
+    request: (text, to) => ({
+      url,
+      headers: { authorization: `Basic ${basic}` },
+      body: new URLSearchParams({ To: to.chatId, From: options.from ?? '', Body: text }),
+    }),
+    explain(reply) {
       const code = field(reply.body, 'code')
       const detail = textField(reply.body, 'message')
-      throw httpFailure('sms', reply, {
+      return {
         detail: detail === undefined ? undefined : `${detail}${typeof code === 'number' ? ` (Twilio error ${code})` : ''}`,
-        hint: statusHint(reply.status, 'sms', 'auth_token') ?? 'check the phone number (E.164, e.g. +15551234567)',
-        secrets,
-      })
+        ...(reply.status === 400 ? { hint: 'check the phone number (E.164, e.g. +15551234567)' } : {}),
+      }
     },
   })
 }

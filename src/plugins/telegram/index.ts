@@ -1,16 +1,13 @@
 import { DeliveryError } from '../../core/errors.js'
 import type { DeliveryTarget } from '../../core/types.js'
-import { baseUrl, createChatClient, field, httpFailure, send, statusHint, textField, type ChatHttpOptions } from '../shared/chat-http.js'
-import { chatTarget, requireOptions } from '../shared/chat-target.js'
+import { baseUrl, field, textField } from '../shared/chat-http.js'
+import { requireOptions } from '../shared/chat-target.js'
+import { httpChatTarget, type ChatPlatformOptions } from '../shared/http-chat-target.js'
 
-/** Options of {@link telegramDelivery} (`platforms.telegram`). */
-export interface TelegramOptions extends ChatHttpOptions {
+/** Options of {@link telegramDelivery} (`platforms.telegram`); `apiBase` defaults to `https://api.telegram.org`. */
+export interface TelegramOptions extends ChatPlatformOptions {
   /** The bot token from @BotFather (`platforms.telegram.token`). */
   readonly token: string | undefined
-  /** The chat used when a route gives no `deliver_extra.chat_id`. */
-  readonly homeChannel?: string | undefined
-  /** The Bot API server. Defaults to `https://api.telegram.org` (a local Bot API server works too). */
-  readonly apiBase?: string | undefined
 }
 
 /** Telegram's limit for one message's text. */
@@ -31,16 +28,18 @@ export function telegramDelivery(options: TelegramOptions): DeliveryTarget {
   const apiBase = options.apiBase ?? 'https://api.telegram.org'
   requireOptions('telegram', { token: options.token, api_base: apiBase })
   const token = options.token ?? ''
-  const client = createChatClient(options)
+  // The token is part of the path: the secrets list keeps it out of every error.
   const url = `${baseUrl(apiBase)}/bot${token}/sendMessage`
-  const secrets = [token]
 
-  return chatTarget({
+  return httpChatTarget({
     name: 'telegram',
     aliases: ['messenger_1'],
     limit: TELEGRAM_LIMIT,
     homeChannel: options.homeChannel,
-    async send(text, to, ctx) {
+    http: options,
+    secrets: [token],
+    credential: 'token',
+    request(text, to) {
       const thread = to.extra['message_thread_id']
       if (thread !== undefined && thread !== '' && !/^[1-9]\d*$/.test(thread)) {
         throw new DeliveryError('telegram', `message_thread_id must be a positive integer, got ${JSON.stringify(thread.slice(0, 40))}`)
@@ -51,15 +50,12 @@ export function telegramDelivery(options: TelegramOptions): DeliveryTarget {
         link_preview_options: { is_disabled: true },
         ...(thread ? { message_thread_id: Number(thread) } : {}),
       }
-      const reply = await send(client, 'telegram', url, { method: 'post', json, signal: ctx.signal }, secrets)
-      if (reply.ok && field(reply.body, 'ok') === true) return
+      return { url, json }
+    },
+    accepted: (reply) => reply.ok && field(reply.body, 'ok') === true,
+    explain(reply) {
       const retryAfter = field(field(reply.body, 'parameters'), 'retry_after')
-      throw httpFailure('telegram', reply, {
-        detail: textField(reply.body, 'description'),
-        retryAfterMs: typeof retryAfter === 'number' ? retryAfter * 1000 : undefined,
-        hint: statusHint(reply.status, 'telegram', 'token'),
-        secrets,
-      })
+      return { detail: textField(reply.body, 'description'), retryAfterMs: typeof retryAfter === 'number' ? retryAfter * 1000 : undefined }
     },
   })
 }

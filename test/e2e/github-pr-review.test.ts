@@ -13,10 +13,11 @@ import { eventText, fakeModel, lastToolResult, type FakeModel } from '../fixture
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
 
 const SECRET = 'e2e-webhook-secret-0123456789'
-const PROMPT = `Pull request #{number} in {repository.full_name} was {action}: "{pull_request.title}".
-If the action is not opened, reopened or synchronize, answer exactly SKIP and nothing else.
+const PROMPT = `Review pull request #{number} in {repository.full_name}: "{pull_request.title}" (action: {action}).
+If the action is closed or labeled, or anything other than opened, reopened, synchronize or ready_for_review,
+answer exactly SKIP and nothing else.
 Otherwise fetch the diff with: gh pr diff {number} --repo {repository.full_name}
-and review it: bugs, risky changes, missing tests. Be brief.`
+Review it for bugs, risky changes and missing tests. Be brief; answer in Markdown.`
 
 let gh: FakeGh
 let model: FakeModel
@@ -32,7 +33,7 @@ beforeAll(async () => {
   // The fake model: SKIP for actions the prompt says to skip; else ask for the diff, then review what it got.
   model = await fakeModel((call) => {
     const event = eventText(call)
-    if (!/ was (opened|reopened|synchronize):/.test(event)) return { content: 'SKIP' }
+    if (!/\(action: (opened|reopened|synchronize|ready_for_review)\)/.test(event)) return { content: 'SKIP' }
     const diff = lastToolResult(call)
     if (diff === undefined) {
       const command = /fetch the diff with: (.+)$/m.exec(event)?.[1] ?? 'no command in the prompt'
@@ -125,9 +126,9 @@ describe('GitHub pull request review, end to end', () => {
     expect(comments().filter((c) => c.stdin === review)).toHaveLength(1)
   })
 
-  it('closed: the agent answers SKIP, silent_outputs keeps it quiet, and gh is not run', async () => {
+  it.each(['closed', 'labeled'])('%s: the agent answers SKIP, silent_outputs keeps it quiet, and gh is not run', async (action) => {
     const before = gh.calls().length
-    expect((await send('closed')).status).toBe(202)
+    expect((await send(action)).status).toBe(202)
     await vi.waitFor(() => expect(log.lines.some((l) => l.message === 'silent output: nothing delivered')).toBe(true), { timeout: 15_000 })
     expect(model.calls).toHaveLength(1)
     expect(gh.calls().slice(before)).toEqual([])

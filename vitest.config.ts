@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // CI also writes a JSON report, from which .ci/run prints a plain "N passed, N failed" closing line.
+    reporters: process.env['CI'] ? ['default', 'json'] : ['default'],
+    outputFile: { json: '.ci/test-results.json' },
   },
 })

@@ -5,12 +5,11 @@
 import { randomBytes } from 'node:crypto'
 import type { HookpilotConfig } from '../core/config.js'
 import type { Route } from '../core/types.js'
-import { routeProblem, targetMap } from '../core/wiring.js'
+import { routeProblem } from '../core/wiring.js'
 import { parseEntry, resolveSubscription, updateSubscriptions, type SubscriptionInput } from '../core/subscriptions/index.js'
-import { builtinPlugins } from '../plugins/builtins.js'
 import { parse, UsageError } from './args.js'
 import type { Subcommand } from './io.js'
-import { COMMON_HELP, COMMON_OPTIONS, loadContext, oneName, publicUrl, splitList } from './subscriptions-common.js'
+import { builtinTargets, COMMON_HELP, COMMON_OPTIONS, loadContext, oneName, publicUrl, splitList } from './subscriptions-common.js'
 
 const HELP = `Usage: hookpilot subscribe <name> [options]
 
@@ -135,10 +134,6 @@ function isSecret(value: unknown): value is string | string[] {
 
 /** The target check `hookpilot serve` makes (built-in targets only: a custom gateway may add more). */
 function targetProblem(config: HookpilotConfig, route: Route): string | undefined {
-  try {
-    const targets = targetMap(builtinPlugins(config).flatMap((p) => p.deliveryTargets ?? []))
-    return routeProblem(config, route, targets)
-  } catch {
-    return undefined // the config has other problems, which "hookpilot serve" reports itself
-  }
+  const targets = builtinTargets(config)
+  return targets === undefined ? undefined : routeProblem(config, route, targets)
 }

@@ -7,7 +7,9 @@ import * as v from 'valibot'
 import { loadConfig, type HookpilotConfig } from '../core/config.js'
 import { routeName } from '../core/config-schema.js'
 import { DEFAULT_SUBSCRIPTIONS_FILE, readSubscriptions, resolveSubscription, subscriptionsPath } from '../core/subscriptions/index.js'
-import type { Route } from '../core/types.js'
+import type { DeliveryTarget, Route } from '../core/types.js'
+import { targetMap } from '../core/wiring.js'
+import { builtinPlugins } from '../plugins/builtins.js'
 import { UsageError } from './args.js'
 import type { CliIO } from './io.js'
 
@@ -97,4 +99,17 @@ export async function findSubscription(ctx: CliContext, name: string): Promise<F
   if (raw === undefined) return { kind: 'missing' }
   const route = resolveSubscription(name, raw, { config: ctx.config, staticNames: new Set() })
   return 'reason' in route ? { kind: 'error', message: `Subscription "${name}" cannot be used: ${route.reason}` } : { kind: 'found', route }
+}
+
+/**
+ * The delivery targets `hookpilot serve` has (the built-ins), to tell which subscriptions it would skip; a
+ * gateway composed with more plugins may have more. Undefined when the config cannot compose them (serve
+ * reports that itself).
+ */
+export function builtinTargets(config: HookpilotConfig): ReadonlyMap<string, DeliveryTarget> | undefined {
+  try {
+    return targetMap(builtinPlugins(config).flatMap((p) => p.deliveryTargets ?? []))
+  } catch {
+    return undefined
+  }
 }

@@ -5,25 +5,18 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { builtCli, hookpilot, liveGateway, modeOf, project, STATIC_SECRET, type LiveGateway } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { cliTestSetup, hookpilot, liveGateway, modeOf, project, STATIC_SECRET, type LiveGateway } from './helpers.js'
 
-beforeAll(async () => {
-  await builtCli()
-}, 180_000)
-
-let cleanups: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const clean of cleanups.splice(0).reverse()) await clean()
-})
+const cleanup = cliTestSetup()
 async function tempProject(extra?: Record<string, unknown>) {
   const p = await project(extra)
-  cleanups.push(p.cleanup)
+  cleanup(p.cleanup)
   return p
 }
 async function running(configPath: string, dir: string): Promise<LiveGateway> {
   const live = await liveGateway(configPath, dir)
-  cleanups.push(() => live.gateway.close())
+  cleanup(() => live.gateway.close())
   return live
 }
 
@@ -110,9 +103,10 @@ describe('hookpilot list and remove', () => {
 
   it('marks a subscription the gateway would skip, and why', async () => {
     const { dir, file } = await tempProject()
-    await writeFile(file, JSON.stringify({ version: 1, subscriptions: { nosecret: { events: ['push'] } } }))
+    await writeFile(file, JSON.stringify({ version: 1, subscriptions: { nosecret: { events: ['push'] }, tg: { secret: 'tg-secret-123456', deliver: 'telegram' } } }))
     const res = await hookpilot(['list'], dir)
     expect(res.stdout).toMatch(/nosecret\s+dynamic\s+push\s+log\s+NOT SERVED: .*no secret/)
+    expect(res.stdout).toMatch(/tg\s+dynamic\s+\(all\)\s+telegram\s+NOT SERVED: .*platforms\.telegram is not enabled/)
   })
 
   it('reports a corrupt file and exits 1, still listing the static routes', async () => {

@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { afterEach, beforeAll } from 'vitest'
 import { createGateway, loadConfig, type Gateway } from '../../src/index.js'
 import { withFileLock } from '../../src/core/subscriptions/index.js'
 import type { GatewayPlugin } from '../../src/core/plugin.js'
@@ -134,4 +135,19 @@ export async function postSigned(baseUrl: string, route: string, secret: string,
 /** File mode bits (permissions only). */
 export function modeOf(path: string): number {
   return statSync(path).mode & 0o777
+}
+
+/**
+ * Builds the CLI before the file's tests and runs the registered clean-ups (newest first) after each test.
+ * Returns the function that registers one.
+ */
+export function cliTestSetup(): (clean: () => Promise<void>) => void {
+  const cleanups: Array<() => Promise<void>> = []
+  beforeAll(async () => {
+    await builtCli()
+  }, 180_000)
+  afterEach(async () => {
+    for (const clean of cleanups.splice(0).reverse()) await clean()
+  })
+  return (clean) => void cleanups.push(clean)
 }

@@ -5,25 +5,19 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile, rm, writeFile } from 'node:fs/promises'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { builtCli, hookpilot, liveGateway, postSigned, project, STATIC_SECRET, type LiveGateway } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { writeSubscriptions } from '../../src/core/subscriptions/index.js'
+import { builtCli, cliTestSetup, hookpilot, liveGateway, postSigned, project, STATIC_SECRET, type LiveGateway } from './helpers.js'
 
 const POLL = { timeout: 5_000, interval: 50 }
 
-beforeAll(async () => {
-  await builtCli()
-}, 180_000)
-
-let cleanups: Array<() => Promise<void>> = []
-afterEach(async () => {
-  for (const clean of cleanups.splice(0).reverse()) await clean()
-})
+const cleanup = cliTestSetup()
 
 async function setup(agent?: Parameters<typeof liveGateway>[2]) {
   const p = await project()
-  cleanups.push(p.cleanup)
+  cleanup(p.cleanup)
   const live = await liveGateway(p.config, p.dir, agent)
-  cleanups.push(() => live.gateway.close())
+  cleanup(() => live.gateway.close())
   return { ...p, live }
 }
 
@@ -55,14 +49,19 @@ describe('hot reload', () => {
     expect(await postSigned(live.url, 'static-pr', STATIC_SECRET)).toBe(202)
   })
 
-  it('does not re-read the file per request when nothing changed', async () => {
+  it('reads the file once per change: not per request, not per poll', async () => {
     const { file, live } = await setup()
-    await write(file, { steady: { secret: 'steady-secret-1234' } })
-    await expect.poll(() => postSigned(live.url, 'steady', 'steady-secret-1234'), POLL).toBe(202)
     const loads = () => live.log.lines.filter((l) => l.message.startsWith('subscriptions loaded')).length
-    const before = loads()
-    for (let i = 0; i < 5; i++) expect(await postSigned(live.url, 'steady', 'steady-secret-1234')).toBe(202)
-    expect(loads()).toBe(before)
+    const initial = loads()
+    // Atomic, as the commands write: one rename, so exactly one change to notice.
+    await writeSubscriptions(file, { version: 1, subscriptions: { steady: { secret: 'steady-secret-1234' } } })
+    await expect.poll(() => postSigned(live.url, 'steady', 'steady-secret-1234'), POLL).toBe(202)
+    // Requests spread over more than one stat poll (1 s): the unchanged file is not read again.
+    for (let i = 0; i < 6; i++) {
+      expect(await postSigned(live.url, 'steady', 'steady-secret-1234')).toBe(202)
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+    expect(loads()).toBe(initial + 1)
   })
 
   it('skips an invalid entry with a warning naming it; the others keep working', async () => {
@@ -138,9 +137,9 @@ describe('hot reload', () => {
 
 it('the whole flow with "hookpilot serve" as a child: subscribe, test answers 202, remove, the route answers 404', async () => {
   const p = await project()
-  cleanups.push(p.cleanup)
+  cleanup(p.cleanup)
   const child = spawn(process.execPath, [await builtCli(), 'serve', '--config', p.config, '--host', '127.0.0.1', '--port', '0'], { cwd: p.dir })
-  cleanups.push(async () => {
+  cleanup(async () => {
     if (child.exitCode === null) {
       child.kill('SIGTERM')
       await once(child, 'exit')

@@ -4,7 +4,7 @@
  */
 import ky, { type KyInstance } from 'ky'
 import * as v from 'valibot'
-import { field, parseJson, textField } from '../shared/chat-http.js'
+import { field, parseJson, textField } from '../shared/json-body.js'
 import { redact } from '../shared/redact.js'
 
 /** One message of the conversation, as the API takes it. */

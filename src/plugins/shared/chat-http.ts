@@ -5,6 +5,7 @@
  */
 import ky, { TimeoutError, type KyInstance, type Options } from 'ky'
 import { DeliveryError } from '../../core/errors.js'
+import { parseJson } from './json-body.js'
 import { redact, safeCause } from './redact.js'
 
 /** Transport options every chat target accepts. */
@@ -83,6 +84,7 @@ export function httpFailure(target: string, reply: HttpReply, how: FailureDetail
 
 /** The standard hint for a status, naming the key to check. */
 export function statusHint(status: number, platform: string, credential: string): string | undefined {
+  if (status === 400) return 'the request was refused: check the chat id'
   if (status === 401) return `the credentials were refused: check platforms.${platform}.${credential}`
   if (status === 403) return `not allowed: is the bot a member of the chat, with the right to post?`
   if (status === 404) return `not found: check the chat id and platforms.${platform}.api_base`
@@ -98,27 +100,7 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
   return Number.isNaN(at) ? undefined : Math.max(0, at - now)
 }
 
-/** A field of a JSON object body, when the body is an object. */
-export function field(body: unknown, key: string): unknown {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[key] : undefined
-}
-
-/** A string field of a JSON object body; undefined when absent or not a string. */
-export function textField(body: unknown, key: string): string | undefined {
-  const value = field(body, key)
-  return typeof value === 'string' ? value : undefined
-}
-
 /** A base URL without its trailing slashes (`https://api.telegram.org/` → `https://api.telegram.org`). */
 export function baseUrl(value: string): string {
   return value.replace(/\/+$/, '')
-}
-
-/** `text` parsed as JSON, or undefined when it is not JSON (an HTML error page, an empty body). */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return undefined
-  }
 }

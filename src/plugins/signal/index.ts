@@ -1,5 +1,6 @@
 import type { DeliveryTarget } from '../../core/types.js'
-import { baseUrl, textField } from '../shared/chat-http.js'
+import { baseUrl } from '../shared/chat-http.js'
+import { textField } from '../shared/json-body.js'
 import { requireOptions } from '../shared/chat-target.js'
 import { httpChatTarget, type ChatPlatformOptions } from '../shared/http-chat-target.js'
 

@@ -1,6 +1,7 @@
 import { DeliveryError } from '../../core/errors.js'
 import type { DeliveryTarget } from '../../core/types.js'
-import { baseUrl, field, textField } from '../shared/chat-http.js'
+import { baseUrl } from '../shared/chat-http.js'
+import { field, textField } from '../shared/json-body.js'
 import { requireOptions } from '../shared/chat-target.js'
 import { httpChatTarget, type ChatPlatformOptions } from '../shared/http-chat-target.js'
 

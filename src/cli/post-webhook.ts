@@ -78,6 +78,12 @@ export async function postSigned(baseUrl: string, route: string, secret: string,
   }
   const text = await res.text()
   io.stdout.write(`POST ${url} (event ${payload.event}, delivery ${delivery})\n${res.status} ${res.statusText}\n${text}${text.endsWith('\n') ? '' : '\n'}`)
+  if (res.status === 404) {
+    io.stderr.write(
+      `The gateway at ${baseUrl} has no route "${route}". A new subscription is picked up within a second; if it ` +
+        `is still missing, "hookpilot list" marks it NOT SERVED and the gateway's log says why it was skipped.\n`,
+    )
+  }
   return res.ok ? 0 : 1
 }
 

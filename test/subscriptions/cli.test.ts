@@ -47,6 +47,15 @@ describe('hookpilot subscribe', () => {
     expect(res.stdout).toContain('http://127.0.0.1:9000/webhooks/chat')
   })
 
+  it('writes where platforms.webhook.extra.subscriptions_file says, relative to the config folder', async () => {
+    const { dir } = await tempProject({ subscriptions_file: 'state/subs.json' })
+    expect((await hookpilot(['subscribe', 'elsewhere'], dir)).code).toBe(0)
+    const saved = JSON.parse(await readFile(join(dir, 'state', 'subs.json'), 'utf8'))
+    expect(Object.keys(saved.subscriptions)).toEqual(['elsewhere'])
+    expect(modeOf(join(dir, 'state', 'subs.json'))).toBe(0o600)
+    expect((await hookpilot(['list'], dir)).stdout).toContain(`Subscriptions file: ${join(dir, 'state', 'subs.json')}`)
+  })
+
   it('updating keeps the secret and does not print it again', async () => {
     const { dir, file } = await tempProject()
     await hookpilot(['subscribe', 'pr-bot'], dir)
@@ -156,6 +165,17 @@ describe('hookpilot test and send', () => {
     const res = await hookpilot(['test', 'dyn', '--payload', 'push.json', '--event', 'push', '--url', live.url], dir)
     expect(res.code).toBe(0)
     expect(res.stdout).toContain('{"status":"ignored","event":"push"}')
+  })
+
+  it('test on a subscription the gateway skipped prints the 404 and says where to look', async () => {
+    const { dir, config } = await tempProject()
+    await hookpilot(['subscribe', 'tg', '--deliver', 'telegram'], dir)
+    const live = await running(config, dir)
+    const res = await hookpilot(['test', 'tg', '--url', live.url], dir)
+    expect(res.code).toBe(1)
+    expect(res.stdout).toMatch(/^404 .*\n\{"error":"Unknown route"\}/m)
+    expect(res.stderr).toContain('NOT SERVED')
+    expect(live.log.text()).toMatch(/subscription "tg" skipped: .*platforms\.telegram is not enabled/)
   })
 
   it('test reads only subscriptions: a static route is pointed to "send"', async () => {

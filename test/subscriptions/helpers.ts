@@ -41,8 +41,19 @@ export async function builtCli(): Promise<string> {
     // The cache sits under node_modules, where node stops looking for the package's "type".
     await writeFile(join(temp, 'package.json'), '{ "type": "module" }\n')
     await rename(temp, out)
+    await pruneOldBuilds(out)
   }, { timeoutMs: 180_000, staleMs: 300_000 })
   return main
+}
+
+/** Builds of older sources, unused for an hour: a test run elsewhere may still use a recent one. */
+async function pruneOldBuilds(keep: string): Promise<void> {
+  for (const name of readdirSync(CACHE)) {
+    const path = join(CACHE, name)
+    if (path === keep || path === `${keep}.lock`) continue
+    const age = Date.now() - statSync(path).mtimeMs
+    if (age > 3_600_000) await rm(path, { recursive: true, force: true })
+  }
 }
 
 /** What a finished child process left. */

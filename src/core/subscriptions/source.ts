@@ -36,6 +36,14 @@ export interface SubscriptionSource {
  * Loads the subscriptions once, applies them to `routes`, and keeps watching the file. A broken file keeps the
  * last good set and logs why; a deleted file clears the dynamic routes; a bad entry is skipped with a warning
  * naming it. Jobs already queued keep the Route they were accepted with, so removing a route never cuts a run.
+ * `buildGateway` starts one for you when it knows where the file is; this is for composing your own.
+ *
+ * @example
+ * ```ts
+ * const source = await startSubscriptionSource({ path: '/srv/hp/.subscriptions.json', config, routes, targets, log })
+ * // ... later, on shutdown:
+ * source.stop()
+ * ```
  */
 export async function startSubscriptionSource(options: SubscriptionSourceOptions): Promise<SubscriptionSource> {
   const { path, config, routes, targets, log } = options

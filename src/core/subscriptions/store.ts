@@ -51,7 +51,9 @@ export async function readSubscriptions(path: string): Promise<SubscriptionsRead
 export async function writeSubscriptions(path: string, file: SubscriptionsFile): Promise<void> {
   const dir = dirname(path)
   await mkdir(dir, { recursive: true, mode: 0o700 })
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+  // Hidden and unique per writer; same folder, so the rename is atomic (no cross-device move).
+  const name = basename(path)
+  const temp = join(dir, `${name.startsWith('.') ? '' : '.'}${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
   try {
     const handle = await open(temp, 'wx', 0o600)
     try {

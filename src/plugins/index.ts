@@ -1,6 +1,6 @@
 /**
  * The built-in plugins the gateway composes by default: verifiers, the in-memory idempotency store and rate
- * limiter, the `log` target and the `echo` and `command` agent runners. Each is a factory returning a plain object.
+ * limiter, the delivery targets and the agent runners. Each is a factory returning a plain object.
  */
 export { githubSignatureVerifier } from './github-signature/index.js'
 export { gitlabTokenVerifier } from './gitlab-token/index.js'
@@ -11,4 +11,10 @@ export { slidingWindowLimiter, type SlidingWindowOptions } from './sliding-windo
 export { logDelivery } from './log-delivery/index.js'
 export { echoAgent } from './echo-agent/index.js'
 export { commandAgent, type CommandAgentOptions } from './command-agent/index.js'
-export { runProcess, type RunProcessOptions, type RunProcessResult } from './shared/run-process.js'
+export { githubCommentDelivery, commentBody, GITHUB_COMMENT_LIMIT, type GithubCommentOptions } from './github-comment/index.js'
+export { telegramDelivery, TELEGRAM_LIMIT, type TelegramOptions } from './telegram/index.js'
+export { discordDelivery, DISCORD_LIMIT, type DiscordOptions } from './discord/index.js'
+export { slackDelivery, SLACK_LIMIT, type SlackOptions } from './slack/index.js'
+export { signalDelivery, SIGNAL_LIMIT, type SignalOptions } from './signal/index.js'
+export { smsDelivery, SMS_LIMIT, type SmsOptions } from './sms/index.js'
+export { openaiAgent, type OpenaiAgentOptions } from './openai-agent/index.js'

@@ -5,9 +5,11 @@
 import { createHmac, randomUUID } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
-import { UsageError } from './args.js'
-import type { CliIO } from './io.js'
+import type { Route } from '../core/types.js'
+import { parse, UsageError } from './args.js'
+import type { CliIO, Subcommand } from './io.js'
 import { SAMPLE_EVENT, samplePayload } from './sample-payload.js'
+import { COMMON_OPTIONS, loadContext, localBaseUrl, oneName, type CliContext } from './subscriptions-common.js'
 
 /** The flags `test` and `send` share. */
 export const POST_OPTIONS = {
@@ -20,6 +22,31 @@ export const POST_OPTIONS = {
 export const POST_HELP = `      --payload FILE  JSON payload to send (default: a sample pull_request "opened" event)
       --event E       X-GitHub-Event header (default: pull_request for the sample, else the route's first event)
       --url URL       the gateway's base URL (default: http://<host>:<port> from the config)`
+
+/**
+ * A command that posts one signed delivery (`test`, `send`): they differ only in which routes `find` looks at.
+ * `find` returns the route to sign for, or undefined after saying why there is none.
+ */
+export function postCommand(
+  command: string,
+  help: string,
+  what: string,
+  find: (ctx: CliContext, name: string, io: CliIO) => Promise<Route | undefined>,
+): Subcommand {
+  return async (args, io) => {
+    const { values, positionals } = parse(args, { ...COMMON_OPTIONS, ...POST_OPTIONS }, command)
+    if (values.help) {
+      io.stdout.write(help)
+      return 0
+    }
+    const name = oneName(positionals, command, what)
+    const ctx = await loadContext(values.config, io)
+    const route = await find(ctx, name, io)
+    if (!route) return 1
+    const payload = await loadPayload(values.payload, values.event, route.events, io)
+    return postSigned(localBaseUrl(ctx.config, values.url), name, route.secrets[0] ?? '', payload, io, values.config)
+  }
+}
 
 /** The body and event to send. */
 export interface Payload {

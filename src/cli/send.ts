@@ -3,11 +3,8 @@
  * (the seed's test command could not reach those), signed with the secret from the config or the subscription.
  */
 import { staticRoutes } from '../core/config.js'
-import type { Route } from '../core/types.js'
-import { parse } from './args.js'
-import type { CliIO, Subcommand } from './io.js'
-import { loadPayload, POST_HELP, POST_OPTIONS, postSigned } from './post-webhook.js'
-import { COMMON_HELP, COMMON_OPTIONS, findSubscription, loadContext, localBaseUrl, oneName, type CliContext } from './subscriptions-common.js'
+import { POST_HELP, postCommand } from './post-webhook.js'
+import { COMMON_HELP, findSubscription } from './subscriptions-common.js'
 
 const HELP = `Usage: hookpilot send <route> [--payload FILE] [--event E] [options]
 
@@ -19,22 +16,8 @@ ${POST_HELP}
 ${COMMON_HELP}
 `
 
-/** Posts one signed delivery to any route; exits 0 on a 2xx answer. */
-export const send: Subcommand = async (args, io) => {
-  const { values, positionals } = parse(args, { ...COMMON_OPTIONS, ...POST_OPTIONS }, 'send')
-  if (values.help) {
-    io.stdout.write(HELP)
-    return 0
-  }
-  const name = oneName(positionals, 'send', 'route name')
-  const ctx = await loadContext(values.config, io)
-  const route = await findRoute(ctx, name, io)
-  if (!route) return 1
-  const payload = await loadPayload(values.payload, values.event, route.events, io)
-  return postSigned(localBaseUrl(ctx.config, values.url), name, route.secrets[0] ?? '', payload, io, values.config)
-}
-
-async function findRoute(ctx: CliContext, name: string, io: CliIO): Promise<Route | undefined> {
+/** Posts one signed delivery to any route, static first as in the gateway; exits 0 on a 2xx answer. */
+export const send = postCommand('send', HELP, 'route name', async (ctx, name, io) => {
   const fixed = staticRoutes(ctx.config).find((r) => r.name === name)
   if (fixed) return fixed
   const found = await findSubscription(ctx, name)
@@ -45,4 +28,4 @@ async function findRoute(ctx: CliContext, name: string, io: CliIO): Promise<Rout
       : `No route named "${name}" in ${ctx.configPath} or ${ctx.file}. "hookpilot list" shows the routes.\n`,
   )
   return undefined
-}
+})

@@ -2,10 +2,8 @@
  * `hookpilot test <name>`: signs a payload with a dynamic subscription's secret and posts it to the running
  * gateway, as GitHub would. As in the seed it reads only subscriptions; `hookpilot send` covers static routes.
  */
-import { parse } from './args.js'
-import type { Subcommand } from './io.js'
-import { loadPayload, POST_HELP, POST_OPTIONS, postSigned } from './post-webhook.js'
-import { COMMON_HELP, COMMON_OPTIONS, findSubscription, loadContext, localBaseUrl, oneName } from './subscriptions-common.js'
+import { POST_HELP, postCommand } from './post-webhook.js'
+import { COMMON_HELP, findSubscription } from './subscriptions-common.js'
 
 const HELP = `Usage: hookpilot test <name> [--payload FILE] [--event E] [options]
 
@@ -18,27 +16,18 @@ ${POST_HELP}
 ${COMMON_HELP}
 `
 
-/** Posts one signed delivery; exits 0 on a 2xx answer. */
-export const testWebhook: Subcommand = async (args, io) => {
-  const { values, positionals } = parse(args, { ...COMMON_OPTIONS, ...POST_OPTIONS }, 'test')
-  if (values.help) {
-    io.stdout.write(HELP)
-    return 0
-  }
-  const name = oneName(positionals, 'test', 'subscription name')
-  const ctx = await loadContext(values.config, io)
+/** Posts one signed delivery to a subscription; exits 0 on a 2xx answer. */
+export const testWebhook = postCommand('test', HELP, 'subscription name', async (ctx, name, io) => {
   const found = await findSubscription(ctx, name)
   if (found.kind !== 'found') {
     const missing = ctx.staticNames.has(name)
       ? `"${name}" is a static route in ${ctx.configPath}; "hookpilot test" reads only subscriptions: use "hookpilot send ${name}".`
       : `No subscription named "${name}" in ${ctx.file}. "hookpilot list" shows the routes; "hookpilot subscribe ${name}" creates it.`
     io.stderr.write((found.kind === 'error' ? found.message : missing) + '\n')
-    return 1
+    return undefined
   }
-  const route = found.route
   if (ctx.staticNames.has(name)) {
     io.stderr.write(`Warning: the static route "${name}" in ${ctx.configPath} shadows this subscription, so the gateway checks the static route's secret.\n`)
   }
-  const payload = await loadPayload(values.payload, values.event, route.events, io)
-  return postSigned(localBaseUrl(ctx.config, values.url), name, route.secrets[0] ?? '', payload, io, values.config)
-}
+  return found.route
+})

@@ -39,7 +39,8 @@ describe('runProcess', () => {
   })
 
   it('escalates to SIGKILL after the grace period when SIGTERM is ignored', async () => {
-    const result = await runProcess(fixtureAgent('hang', 'ignore-term'), { timeoutMs: 300, killGraceMs: 200 })
+    // Long enough for node to start and install its SIGTERM handler even on a loaded machine.
+    const result = await runProcess(fixtureAgent('hang', 'ignore-term'), { timeoutMs: 1500, killGraceMs: 200 })
     expect(result).toMatchObject({ timedOut: true, code: null, signal: 'SIGKILL' })
     expect(await waitForDeath(pidIn(result.stdout))).toBe(true)
   })

@@ -1,59 +1,25 @@
 /**
- * Helpers for the subscription tests: a build of the CLI to run as a real child process, a temporary project
+ * Helpers for the subscription tests: the built CLI to run as a real child process, a temporary project
  * folder with its own config.yaml, and an in-process gateway on a real port that records what it delivers.
  */
 import { execFile } from 'node:child_process'
-import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
+import { statSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterEach, beforeAll } from 'vitest'
 import { createGateway, loadConfig, type Gateway } from '../../src/index.js'
-import { withFileLock } from '../../src/core/subscriptions/index.js'
 import type { GatewayPlugin } from '../../src/core/plugin.js'
 import type { AgentAnswer, AgentInput, AgentResult } from '../../src/core/types.js'
+import { assertBuilt, CLI } from '../fixtures/cli.js'
 import { recordingLogger, type RecordingLogger } from '../fixtures/context.js'
 import { signGithub } from '../fixtures/github.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const CACHE = join(ROOT, 'node_modules', '.cache', 'hookpilot-cli-test')
-
-/**
- * Compiles src/ into a cache folder keyed by the sources' hash (once per change, shared by parallel test
- * files under a lock) and returns the path of the CLI entry point. A private build, not dist/, so a test run
- * never races another engineer's `npm run build`.
- */
+/** The built CLI (`npm test` builds dist/ first); a clear error when it is missing. */
 export async function builtCli(): Promise<string> {
-  const out = join(CACHE, hashTree(join(ROOT, 'src')))
-  const main = join(out, 'cli', 'main.js')
-  if (existsSync(main)) return main
-  await mkdir(CACHE, { recursive: true })
-  await withFileLock(`${out}.lock`, async () => {
-    if (existsSync(main)) return
-    const temp = `${out}.tmp-${randomBytes(4).toString('hex')}`
-    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
-    const args = [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', temp, '--declaration', 'false', '--sourceMap', 'false']
-    // Type errors in files being written elsewhere do not stop the emit; only a missing entry point fails.
-    const result = await run(process.execPath, args, { cwd: ROOT })
-    if (!existsSync(join(temp, 'cli', 'main.js'))) throw new Error(`the CLI build failed:\n${result.stdout}${result.stderr}`)
-    // The cache sits under node_modules, where node stops looking for the package's "type".
-    await writeFile(join(temp, 'package.json'), '{ "type": "module" }\n')
-    await rename(temp, out)
-    await pruneOldBuilds(out)
-  }, { timeoutMs: 180_000, staleMs: 300_000 })
-  return main
-}
-
-/** Builds of older sources, unused for an hour: a test run elsewhere may still use a recent one. */
-async function pruneOldBuilds(keep: string): Promise<void> {
-  for (const name of readdirSync(CACHE)) {
-    const path = join(CACHE, name)
-    if (path === keep || path === `${keep}.lock`) continue
-    const age = Date.now() - statSync(path).mtimeMs
-    if (age > 3_600_000) await rm(path, { recursive: true, force: true })
-  }
+  assertBuilt()
+  return CLI
 }
 
 /** What a finished child process left. */
@@ -76,19 +42,6 @@ function run(file: string, args: readonly string[], options: { cwd: string; env?
       resolve({ code, stdout: String(stdout), stderr: String(stderr) })
     })
   })
-}
-
-function hashTree(dir: string): string {
-  const hash = createHash('sha256')
-  const walk = (folder: string): void => {
-    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const path = join(folder, entry.name)
-      if (entry.isDirectory()) walk(path)
-      else if (entry.name.endsWith('.ts')) hash.update(relative(dir, path)).update('\0').update(readFileSync(path)).update('\0')
-    }
-  }
-  walk(dir)
-  return hash.digest('hex').slice(0, 16)
 }
 
 /** The static route every test project has. */
@@ -149,14 +102,14 @@ export function modeOf(path: string): number {
 }
 
 /**
- * Builds the CLI before the file's tests and runs the registered clean-ups (newest first) after each test.
+ * Checks the CLI is built before the file's tests and runs the registered clean-ups (newest first) after each test.
  * Returns the function that registers one.
  */
 export function cliTestSetup(): (clean: () => Promise<void>) => void {
   const cleanups: Array<() => Promise<void>> = []
   beforeAll(async () => {
     await builtCli()
-  }, 180_000)
+  })
   afterEach(async () => {
     for (const clean of cleanups.splice(0).reverse()) await clean()
   })

@@ -1,0 +1,90 @@
+/**
+ * The load generator, in a process of its own so it never shares an event loop with a server. run.js sends
+ * `{ type: 'load', id, port, scenario, seconds, connections }`; the answer is `{ type: 'result', id, ... }` with
+ * the responses counted and every latency (ms, from autocannon's own per-response timer) so rounds can be
+ * merged exactly.
+ *
+ * Scenarios (the same signed ~25 KB pull_request body in all of them):
+ *   accepted    a new X-GitHub-Delivery id on every request
+ *   duplicates  one delivery id for the whole run (the first request is accepted, the rest are duplicates)
+ *   invalid     a well-formed X-Hub-Signature-256 made with the wrong secret
+ */
+import { randomBytes } from 'node:crypto'
+import autocannon from 'autocannon'
+import { ROUTE, benchPayload } from './payload.js'
+
+const payload = benchPayload()
+// Ids are UUID-shaped, unique across runs of this process (one prefix) and cheap to make (a counter).
+const prefix = randomBytes(4).toString('hex')
+let counter = 0
+const nextId = () => `${prefix}-0000-4000-8000-${(counter++).toString(16).padStart(12, '0')}`
+const duplicateId = `${prefix}-dddd-4ddd-8ddd-dddddddddddd`
+
+function headersFor(scenario) {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'GitHub-Hookshot/bench',
+    'x-github-event': payload.event,
+    'x-github-delivery': scenario === 'duplicates' ? duplicateId : nextId(),
+    'x-hub-signature-256': scenario === 'invalid' ? payload.forged : payload.signature,
+  }
+}
+
+function options(job) {
+  const base = {
+    url: `http://127.0.0.1:${job.port}/webhooks/${ROUTE}`,
+    method: 'POST',
+    connections: job.connections,
+    pipelining: 1,
+    duration: job.seconds,
+    timeout: 10,
+    body: payload.body,
+    headers: headersFor(job.scenario),
+  }
+  if (job.scenario !== 'accepted') return base
+  return {
+    ...base,
+    requests: [
+      {
+        setupRequest(req) {
+          req.headers['x-github-delivery'] = nextId()
+          return req
+        },
+      },
+    ],
+  }
+}
+
+function load(job) {
+  return new Promise((resolve, reject) => {
+    const latencies = []
+    const statuses = {}
+    const started = process.hrtime.bigint()
+    const instance = autocannon(options(job), (err, result) => {
+      if (err) return reject(err)
+      const elapsedS = Number(process.hrtime.bigint() - started) / 1e9
+      resolve({
+        responses: latencies.length,
+        elapsedS,
+        latencies,
+        statuses,
+        errors: result.errors,
+        timeouts: result.timeouts,
+      })
+    })
+    instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
+      latencies.push(responseTimeMs)
+      statuses[statusCode] = (statuses[statusCode] ?? 0) + 1
+    })
+  })
+}
+
+process.on('disconnect', () => process.exit(0))
+process.on('message', (message) => {
+  if (message?.type !== 'load') return
+  load(message).then(
+    (result) => process.send({ type: 'result', id: message.id, ...result }),
+    (err) => process.send({ type: 'result', id: message.id, failed: err instanceof Error ? err.message : String(err) }),
+  )
+})
+process.send({ type: 'ready', bytes: payload.bytes, action: payload.action })

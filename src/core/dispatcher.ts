@@ -74,12 +74,23 @@ export function createDispatcher(parts: DispatcherParts): (job: AgentJob) => Pro
     const { event, route } = job
     const fields = { route: route.name, delivery: event.deliveryId, event: event.type }
     const target = targets.get(route.deliver)
-    const runSignal = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
     const prompt = await buildPrompt(job, fields)
     log.info('agent run started', { ...fields, runner: runner.name })
+    // One controller and one timer per run, both dropped when the run ends: AbortSignal.any() over the
+    // gateway's long-lived signal plus AbortSignal.timeout() left a 10-minute timer and a dependant signal behind
+    // for every accepted event (~20-50 us each, and heap that only a GC much later gives back).
+    const run = new AbortController()
+    const onShutdown = () => run.abort(signal.reason)
+    if (signal.aborted) run.abort(signal.reason)
+    else signal.addEventListener('abort', onShutdown, { once: true })
+    const timer = setTimeout(() => run.abort(new DOMException('The agent run timed out', 'TimeoutError')), timeoutMs)
     const result = await runner
-      .run({ prompt, route: route.name, event: event.type, deliveryId: event.deliveryId }, { signal: runSignal, log })
+      .run({ prompt, route: route.name, event: event.type, deliveryId: event.deliveryId }, { signal: run.signal, log })
       .catch((err: unknown) => ({ ok: false as const, reason: GatewayError.is(err) || err instanceof Error ? err.message : String(err) }))
+      .finally(() => {
+        clearTimeout(timer)
+        signal.removeEventListener('abort', onShutdown)
+      })
     if (!result.ok) {
       if (job.claimKey !== undefined) await store.release(job.claimKey)
       log.error('agent run failed', { ...fields, runner: runner.name, reason: result.reason })

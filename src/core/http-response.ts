@@ -12,9 +12,10 @@ export interface GatewayResponse {
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const
 
-/** A JSON answer. */
+/** A JSON answer, its length computed once here rather than on every write. */
 export function json(status: number, body: object, headers: Readonly<Record<string, string>> = {}): GatewayResponse {
-  return { status, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) }
+  const text = JSON.stringify(body)
+  return { status, headers: { ...JSON_HEADERS, ...headers, 'content-length': String(Buffer.byteLength(text)) }, body: text }
 }
 
 function frozen(status: number, error: string, headers: Readonly<Record<string, string>> = {}): GatewayResponse {

@@ -43,7 +43,7 @@ export function createNodeHandler(pipeline: Pipeline, options: HandlerOptions): 
 
 /** Writes a transport-free answer to a node response. */
 export function send(res: ServerResponse, response: GatewayResponse, headOnly = false): void {
-  res.writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(response.body) })
+  res.writeHead(response.status, response.headers)
   res.end(headOnly ? undefined : response.body)
 }
 
@@ -87,7 +87,9 @@ function refuseBody(req: IncomingMessage, res: ServerResponse): void {
   send(res, ERRORS.tooLarge)
 }
 
+/** Node joins repeated headers into one string, except `set-cookie`: only then is a copy needed. */
 function flatten(headers: IncomingHttpHeaders): Record<string, string> {
+  if (headers['set-cookie'] === undefined) return headers as Record<string, string>
   const out: Record<string, string> = {}
   for (const [key, value] of Object.entries(headers)) {
     if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value

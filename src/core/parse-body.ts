@@ -2,19 +2,16 @@
  * Step 4 of the request table: the body must be a JSON object. Bytes are decoded strictly (invalid UTF-8 is
  * refused, not replaced) and GitHub's form encoding (`payload=<json>`) is unwrapped.
  */
+import { isUtf8 } from 'node:buffer'
 import { isRecord } from './config-env.js'
 import type { JsonObject } from './types.js'
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
-
 /** The payload as a JSON object, or undefined when the body is anything else. */
 export function parsePayload(body: Uint8Array, contentType: string | undefined): JsonObject | undefined {
-  let text: string
-  try {
-    text = utf8.decode(body)
-  } catch {
-    return undefined
-  }
+  // isUtf8 is a fast validity scan; decoding after it cannot replace a byte.
+  if (!isUtf8(body)) return undefined
+  let text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1) // a byte-order mark is not JSON, but harmless
   if (contentType?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
     const payload = new URLSearchParams(text).get('payload')
     if (payload === null) return undefined

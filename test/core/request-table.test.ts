@@ -274,3 +274,13 @@ describe.each([viaHandle, viaHttp])('request table through $name', (transport) =
     expect(res.status).toBe(202)
   })
 })
+
+describe('body decoding', () => {
+  it('accepts a body that starts with a UTF-8 byte-order mark', async () => {
+    const t = await testGateway()
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')])
+    const res = await t.gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('pull_request', body, SECRET), body })
+    expect(res.status).toBe(202)
+    await t.gateway.close()
+  })
+})

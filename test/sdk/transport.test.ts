@@ -97,6 +97,18 @@ describe('errors', () => {
     expect(shape.cause).toBeDefined()
   })
 
+  it('refuses a price that is not a number instead of turning it into NaN or 0', async () => {
+    server.use(
+      http.get(`${CLOB}/book`, () => HttpResponse.json({ asset_id: TOKEN, bids: [{ price: 'n/a', size: '10' }], asks: null })),
+      http.get(`${CLOB}/midpoint`, () => HttpResponse.json({ mid: '' })),
+      http.get(`${DATA}/trades`, () => HttpResponse.json([{ side: 'BUY', size: '12.5', price: 'abc', timestamp: 1 }])),
+    )
+    const { pm } = testClient()
+    await expect(pm.token(TOKEN).book()).rejects.toMatchObject({ code: 'ERR_MARKET_SHAPE', issues: [{ path: 'bids.0.price' }] })
+    await expect(pm.token(TOKEN).midpoint()).rejects.toMatchObject({ code: 'ERR_MARKET_SHAPE', issues: [{ path: 'mid' }] })
+    await expect(pm.trades.list()).rejects.toMatchObject({ code: 'ERR_MARKET_SHAPE', issues: [{ path: '0.price' }] })
+  })
+
   it('reports a malformed double-encoded field at its path', async () => {
     server.use(http.get(`${GAMMA}/markets/slug/:slug`, () => HttpResponse.json({ id: '1', outcomes: '[Yes' })))
     const { pm } = testClient()

@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot'
 import type { CallOptions, ClientContext } from '../context.js'
-import { toNumber } from '../wire/fields.js'
+import { num, toNumber } from '../wire/fields.js'
 import { ClobBatchPricesSchema, ClobBatchValuesSchema, ClobBookSchema } from '../wire/clob.js'
 import { toBook, type Book } from './model.js'
 
@@ -84,7 +84,7 @@ async function values(
 ): Promise<Map<string, number>> {
   const entries = await chunked(ctx, unique(tokenIds), async (chunk) => {
     const answer = await post(ctx, path, chunk.map((token_id) => ({ token_id })), ClobBatchValuesSchema, o)
-    return Object.entries(answer).map(([id, value]) => [id, toNumber(value) ?? Number.NaN] as const)
+    return Object.entries(answer).map(([id, value]) => [id, num(value)] as const)
   })
   return new Map(entries)
 }

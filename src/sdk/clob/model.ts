@@ -1,5 +1,5 @@
 /** The order-book service's objects as the SDK gives them: numbers for prices and sizes, levels best first. */
-import { toNumber } from '../wire/fields.js'
+import { num, toNumber } from '../wire/fields.js'
 import type { ClobBookWire, ClobMarketWire } from '../wire/clob.js'
 
 /** Which side of the book a price is for. */
@@ -70,7 +70,7 @@ export interface ClobMarket {
 }
 
 function levels(raw: ClobBookWire['bids'], best: 'high' | 'low'): Level[] {
-  const out = (raw ?? []).map((l) => ({ price: toNumber(l.price) ?? 0, size: toNumber(l.size) ?? 0 }))
+  const out = (raw ?? []).map((l) => ({ price: num(l.price), size: num(l.size) }))
   // The service's order has been seen both ways: sort explicitly.
   return out.sort((a, b) => (best === 'high' ? b.price - a.price : a.price - b.price))
 }

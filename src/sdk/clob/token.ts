@@ -1,7 +1,7 @@
 /** `pm.token(id)`: everything the order-book service knows about one outcome token. */
 import * as v from 'valibot'
 import type { CallOptions, ClientContext } from '../context.js'
-import { toNumber } from '../wire/fields.js'
+import { num } from '../wire/fields.js'
 import {
   ClobBookSchema,
   ClobHistorySchema,
@@ -11,14 +11,13 @@ import {
 } from '../wire/clob.js'
 import { historyQuery, toBook, type Book, type HistoryParams, type PricePoint, type Side } from './model.js'
 
-const number = (x: number | string): number => toNumber(x) ?? Number.NaN
-const PriceSchema = v.pipe(ClobPriceSchema, v.transform((w) => number(w.price)))
-const MidSchema = v.pipe(ClobMidpointSchema, v.transform((w) => number(w.mid)))
-const SpreadSchema = v.pipe(ClobSpreadSchema, v.transform((w) => number(w.spread)))
+const PriceSchema = v.pipe(ClobPriceSchema, v.transform((w) => num(w.price)))
+const MidSchema = v.pipe(ClobMidpointSchema, v.transform((w) => num(w.mid)))
+const SpreadSchema = v.pipe(ClobSpreadSchema, v.transform((w) => num(w.spread)))
 const BookSchema = v.pipe(ClobBookSchema, v.transform(toBook))
 const HistorySchema = v.pipe(
   ClobHistorySchema,
-  v.transform((w): PricePoint[] => (w.history ?? []).map((pt) => ({ t: pt.t, p: number(pt.p) }))),
+  v.transform((w): PricePoint[] => (w.history ?? []).map((pt) => ({ t: pt.t, p: num(pt.p) }))),
 )
 
 /**

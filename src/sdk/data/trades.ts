@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import type { CallOptions } from '../context.js'
 import type { Side } from '../clob/model.js'
 import { PagedQuery, checkCount, offsetPages } from '../query.js'
-import { toNumber } from '../wire/fields.js'
+import { num } from '../wire/fields.js'
 import { DataTradesSchema, type DataTradeWire } from '../wire/data.js'
 
 /** The deepest offset the service serves; past it answers 400. */
@@ -35,8 +35,8 @@ export interface Trade {
 function toTrade(w: DataTradeWire): Trade {
   return {
     side: w.side === 'BUY' ? 'buy' : 'sell',
-    size: toNumber(w.size) ?? 0,
-    price: toNumber(w.price) ?? 0,
+    size: num(w.size),
+    price: num(w.price),
     timestamp: w.timestamp,
     tokenId: w.asset ?? null,
     conditionId: w.conditionId ?? null,

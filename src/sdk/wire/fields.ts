@@ -19,8 +19,22 @@ export const optBoolean = v.optional(v.nullable(v.boolean()))
 /** A number or a decimal string (`"0.42"`), optional and nullable; converted by {@link toNumber}. */
 export const optNumeric = v.optional(v.nullable(v.union([v.number(), v.string()])))
 
-/** A required number or decimal string, as prices and sizes of the order book. */
-export const numeric = v.union([v.number(), v.string()])
+/**
+ * A required price or size: a number or a decimal string (`"0.42"`). Any other string is a shape error at its path,
+ * so a price never turns into `NaN` or `0` silently; read it with {@link num}.
+ */
+export const numeric = v.union([
+  v.number(),
+  v.pipe(
+    v.string(),
+    v.check((s) => s.trim() !== '' && Number.isFinite(Number(s)), 'expected a number or a decimal string'),
+  ),
+])
+
+/** The number of a value {@link numeric} accepted. */
+export function num(value: number | string): number {
+  return typeof value === 'number' ? value : Number(value)
+}
 
 /**
  * A double-encoded array: a string holding a JSON array (`"[\"Yes\", \"No\"]"`). `null`, `""` and a missing field

@@ -118,11 +118,16 @@ export class MarketTimeoutError extends MarketError {
   }
 }
 
-/** Any other failure: a 5xx after retries, a network error, a non-JSON body, an unexpected `error` body. */
+/**
+ * Any other failure: a 5xx after retries, a network error, a non-JSON body, an unexpected `error` body.
+ * `retryAfterMs` carries the `Retry-After` of a 5xx (a 503 often has one).
+ */
 export class MarketHttpError extends MarketError {
   override readonly name = 'MarketHttpError'
-  constructor(message: string, details?: MarketErrorDetails) {
+  readonly retryAfterMs: number | undefined
+  constructor(message: string, details?: MarketErrorDetails & { retryAfterMs?: number | undefined }) {
     super('ERR_MARKET_HTTP', message, details)
+    this.retryAfterMs = details?.retryAfterMs
   }
 }
 

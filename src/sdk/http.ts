@@ -105,7 +105,8 @@ export function createTransport(options: TransportOptions): Transport {
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason
         if (attempt > options.retry.limit || !isRetryable(err)) throw err
-        const wait = backoffMs(options.retry, attempt, err instanceof RateLimitedError ? err.retryAfterMs : undefined)
+        const retryAfter = err instanceof RateLimitedError || err instanceof MarketHttpError ? err.retryAfterMs : undefined
+        const wait = backoffMs(options.retry, attempt, retryAfter)
         await options.retry.sleep(wait, spec.signal)
       }
     }
@@ -146,7 +147,8 @@ function statusError(endpoint: string, d: MarketErrorDetails, text: string, retr
   if (d.status === 404) return new NotFoundError(message, d)
   if (d.status === 429) return new RateLimitedError(message, { ...d, retryAfterMs: parseRetryAfter(retryAfter) })
   if (d.status === 400 || d.status === 422) return new BadRequestError(message, d)
-  return new MarketHttpError(message, d)
+  const retryAfterMs = (d.status ?? 0) >= 500 ? parseRetryAfter(retryAfter) : undefined
+  return new MarketHttpError(message, { ...d, retryAfterMs })
 }
 
 /** Throttles, timeouts, 5xx and network failures may pass on a later try; everything else will not. */

@@ -44,6 +44,15 @@ describe('retries', () => {
     expect(sleep.mock.calls[0]?.[0]).toBe(7000)
   })
 
+  it("honours a 503's Retry-After too", async () => {
+    let calls = 0
+    const busy = () => new HttpResponse('busy', { status: 503, headers: { 'retry-after': '4' } })
+    server.use(http.get(`${GAMMA}/tags`, () => (++calls === 1 ? busy() : undefined)))
+    const { pm, sleep } = testClient()
+    await expect(pm.tags.list()).resolves.toHaveLength(3)
+    expect(sleep.mock.calls.map(([ms]) => ms)).toEqual([4000])
+  })
+
   it('retries 5xx and network errors but not 4xx', async () => {
     let calls = 0
     server.use(

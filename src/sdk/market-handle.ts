@@ -61,12 +61,20 @@ export class MarketHandle {
 
   /** Trades of this market (a query: add `.limit()`, `.where({ side })`, a terminal). */
   trades(): TradesQuery {
-    return new TradesQuery(this.#ctx, { filter: { market: this.market.conditionId } })
+    return new TradesQuery(this.#ctx, { filter: { market: this.#conditionId() } })
   }
 
   /** Open interest of this market in USDC; `null` when the service has no figure for it. */
   async openInterest(options: CallOptions = {}): Promise<number | null> {
-    const rows = await openInterest(this.#ctx, this.market.conditionId, options)
-    return rows.find((r) => r.market.toLowerCase() === this.market.conditionId.toLowerCase())?.value ?? null
+    const id = this.#conditionId()
+    const rows = await openInterest(this.#ctx, id, options)
+    return rows.find((r) => r.market.toLowerCase() === id.toLowerCase())?.value ?? null
+  }
+
+  // Without a condition id the trades service would answer for every market, not for none.
+  #conditionId(): string {
+    const { conditionId, slug } = this.market
+    if (conditionId === '') throw new MarketUsageError(`Market "${slug}" has no condition id: it has no trades or open interest`)
+    return conditionId
   }
 }

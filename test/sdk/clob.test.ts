@@ -162,4 +162,13 @@ describe('linking flow', () => {
     expect(multi.outcome('Carol').id).toMatch(/^\d+$/)
     expect(() => multi.outcome('Dave')).toThrow(/Alice, Bob, Carol/)
   })
+
+  it('refuses trades and open interest of a market without a condition id instead of asking for every market', async () => {
+    const { pm } = testClient()
+    const m = await pm.markets.bySlug('odd-market-without-outcomes')
+    const handle = pm.market({ ...m, conditionId: '' })
+    expect(() => handle.trades()).toThrow(/has no condition id/)
+    await expect(handle.openInterest()).rejects.toThrow(/has no condition id/)
+    expect(urls(requests).map((u) => u.pathname)).toEqual(['/markets/slug/odd-market-without-outcomes'])
+  })
 })

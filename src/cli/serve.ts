@@ -2,7 +2,7 @@
  * `hookpilot serve`: runs the gateway from a config file until SIGTERM or SIGINT, then shuts down gracefully.
  */
 import { createGateway, loadConfig, configDir } from '../index.js'
-import { parse, toPort } from './args.js'
+import { parse, toPort, UsageError } from './args.js'
 import type { Subcommand } from './io.js'
 
 const HELP = `Usage: hookpilot serve [--config FILE] [--host HOST] [--port PORT]
@@ -21,7 +21,7 @@ is read from the environment. See docs/configuration.md.
 
 /** Runs the gateway; resolves with the exit code once it has shut down. */
 export const serve: Subcommand = async (args, io) => {
-  const { values } = parse(args, {
+  const { values, positionals } = parse(args, {
     config: { type: 'string', short: 'c', default: 'config.yaml' },
     host: { type: 'string' },
     port: { type: 'string', short: 'p' },
@@ -31,14 +31,25 @@ export const serve: Subcommand = async (args, io) => {
     io.stdout.write(HELP)
     return 0
   }
+  if (positionals.length > 0) {
+    throw new UsageError(`serve takes no arguments (got ${positionals.join(' ')}); the config file goes after --config.`)
+  }
+  if (values.host !== undefined && values.host.trim() === '') throw new UsageError('--host must not be empty.')
   const port = toPort(values.port, '--port')
-  const config = await loadConfig(values.config, { env: io.env })
+  // The flags go in as the WEBHOOK_* overrides, before validation: every check that depends on the bind address
+  // (INSECURE_NO_AUTH only on loopback, for static routes and subscriptions alike) sees the address really bound.
+  const env = {
+    ...io.env,
+    ...(values.host === undefined ? {} : { WEBHOOK_HOST: values.host }),
+    ...(port === undefined ? {} : { WEBHOOK_PORT: String(port) }),
+  }
+  const config = await loadConfig(values.config, { env })
   if (!config.platforms.webhook.enabled) {
     io.stderr.write('The webhook platform is disabled (platforms.webhook.enabled: false, or WEBHOOK_ENABLED=false): nothing to serve.\n')
     return 1
   }
   const gateway = await createGateway(config, [], { baseDir: configDir(values.config) })
-  await gateway.listen({ host: values.host, port })
+  await gateway.listen()
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGTERM', stop).off('SIGINT', stop)

@@ -42,6 +42,16 @@ describe('hookpilot serve', () => {
     expect(output).toContain('platforms.webhook.extra.routes.pr.secret: no secret')
   })
 
+  it('--host is checked like the config host: INSECURE_NO_AUTH on a loopback config cannot be served on 0.0.0.0', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookpilot-serve-'))
+    const config = join(dir, 'config.yaml')
+    await writeFile(config, 'platforms:\n  webhook:\n    extra:\n      host: 127.0.0.1\n      port: 0\n      routes:\n        open: { secret: INSECURE_NO_AUTH }\n')
+    const { code, output } = await runCli(['serve', '--config', config, '--host', '0.0.0.0'], { env: { WEBHOOK_HOST: '' } })
+    expect(code).toBe(1)
+    expect(output).toMatch(/routes\.open\.secret: INSECURE_NO_AUTH .*refused on host "0\.0\.0\.0"/)
+    expect(output).not.toContain('Listening on')
+  })
+
   it('a missing config file says so', async () => {
     const { code, output } = await runCli(['serve', '--config', 'nope.yaml'])
     expect(code).toBe(1)
@@ -61,6 +71,8 @@ describe('hookpilot serve', () => {
     expect(await runCli(['serve', '--port', 'eighty'])).toMatchObject({ code: 2, output: expect.stringContaining('--port takes a port number') })
     expect(await runCli(['serve', '--bogus'])).toMatchObject({ code: 2, output: expect.stringContaining("Unknown option '--bogus'") })
     expect(await runCli(['serve', '--help'])).toMatchObject({ code: 0, output: expect.stringContaining('Usage: hookpilot serve') })
+    expect(await runCli(['serve', 'examples/config.yaml'])).toMatchObject({ code: 2, output: expect.stringContaining('serve takes no arguments') })
+    expect(await runCli(['serve', '--host', ''])).toMatchObject({ code: 2, output: expect.stringContaining('--host must not be empty') })
     expect(await runCli(['frobnicate'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "frobnicate"') })
   })
 })

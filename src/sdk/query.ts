@@ -67,11 +67,10 @@ export abstract class PagedQuery<T, S extends object> implements AsyncIterable<T
   }
 }
 
-/** Walks a cursor list; stops when there is no next cursor, at `end`, or when a cursor repeats (ignored cursor). */
+/** Walks a cursor list; stops when there is no next cursor, or when a cursor repeats (an ignored cursor). */
 export async function* cursorPages<T>(
   fetchPage: (cursor: string | undefined) => Promise<{ items: readonly T[]; next: string | undefined }>,
   start: string | undefined,
-  end?: string,
 ): AsyncGenerator<readonly T[]> {
   const seen = new Set<string>()
   let cursor = start
@@ -79,7 +78,7 @@ export async function* cursorPages<T>(
     const { items, next } = await fetchPage(cursor)
     // A short or even empty page proves nothing (page sizes are clamped): only the cursor says we are done.
     if (items.length > 0) yield items
-    if (!next || next === end || seen.has(next)) return
+    if (!next || seen.has(next)) return
     seen.add(next)
     cursor = next
   }

@@ -1,6 +1,7 @@
 /**
  * The shared builder of the catalog's market and event lists: `list()` reads one page of the offset list,
- * `page()` one page of the keyset list, and iteration walks the keyset list (deep offsets fail with 422).
+ * `page()` one page of the keyset list, iteration walks the keyset list (deep offsets fail with 422), and
+ * `byId()`/`bySlug()` read one object.
  */
 import type * as v from 'valibot'
 import type { CallOptions, ClientContext } from '../context.js'
@@ -20,6 +21,9 @@ export interface CatalogState<F, O> {
 /** What differs between the market and the event list. */
 export interface CatalogSpec<T, F> {
   readonly path: '/markets' | '/events'
+  /** Names the object in not-found messages. */
+  readonly noun: 'market' | 'event'
+  readonly one: v.GenericSchema<unknown, T>
   readonly list: v.GenericSchema<unknown, T[]>
   readonly keyset: v.GenericSchema<unknown, Page<T>>
   readonly params: (ctx: ClientContext, filter: F, signal: AbortSignal | undefined) => Promise<QueryInit>
@@ -62,6 +66,16 @@ export abstract class CatalogQuery<T, F extends CatalogFilter, O extends string>
     return this.with({ after: cursor })
   }
 
+  /** One object by its catalog id; NotFoundError when unknown. */
+  byId(id: string, options: CallOptions = {}): Promise<T> {
+    return this.one(`/${encodeURIComponent(id)}`, `id "${id}"`, options.signal)
+  }
+
+  /** One object by slug; NotFoundError when unknown (the service answers `200 null`). */
+  bySlug(slug: string, options: CallOptions = {}): Promise<T> {
+    return this.one(`/slug/${encodeURIComponent(slug)}`, `slug "${slug}"`, options.signal)
+  }
+
   /** One page of the offset list (`limit`, `offset`): one request. */
   async list(options: CallOptions = {}): Promise<T[]> {
     const { limit, offset } = this.state
@@ -82,6 +96,11 @@ export abstract class CatalogQuery<T, F extends CatalogFilter, O extends string>
       left -= page.items.length
       return { items: page.items, next: left > 0 ? page.nextCursor : undefined }
     }, this.state.after)
+  }
+
+  private one(suffix: string, what: string, signal: AbortSignal | undefined): Promise<T> {
+    const { path, one, noun } = this.spec()
+    return this.ctx.request({ service: 'gamma', path: path + suffix, schema: one, notFound: `No ${noun} has the ${what}`, signal })
   }
 
   private keysetPage(query: QueryInit, after: string | undefined, limit: number | undefined, signal?: AbortSignal) {

@@ -1,6 +1,5 @@
 /** `pm.markets`: catalog markets, as a filtered list and by id or slug. */
 import * as v from 'valibot'
-import type { CallOptions } from '../context.js'
 import type { Page } from '../query.js'
 import { GammaMarketSchema, GammaMarketsKeysetSchema } from '../wire/gamma.js'
 import { marketParams, type MarketFilter, type MarketOrderField } from './filters.js'
@@ -8,10 +7,10 @@ import { CatalogQuery, type CatalogSpec } from './list-query.js'
 import { toMarket, type Market } from './model.js'
 import { tagIdOf } from './tags.js'
 
-const MarketSchema = v.pipe(GammaMarketSchema, v.transform(toMarket))
-
 const spec: CatalogSpec<Market, MarketFilter> = {
   path: '/markets',
+  noun: 'market',
+  one: v.pipe(GammaMarketSchema, v.transform(toMarket)),
   list: v.pipe(v.array(GammaMarketSchema), v.transform((ms) => ms.map(toMarket))),
   keyset: v.pipe(
     GammaMarketsKeysetSchema,
@@ -35,18 +34,5 @@ const spec: CatalogSpec<Market, MarketFilter> = {
 export class MarketsQuery extends CatalogQuery<Market, MarketFilter, MarketOrderField> {
   protected spec(): CatalogSpec<Market, MarketFilter> {
     return spec
-  }
-
-  /** One market by its catalog id; NotFoundError when unknown. */
-  byId(id: string, options: CallOptions = {}): Promise<Market> {
-    const path = `/markets/${encodeURIComponent(id)}`
-    return this.ctx.request({ service: 'gamma', path, schema: MarketSchema, notFound: `No market has the id "${id}"`, ...options })
-  }
-
-  /** One market by slug; NotFoundError when unknown (the service answers `200 null`). */
-  bySlug(slug: string, options: CallOptions = {}): Promise<Market> {
-    const path = `/markets/slug/${encodeURIComponent(slug)}`
-    const notFound = `No market has the slug "${slug}"`
-    return this.ctx.request({ service: 'gamma', path, schema: MarketSchema, notFound, ...options })
   }
 }

@@ -38,7 +38,7 @@ export class TagsQuery extends PagedQuery<Tag, TagsState> {
       path: `/tags/slug/${encodeURIComponent(slug)}`,
       schema: TagSchema,
       notFound: `No tag has the slug "${slug}"`,
-      ...options,
+      signal: options.signal,
     })
   }
 

@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path'
 import { parseConfig, staticRoutes, type HookpilotConfig, type HookpilotConfigInput } from './config.js'
 import { createScope, type Scope } from './container.js'
 import { createDispatcher } from './dispatcher.js'
-import { GatewayError } from './errors.js'
+import { ConfigError, GatewayError } from './errors.js'
 import { ERRORS, type GatewayResponse } from './http-response.js'
 import { createNodeHandler, type NodeHandler } from './http.js'
 import { listenOn, type ListenAddress, type ListenOptions } from './listen.js'
@@ -16,8 +16,10 @@ import { createPipeline } from './pipeline.js'
 import type { GatewayPlugin } from './plugin.js'
 import { memoryQueue } from './queue.js'
 import { createRouteTable, type MutableRouteTable } from './route-table.js'
+import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from './routes.js'
 import { startSubscriptionSource, subscriptionsPath } from './subscriptions/index.js'
 import { TOKENS } from './tokens.js'
+import type { Route } from './types.js'
 import { checkRoutes, selectRunner, targetMap } from './wiring.js'
 
 /** A request for {@link Gateway.handle}: headers in any case, body as bytes or text. */
@@ -78,6 +80,7 @@ export async function buildGateway(
   const store = scope.resolve(TOKENS.idempotencyStore)
   const queue = scope.resolve(TOKENS.queue)
   const shutdown = new AbortController()
+  let exposed = false
   const pipeline = createPipeline({
     routes,
     verifiers: scope.resolve(TOKENS.verifiers),
@@ -88,6 +91,7 @@ export async function buildGateway(
     log,
     clock: scope.resolve(TOKENS.clock),
     signal: shutdown.signal,
+    exposed: () => exposed,
   })
   queue.start(
     createDispatcher({
@@ -123,14 +127,16 @@ export async function buildGateway(
 
   async function listen(listenOptions: ListenOptions = {}): Promise<ListenAddress> {
     if (server) throw new GatewayError('ERR_LISTEN', 'This gateway is already listening; create another to listen twice.')
+    const host = listenOptions.host ?? extra.host
+    if (!isLoopback(host)) {
+      refuseInsecureRoutes(routes.list(), host)
+      exposed = true
+    }
     // Check slow clients every second, so the timeouts below hold to the second, not to node's 30 s default.
     server = createServer({ connectionsCheckingInterval: 1000 }, handler)
     server.headersTimeout = extra.headers_timeout_seconds * 1000
     server.requestTimeout = extra.request_timeout_seconds * 1000
-    const address = await listenOn(server, {
-      host: listenOptions.host ?? extra.host,
-      port: listenOptions.port ?? extra.port,
-    })
+    const address = await listenOn(server, { host, port: listenOptions.port ?? extra.port })
     const names = routes.list().map((r) => r.name)
     log.info(`[webhook] Listening on ${address.host}:${address.port} — routes: ${names.length ? names.join(', ') : '(none configured)'}`)
     return address
@@ -156,6 +162,17 @@ export async function buildGateway(
 /** The folder of a config file, for {@link BuildOptions.baseDir}. */
 export function configDir(path: string): string {
   return dirname(resolve(path))
+}
+
+/** The config checked INSECURE_NO_AUTH against its own host; `listen({ host })` (`--host`) may bind another. */
+function refuseInsecureRoutes(routes: readonly Route[], host: string): void {
+  const open = routes.filter((r) => r.secrets.includes(INSECURE_NO_AUTH))
+  if (open.length === 0) return
+  throw new ConfigError(open.map((r) => ({ path: `${routePath(r)}.secret`, message: insecureRefusal(host) })))
+}
+
+function routePath(route: Route): string {
+  return route.source === 'static' ? `platforms.webhook.extra.routes.${route.name}` : `subscriptions.${route.name}`
 }
 
 function register(scope: Scope, plugin: GatewayPlugin): void {

@@ -30,6 +30,11 @@ export interface PipelineParts {
   readonly clock: Clock
   /** Aborted when the gateway closes; filters receive it. */
   readonly signal: AbortSignal
+  /**
+   * True while the gateway listens on an address other machines can reach. Routes were checked against the
+   * configured host, but `listen({ host })` may bind another, and a dynamic route can arrive after that.
+   */
+  readonly exposed: () => boolean
 }
 
 /** Where a request goes before its body is read. */
@@ -53,7 +58,7 @@ export interface Pipeline {
 
 /** Builds the pipeline from its parts. */
 export function createPipeline(parts: PipelineParts): Pipeline {
-  const { routes, verifiers, filters, store, limiter, queue, log, clock, signal } = parts
+  const { routes, verifiers, filters, store, limiter, queue, log, clock, signal, exposed } = parts
 
   function preflight(method: string, rawPath: string): Preflight {
     const path = stripQuery(rawPath)
@@ -69,7 +74,11 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   }
 
   async function verify(route: Route, req: RawRequest): Promise<boolean> {
-    if (route.secrets.includes(INSECURE_NO_AUTH)) return true
+    if (route.secrets.includes(INSECURE_NO_AUTH)) {
+      if (!exposed()) return true
+      log.warn('rejected request: INSECURE_NO_AUTH is refused off loopback', { route: route.name })
+      return false
+    }
     const verifier = verifiers.find((v) => req.headers[v.header] !== undefined)
     if (!verifier) {
       log.warn('rejected request: no signature header', { route: route.name })

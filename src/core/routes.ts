@@ -30,6 +30,14 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host)
 }
 
+/** Why a route with {@link INSECURE_NO_AUTH} cannot be served on `host`, which other machines can reach. */
+export function insecureRefusal(host: string): string {
+  return (
+    `${INSECURE_NO_AUTH} turns signature checks off, so it is refused on host "${host}", which other ` +
+    'machines can reach: bind platforms.webhook.extra.host (or --host) to 127.0.0.1, or set a real secret'
+  )
+}
+
 /**
  * Resolves one route; problems are pushed to `issues` with paths under `path`, and `undefined` is returned
  * when the route cannot be used.
@@ -53,12 +61,7 @@ export function resolveRoute(
     })
   }
   if (secrets.includes(INSECURE_NO_AUTH) && !isLoopback(defaults.host)) {
-    issues.push({
-      path: `${path}.secret`,
-      message:
-        `${INSECURE_NO_AUTH} turns signature checks off, so it is refused on host "${defaults.host}", which other ` +
-        'machines can reach: bind platforms.webhook.extra.host to 127.0.0.1, or set a real secret',
-    })
+    issues.push({ path: `${path}.secret`, message: insecureRefusal(defaults.host) })
   }
   if (issues.length > before) return undefined
   return {

@@ -2,7 +2,7 @@
  * The composition root: plugin slots (one vs many), isolation between gateways, graceful close.
  */
 import { describe, expect, it } from 'vitest'
-import { createGateway, defineEventFilter, definePlugin, silentLogger, type IdempotencyStore } from '../../src/index.js'
+import { ConfigError, createGateway, defineEventFilter, definePlugin, silentLogger, type IdempotencyStore, type Route } from '../../src/index.js'
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
 import { SECRET, testGateway } from '../fixtures/gateway.js'
 
@@ -95,6 +95,33 @@ describe('createGateway', () => {
     )
     const res = await gateway.handle(request('plain'))
     expect(JSON.parse(res.body)).toMatchObject({ status: 'accepted', route: 'pr' })
+    await gateway.close()
+  })
+
+  it('refuses to listen off loopback while a route has INSECURE_NO_AUTH, even when the config host is loopback', async () => {
+    const { gateway } = await testGateway({ routes: { dev: { secret: 'INSECURE_NO_AUTH' } } })
+    const err = await gateway.listen({ host: '0.0.0.0', port: 0 }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ConfigError)
+    expect((err as ConfigError).issues).toEqual([{
+      path: 'platforms.webhook.extra.routes.dev.secret',
+      message: expect.stringMatching(/INSECURE_NO_AUTH .* refused on host "0\.0\.0\.0".*--host/),
+    }])
+    // nothing was bound, so the same gateway can still listen where it may
+    expect((await gateway.listen({ host: '127.0.0.1', port: 0 })).port).toBeGreaterThan(0)
+    await gateway.close()
+  })
+
+  it('a dynamic INSECURE_NO_AUTH route arriving while listening off loopback is refused 401, never open', async () => {
+    const { gateway, runs } = await testGateway()
+    await gateway.listen({ host: '0.0.0.0', port: 0 })
+    const open: Route = {
+      name: 'dev', secrets: ['INSECURE_NO_AUTH'], events: [], prompt: undefined, skills: [], deliver: 'log',
+      deliverExtra: {}, silentOutputs: [], rateLimit: 30, source: 'dynamic', description: undefined,
+    }
+    gateway.routes.setDynamic([open])
+    const res = await gateway.handle({ method: 'POST', path: '/webhooks/dev', headers: { 'content-type': 'application/json' }, body: '{"a":1}' })
+    expect([res.status, JSON.parse(res.body)]).toEqual([401, { error: 'Invalid signature' }])
+    expect(runs).toHaveLength(0)
     await gateway.close()
   })
 })

@@ -131,6 +131,9 @@ describe('events', () => {
     const { pm } = testClient()
     const politics = await pm.events.where({ tag: 'politics' }).orderBy('volume').list()
     expect(politics.map((e) => e.slug)).toEqual(['how-many-fed-rate-cuts-in-2025', 'presidential-election-winner-2028'])
+    // The descending order above is also the mock's natural one: ascending proves the sort is applied.
+    const ascending = await pm.events.where({ tag: 'politics' }).orderBy('volume', 'asc').list()
+    expect(ascending.map((e) => e.slug)).toEqual(['presidential-election-winner-2028', 'how-many-fed-rate-cuts-in-2025'])
     const e = await pm.events.bySlug('how-many-fed-rate-cuts-in-2025')
     expect(e.markets).toHaveLength(3)
     expect(e.tags.map((t) => t.slug)).toEqual(['politics', 'fed-rates'])

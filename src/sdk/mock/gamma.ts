@@ -10,7 +10,8 @@ import { boolParam, cursorOf, fail, json, numParam, offsetOf, sortBy, window } f
 export const MAX_GAMMA_OFFSET = 1000
 const CLAMP = { markets: 5, events: 2, tags: 3 } as const
 
-const ORDER_ALIASES: Readonly<Record<string, string>> = { volume: 'volumeNum', liquidity: 'liquidityNum' }
+/** Markets carry `volume`/`liquidity` as strings and sort by their numeric twins; events have numbers already. */
+const MARKET_ORDER_ALIASES: Readonly<Record<string, string>> = { volume: 'volumeNum', liquidity: 'liquidityNum' }
 
 /** Answers one catalog request; `path` is relative to the service's base URL. */
 export function gamma(path: string, q: URLSearchParams): Response {
@@ -38,7 +39,8 @@ function single(items: Record<string, unknown>[], key: string, value: string | u
 
 function list(kind: keyof typeof CLAMP, all: Record<string, unknown>[], q: URLSearchParams, keyset: boolean): Response {
   const order = q.get('order')?.split(',')[0]
-  if (order) sortBy(all, ORDER_ALIASES[order] ?? order, boolParam(q, 'ascending') ?? false)
+  const field = kind === 'markets' && order !== undefined ? (MARKET_ORDER_ALIASES[order] ?? order) : order
+  if (field) sortBy(all, field, boolParam(q, 'ascending') ?? false)
   if (!keyset) {
     if ((numParam(q, 'offset') ?? 0) > MAX_GAMMA_OFFSET) {
       return fail(422, `offset too large, use /${kind}/keyset for deeper pagination`, 'validation error')

@@ -35,6 +35,13 @@ describe('hookpilot market', () => {
     expect(events[0]?.raw).toBeUndefined()
   })
 
+  it('sorts events ascending with --asc', async () => {
+    const r = await market('events', '--mock', '--order', 'volume', '--asc', '--limit', '3', '--json')
+    const volumes = (JSON.parse(r.stdout) as { volume: number }[]).map((e) => e.volume)
+    expect(volumes).toEqual([...volumes].sort((a, b) => a - b))
+    expect(volumes[0]).toBe(1200)
+  })
+
   it('filters markets by tag and searches', async () => {
     const tagged = await market('markets', '--mock', '--tag', 'sports', '--json')
     expect((JSON.parse(tagged.stdout) as unknown[]).length).toBe(3)
@@ -67,6 +74,7 @@ describe('hookpilot market', () => {
     expect(rows.every((r) => r.includes('BUY'))).toBe(true)
     const oi = await market('oi', 'will-1-fed-rate-cut-happen-in-2025', '--mock')
     expect(oi.stdout).toContain('Open interest: $412,331.1')
+    expect(oi.stdout).toContain('Open interest: $412,331.10\n')
   })
 
   it('explains bad input with exit code 2 and what to change', async () => {
@@ -77,6 +85,8 @@ describe('hookpilot market', () => {
     expect((await market('markets', '--limit', 'lots')).stderr).toContain('--limit must be a whole number')
     expect((await market('book')).stderr).toContain('missing <token|slug>')
     expect((await market('markets', '--bogus')).stderr).toMatch(/Unknown option '--bogus'/)
+    // Only the fact, not parseArgs' advice about '--' with its unbalanced quotes.
+    expect((await market('markets', '--bogus')).stderr).toBe("hookpilot market markets: Unknown option '--bogus' (see --help)\n")
     expect((await market('frobnicate')).stderr).toContain('unknown command "frobnicate"')
     expect((await market('trades', '123456789012345')).stderr).toContain("give the market's slug")
   })
@@ -88,6 +98,9 @@ describe('hookpilot market', () => {
     expect(r.stderr).toContain('hookpilot market search')
     const closed = await market('book', 'microstrategy-sells-any-bitcoin-by-may-31-2026', '--mock')
     expect(closed).toMatchObject({ code: 1, stderr: expect.stringContaining('No orderbook exists') })
+    // The market exists, so the hint is about the book, not about the slug.
+    expect(closed.stderr).toContain('Closed (resolved) markets have no order book')
+    expect(closed.stderr).not.toContain('Check the slug')
   })
 
   it('has --help for the command and every subcommand', async () => {
@@ -99,6 +112,7 @@ describe('hookpilot market', () => {
       expect(r.code).toBe(0)
       expect(r.stdout).toMatch(new RegExp(`^Usage: hookpilot market ${sub}`))
       expect(r.stdout).toContain('--json')
+      expect(r.stdout).toMatch(/\n\nCommon options:/)
     }
     expect((await market()).code).toBe(2)
   })

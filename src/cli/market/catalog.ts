@@ -1,10 +1,18 @@
 /** `hookpilot market search | events | markets`: the catalog, as tables or JSON. */
-import type { Event, EventOrderField, Market, MarketOrderField } from '../../sdk/index.js'
-import { flag, str, type MarketCommand, type Parsed } from './command.js'
+import type {
+  CatalogFilter,
+  CatalogQuery,
+  Event,
+  EventOrderField,
+  Market,
+  MarketClient,
+  MarketOrderField,
+} from '../../sdk/index.js'
+import { flag, str, type MarketCommand } from './command.js'
 import { count, noPositionals, oneOf, positional } from './options.js'
 import { writeJson } from './output.js'
 import { collect } from './progress.js'
-import { pct, table, usd, when } from './table.js'
+import { pct, table, usd, when, type Column } from './table.js'
 
 const MARKET_ORDER: readonly MarketOrderField[] = ['volume', 'volume24hr', 'liquidity', 'createdAt', 'updatedAt', 'startDate', 'endDate']
 const EVENT_ORDER: readonly EventOrderField[] = ['volume', 'volume24hr', 'liquidity', 'openInterest', 'createdAt', 'updatedAt', 'startDate', 'endDate']
@@ -17,35 +25,24 @@ const LIST_OPTIONS = {
   limit: { type: 'string' },
 } as const
 
-const listHelp = (what: string, fields: readonly string[]): string => `Options:
-  --active          only active ${what}
-  --closed          only closed ${what} (default: open ones)
-  --tag <slug>      only ${what} with this tag (see "search <text>" for tags)
-  --order <field>   sort by ${fields.join(', ')} (descending; add --asc)
-  --limit <n>       how many to show (default 20; several pages are fetched when needed)
-`
-
-function listFilter(parsed: Parsed) {
-  return { active: flag(parsed, 'active'), closed: flag(parsed, 'closed') ?? false, tag: str(parsed, 'tag') }
-}
-
-const marketRow = [
-  { header: 'QUESTION', cell: (m: Market) => m.question, max: 56 },
-  { header: 'YES', cell: (m: Market) => pct(m.outcomes[0]?.price), align: 'right' as const },
-  { header: 'OUTCOMES', cell: (m: Market) => String(m.outcomes.length), align: 'right' as const },
-  { header: 'VOLUME', cell: (m: Market) => usd(m.volume), align: 'right' as const },
-  { header: 'STATE', cell: (m: Market) => (m.closed ? 'closed' : m.active ? 'open' : 'inactive') },
-  { header: 'SLUG', cell: (m: Market) => m.slug, max: 48 },
+const marketRow: readonly Column<Market>[] = [
+  { header: 'QUESTION', cell: (m) => m.question, max: 56 },
+  { header: 'YES', cell: (m) => pct(m.outcomes[0]?.price), align: 'right' },
+  { header: 'OUTCOMES', cell: (m) => String(m.outcomes.length), align: 'right' },
+  { header: 'VOLUME', cell: (m) => usd(m.volume), align: 'right' },
+  { header: 'STATE', cell: (m) => (m.closed ? 'closed' : m.active ? 'open' : 'inactive') },
+  { header: 'SLUG', cell: (m) => m.slug, max: 48 },
 ]
 
-const eventRow = [
-  { header: 'TITLE', cell: (e: Event) => e.title, max: 50 },
-  { header: 'MARKETS', cell: (e: Event) => String(e.markets.length), align: 'right' as const },
-  { header: 'VOLUME', cell: (e: Event) => usd(e.volume), align: 'right' as const },
-  { header: 'ENDS', cell: (e: Event) => when(e.endDate).slice(0, 10) },
-  { header: 'SLUG', cell: (e: Event) => e.slug, max: 48 },
+const eventRow: readonly Column<Event>[] = [
+  { header: 'TITLE', cell: (e) => e.title, max: 50 },
+  { header: 'MARKETS', cell: (e) => String(e.markets.length), align: 'right' },
+  { header: 'VOLUME', cell: (e) => usd(e.volume), align: 'right' },
+  { header: 'ENDS', cell: (e) => when(e.endDate).slice(0, 10) },
+  { header: 'SLUG', cell: (e) => e.slug, max: 48 },
 ]
 
+/** `hookpilot market search <text>`. */
 export const search: MarketCommand = {
   summary: 'search events and tags by text',
   usage: 'hookpilot market search <text> [--status active|closed|all] [--limit n]',
@@ -66,38 +63,41 @@ export const search: MarketCommand = {
   },
 }
 
-export const events: MarketCommand = {
-  summary: 'list events (open by default)',
-  usage: 'hookpilot market events [--active] [--closed] [--tag slug] [--order field] [--limit n]',
-  help: listHelp('events', EVENT_ORDER),
-  options: LIST_OPTIONS,
-  prepare(parsed) {
-    noPositionals(parsed.positionals, this.usage)
-    const order = oneOf('order', str(parsed, 'order'), EVENT_ORDER)
-    const limit = count('limit', str(parsed, 'limit'), 20)
-    return async ({ pm, io, json }) => {
-      const base = pm.events.where(listFilter(parsed))
-      const query = order ? base.orderBy(order, flag(parsed, 'asc') ? 'asc' : 'desc') : base
-      const items = await collect(io, 'fetching events', query.limit(Math.min(limit, 100)), limit)
-      json ? writeJson(io, items) : io.stdout.write(table(items, eventRow))
-    }
-  },
+/** A catalog list subcommand: filters, `--order`/`--asc`, `--limit` across pages, a table or JSON. */
+function listCommand<T, O extends string>(
+  what: 'events' | 'markets',
+  fields: readonly O[],
+  columns: readonly Column<T>[],
+  query: (pm: MarketClient, filter: CatalogFilter) => CatalogQuery<T, CatalogFilter, O>,
+): MarketCommand {
+  return {
+    summary: `list ${what} (open by default)`,
+    usage: `hookpilot market ${what} [--active] [--closed] [--tag slug] [--order field] [--asc] [--limit n]`,
+    help: `Options:
+  --active          only active ${what}
+  --closed          only closed ${what} (default: open ones)
+  --tag <slug>      only ${what} with this tag (see "search <text>" for tags)
+  --order <field>   sort by ${fields.join(', ')} (descending; add --asc)
+  --limit <n>       how many to show (default 20; several pages are fetched when needed)
+`,
+    options: LIST_OPTIONS,
+    prepare(parsed) {
+      noPositionals(parsed.positionals, this.usage)
+      const order = oneOf('order', str(parsed, 'order'), fields)
+      const limit = count('limit', str(parsed, 'limit'), 20)
+      const filter = { active: flag(parsed, 'active'), closed: flag(parsed, 'closed') ?? false, tag: str(parsed, 'tag') }
+      return async ({ pm, io, json }) => {
+        const base = query(pm, filter)
+        const sorted = order ? base.orderBy(order, flag(parsed, 'asc') ? 'asc' : 'desc') : base
+        const items = await collect(io, `fetching ${what}`, sorted.limit(Math.min(limit, 100)), limit)
+        json ? writeJson(io, items) : io.stdout.write(table(items, columns))
+      }
+    },
+  }
 }
 
-export const markets: MarketCommand = {
-  summary: 'list markets (open by default)',
-  usage: 'hookpilot market markets [--active] [--closed] [--tag slug] [--order field] [--limit n]',
-  help: listHelp('markets', MARKET_ORDER),
-  options: LIST_OPTIONS,
-  prepare(parsed) {
-    noPositionals(parsed.positionals, this.usage)
-    const order = oneOf('order', str(parsed, 'order'), MARKET_ORDER)
-    const limit = count('limit', str(parsed, 'limit'), 20)
-    return async ({ pm, io, json }) => {
-      const base = pm.markets.where(listFilter(parsed))
-      const query = order ? base.orderBy(order, flag(parsed, 'asc') ? 'asc' : 'desc') : base
-      const items = await collect(io, 'fetching markets', query.limit(Math.min(limit, 100)), limit)
-      json ? writeJson(io, items) : io.stdout.write(table(items, marketRow))
-    }
-  },
-}
+/** `hookpilot market events`. */
+export const events = listCommand('events', EVENT_ORDER, eventRow, (pm, filter) => pm.events.where(filter))
+
+/** `hookpilot market markets`. */
+export const markets = listCommand('markets', MARKET_ORDER, marketRow, (pm, filter) => pm.markets.where(filter))

@@ -51,7 +51,7 @@ export const runMarket: Subcommand = async (args, io) => {
   try {
     const parsed = parse(rest, command.options)
     if (flag(parsed, 'help')) {
-      io.stdout.write(`Usage: ${command.usage}\n\n${command.summary}\n\n${command.help}${COMMON_HELP}`)
+      io.stdout.write(`Usage: ${command.usage}\n\n${command.summary}\n\n${command.help ? `${command.help}\n` : ''}${COMMON_HELP}`)
       return 0
     }
     const work = command.prepare(parsed)
@@ -85,11 +85,18 @@ function report(io: CliIO, name: string, err: unknown): number {
     return 2
   }
   if (MarketError.is(err)) {
-    const hint = MarketError.is(err, 'ERR_MARKET_NOT_FOUND')
-      ? '\nCheck the slug or id: "hookpilot market search <text>" finds markets.'
-      : ''
-    io.stderr.write(`hookpilot market ${name}: ${err.message}${hint}\n`)
+    io.stderr.write(`hookpilot market ${name}: ${err.message}${hintFor(err)}\n`)
     return MarketError.is(err, 'ERR_MARKET_USAGE') ? 2 : 1
   }
   throw err
+}
+
+/** What to try next after a failed request, when there is something useful to say. */
+function hintFor(err: MarketError): string {
+  if (err.code !== 'ERR_MARKET_NOT_FOUND') return ''
+  // The order-book service answers the same 404 for a closed market and an unknown token.
+  if (/orderbook/i.test(err.serviceMessage ?? '')) {
+    return '\nClosed (resolved) markets have no order book; nor has a token id the service does not know.'
+  }
+  return '\nCheck the slug or id: "hookpilot market search <text>" finds markets.'
 }

@@ -19,7 +19,9 @@ export function parse(args: readonly string[], options: NonNullable<ParseArgsCon
   try {
     return parseArgs({ args: [...args], options: { ...COMMON, ...options }, allowPositionals: true, strict: true })
   } catch (err) {
-    throw new CliUsageError(`${(err as Error).message.split('\n')[0]} (see --help)`)
+    // parseArgs adds advice about '--' to its first sentence ("Unknown option '--x'. To specify ..."): keep the fact.
+    const fact = (err as Error).message.split(/\.\s|\n/)[0] ?? 'bad arguments'
+    throw new CliUsageError(`${fact.replace(/\.$/, '')} (see --help)`)
   }
 }
 

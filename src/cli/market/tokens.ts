@@ -33,6 +33,7 @@ const levels = (rows: readonly Level[], depth: number) =>
     { header: 'SIZE', cell: (l: Level) => shares(l.size), align: 'right' },
   ])
 
+/** `hookpilot market book`. */
 export const book: MarketCommand = {
   summary: "show a token's order book (by token id, or a market slug's outcome)",
   usage: 'hookpilot market book <token|slug> [--outcome Yes|No|index] [--depth n]',
@@ -51,6 +52,7 @@ export const book: MarketCommand = {
   },
 }
 
+/** `hookpilot market history`. */
 export const history: MarketCommand = {
   summary: 'chart the price history of a market (its Yes outcome) or a token',
   usage: 'hookpilot market history <slug|token> [--interval 1w] [--fidelity minutes] [--outcome o]',
@@ -69,6 +71,7 @@ export const history: MarketCommand = {
   },
 }
 
+/** `hookpilot market trades`. */
 export const trades: MarketCommand = {
   summary: "list a market's recent trades",
   usage: 'hookpilot market trades <slug> [--side buy|sell] [--limit n]',
@@ -96,6 +99,7 @@ export const trades: MarketCommand = {
   },
 }
 
+/** `hookpilot market oi`. */
 export const oi: MarketCommand = {
   summary: "show a market's open interest",
   usage: 'hookpilot market oi <slug>',
@@ -107,7 +111,7 @@ export const oi: MarketCommand = {
       const market = await marketOf(pm, slug)
       const value = await market.openInterest()
       if (json) return writeJson(io, { market: market.market.conditionId, slug, openInterest: value })
-      const amount = value === null ? 'unknown' : `$${value.toLocaleString('en-US', { maximumFractionDigits: 2 })}`
+      const amount = value === null ? 'unknown' : `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`
       io.stdout.write(`${market.market.question}\nOpen interest: ${amount}\n`)
     }
   },

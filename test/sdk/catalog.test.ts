@@ -85,6 +85,31 @@ describe('markets', () => {
     expect(list?.searchParams.get('ascending')).toBe('true')
   })
 
+  it('sends every filter under the name each list wants', async () => {
+    const { pm } = testClient()
+    const dates = { startDateMin: new Date(Date.UTC(2025, 0, 1)), endDateMax: '2026-12-31T23:59:59Z' }
+    const common = { ids: ['1', '2'], relatedTags: true, archived: false, liquidityMin: 10, volumeMax: 5e9, ...dates }
+    await pm.markets.where({ ...common, tagId: '21', conditionIds: ['0xa', '0xb'], tokenIds: ['123'] }).list()
+    await pm.events.where({ ...common, tag: 'crypto' }).list()
+    const [markets, events] = urls(requests).map((u) => u.searchParams)
+    expect(markets?.getAll('id')).toEqual(['1', '2'])
+    expect(markets?.getAll('condition_ids')).toEqual(['0xa', '0xb'])
+    expect(markets?.get('clob_token_ids')).toBe('123')
+    expect(markets?.get('tag_id')).toBe('21')
+    expect(markets?.get('liquidity_num_min')).toBe('10')
+    expect(markets?.get('volume_num_max')).toBe('5000000000')
+    expect(markets?.get('start_date_min')).toBe('2025-01-01T00:00:00.000Z')
+    expect(markets?.get('end_date_max')).toBe('2026-12-31T23:59:59Z')
+    expect(markets?.get('related_tags')).toBe('true')
+    expect(markets?.get('archived')).toBe('false')
+    expect(markets?.has('closed')).toBe(false)
+    expect(events?.get('tag_slug')).toBe('crypto')
+    expect(events?.get('liquidity_min')).toBe('10')
+    expect(events?.get('volume_max')).toBe('5000000000')
+    expect(events?.get('closed')).toBe('false')
+    expect(events?.getAll('id')).toEqual(['1', '2'])
+  })
+
   it('pages the keyset list by hand with page() and after()', async () => {
     const { pm } = testClient()
     const first = await pm.markets.limit(5).page()
@@ -101,13 +126,20 @@ describe('markets', () => {
     expect(err).toMatchObject({ status: 422, serviceMessage: expect.stringContaining('keyset') })
   })
 
-  it('keeps builders immutable', () => {
+  it('keeps builders immutable', async () => {
     const { pm } = testClient()
     const open = pm.markets.where({ closed: false })
     const limited = open.limit(5)
     expect(limited).not.toBe(open)
     expect(open).not.toBe(pm.markets)
     expect('then' in open).toBe(false)
+    // Deriving never changes the parent: it still sends only what it was built with.
+    open.orderBy('volume').where({ active: true }).offset(10)
+    await open.list()
+    await pm.markets.list()
+    const [sent, root] = urls(requests).map((u) => Object.fromEntries(u.searchParams))
+    expect(sent).toEqual({ closed: 'false' })
+    expect(root).toEqual({})
   })
 
   it('rejects bad bounds and counts where they are written', async () => {
@@ -151,6 +183,16 @@ describe('search and tags', () => {
     expect(r.profiles[0]?.name).toBe('btcmaxi')
     const none = await pm.search('zzz-nothing').list()
     expect(none).toMatchObject({ events: [], tags: [], profiles: [], hasMore: false, totalResults: 0 })
+  })
+
+  it('sends the search options the service knows', async () => {
+    const { pm } = testClient()
+    const r = await pm.search('bitcoin').status('closed').keepClosedMarkets().list()
+    expect(r.events.map((e) => e.slug)).toEqual(['microstrategy-sell-any-bitcoin-in-2025'])
+    expect(r.events[0]?.markets).toHaveLength(1)
+    const [u] = urls(requests)
+    expect(u?.searchParams.get('events_status')).toBe('closed')
+    expect(u?.searchParams.get('keep_closed_markets')).toBe('true')
   })
 
   it('iterates search pages while the service says there are more', async () => {

@@ -35,6 +35,17 @@ describe('trades', () => {
     expect(err).toBeInstanceOf(BadRequestError)
     expect(err).toMatchObject({ serviceMessage: 'max historical trades offset of 10000 exceeded' })
   })
+
+  it('filters by user wallet and sends takerOnly', async () => {
+    const { pm } = testClient()
+    const wallet = '0x1111111111111111111111111111111111111111'
+    const mine = await pm.trades.where({ market: MSTR, user: wallet, takerOnly: true }).toArray({ max: 100 })
+    expect(mine.length).toBeGreaterThan(0)
+    expect(mine.every((t) => t.wallet === wallet)).toBe(true)
+    const [u] = urls(requests)
+    expect(u?.searchParams.get('user')).toBe(wallet)
+    expect(u?.searchParams.get('takerOnly')).toBe('true')
+  })
 })
 
 describe('open interest', () => {

@@ -124,6 +124,15 @@ describe('errors', () => {
     await expect(pm.markets.bySlug('x')).rejects.toMatchObject({ code: 'ERR_MARKET_SHAPE', issues: [{ path: 'outcomes' }] })
   })
 
+  it('turns another 200 with an error body into MarketHttpError, without retrying it', async () => {
+    server.use(http.get(`${DATA}/trades`, () => HttpResponse.json({ error: 'invalid user address' })))
+    const { pm, sleep } = testClient()
+    const err = await pm.trades.where({ user: 'nobody' }).list().catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(MarketHttpError)
+    expect(err).toMatchObject({ status: 200, serviceMessage: 'invalid user address', url: expect.stringContaining('user=nobody') })
+    expect(sleep).not.toHaveBeenCalled()
+  })
+
   it('wraps a non-JSON answer (an HTML 403 page) without leaking ky errors', async () => {
     server.use(http.get(`${GAMMA}/tags`, () => new HttpResponse('<html>Forbidden</html>', { status: 403 })))
     const { pm } = testClient()
@@ -136,7 +145,10 @@ describe('errors', () => {
     server.use(http.get(`${GAMMA}/tags`, async () => delay('infinite')))
     const { pm, sleep } = testClient({ timeout: 20, retry: { limit: 1, sleep: async () => {} } })
     await expect(pm.tags.list()).rejects.toBeInstanceOf(MarketTimeoutError)
+    // `retry` above replaces testClient's recording sleep, so this only says nothing else slept...
     expect(sleep).not.toHaveBeenCalled()
+    // ...and this is what shows the timeout was retried once.
+    expect(requests).toHaveLength(2)
   })
 
   it('rejects with the signal reason when aborted, also while waiting to retry', async () => {
@@ -156,6 +168,42 @@ describe('errors', () => {
     await asleep
     c2.abort(new Error('stop'))
     await expect(waiting).rejects.toThrow('stop')
+  })
+
+  it('takes a signal on every terminal and every single-object or batch call', async () => {
+    const { pm } = testClient()
+    const m = await pm.markets.bySlug('will-1-fed-rate-cut-happen-in-2025')
+    const market = pm.market(m)
+    const reason = new Error('aborted by the caller')
+    const signal = AbortSignal.abort(reason)
+    const calls: Record<string, (o: { signal: AbortSignal }) => Promise<unknown>> = {
+      'markets.list': (o) => pm.markets.list(o),
+      'markets.page': (o) => pm.markets.page(o),
+      'markets.byId': (o) => pm.markets.byId('516724', o),
+      'markets.list with a tag lookup': (o) => pm.markets.where({ tag: 'crypto' }).list(o),
+      'events.toArray': (o) => pm.events.toArray({ max: 5, ...o }),
+      'events.bySlug': (o) => pm.events.bySlug('x', o),
+      'tags.bySlug': (o) => pm.tags.bySlug('crypto', o),
+      'search.list': (o) => pm.search('x').list(o),
+      'clobMarkets.page': (o) => pm.clobMarkets.page(o),
+      'trades.iterate': (o) => pm.trades.iterate(o).next(),
+      'token.price': (o) => market.yes.price('buy', o),
+      'token.midpoint': (o) => market.yes.midpoint(o),
+      'token.spread': (o) => market.yes.spread(o),
+      'token.book': (o) => market.yes.book(o),
+      'market.history': (o) => market.history({ interval: '1d' }, o),
+      'market.openInterest': (o) => market.openInterest(o),
+      books: (o) => pm.books([market.yes.id], o),
+      prices: (o) => pm.prices([market.yes.id], o),
+      midpoints: (o) => pm.midpoints([market.yes.id], o),
+      spreads: (o) => pm.spreads([market.yes.id], o),
+      openInterest: (o) => pm.openInterest(m.conditionId, o),
+    }
+    const before = requests.length
+    for (const [name, call] of Object.entries(calls)) {
+      await expect(call({ signal }), name).rejects.toBe(reason)
+    }
+    expect(requests).toHaveLength(before)
   })
 
   it('brands errors so MarketError.is works across package copies', () => {
@@ -187,5 +235,11 @@ describe('options', () => {
     const pm = createMarketClient({ gammaUrl: 'http://localhost:1/', clobUrl: undefined })
     server.use(http.get('http://localhost:1/tags', () => HttpResponse.json([{ id: 9, label: 'Nine', slug: 'nine' }])))
     await expect(pm.tags.list()).resolves.toMatchObject([{ id: '9', slug: 'nine' }])
+    // A prefix is kept (trailing slash or not), and `clobUrl: undefined` falls back to the real service.
+    const prefixed = createMarketClient({ gammaUrl: 'http://localhost:1/api/gamma/', clobUrl: undefined })
+    server.use(http.get('http://localhost:1/api/gamma/tags/slug/:slug', () => HttpResponse.json({ id: '3', slug: 'x' })))
+    await expect(prefixed.tags.bySlug('x')).resolves.toMatchObject({ id: '3' })
+    await expect(prefixed.token(TOKEN).midpoint()).resolves.toBe(0.645)
+    expect(requests.map((r) => r.url)).toContain(`${CLOB}/midpoint?token_id=${TOKEN}`)
   })
 })

@@ -1,7 +1,7 @@
 // Module hooks that let plain `node` run the TypeScript sources and examples without a build: `.ts` files are
 // transpiled with the project's TypeScript, `./x.js` finds `./x.ts`, and `hookpilot/sdk[/mock]` maps to src/.
 import { existsSync, readFileSync } from 'node:fs'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 
 const root = new URL('../../../', import.meta.url)
@@ -28,5 +28,3 @@ export async function load(url, context, next) {
   })
   return { format: 'module', source: outputText, shortCircuit: true }
 }
-
-export const hooksUrl = pathToFileURL(fileURLToPath(import.meta.url)).href

@@ -41,6 +41,7 @@ export interface MarketClientOptions {
   readonly timeout?: number | false | undefined
   /** Retries of reads on 429/5xx/throttle/network: a count, options, or `false` (default 3 retries). */
   readonly retry?: RetryOptions | number | false | undefined
+  /** Sent as `User-Agent` (default {@link DEFAULT_USER_AGENT}). */
   readonly userAgent?: string | undefined
   /** Parallel requests of fan-out helpers such as batch chunks (default 4). */
   readonly concurrency?: number | undefined

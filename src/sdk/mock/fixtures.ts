@@ -45,6 +45,7 @@ export interface MockTag extends Record<string, unknown> {
   slug: string
 }
 
+/** The catalog's tags. */
 export const TAGS: readonly MockTag[] = [
   { id: '2', label: 'Politics', slug: 'politics' },
   { id: '1', label: 'Sports', slug: 'sports' },
@@ -80,6 +81,7 @@ const SAMPLE_TOKENS: Readonly<Record<string, readonly string[]>> = {
   ],
 }
 
+/** Every catalog market of the mock, each tied to one event by `_event`. */
 export const MARKETS: readonly MockMarket[] = [
   mk('516723', '16085', 'will-no-fed-rate-cuts-happen-in-2025', 'Will no Fed rate cuts happen in 2025?', [0.12], 2300110.4),
   mk('516724', '16085', 'will-1-fed-rate-cut-happen-in-2025', 'Will 1 Fed rate cut happen in 2025?', [0.035], 4123311.02),

@@ -6,14 +6,12 @@ import * as v from 'valibot'
 
 /** An integer in a range; also accepts a string of digits (what `${VAR}` interpolation produces). */
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
+  const expected = max === Number.MAX_SAFE_INTEGER ? `expected a whole number of at least ${min}` : `expected a whole number from ${min} to ${max}`
   return v.pipe(
-    v.union(
-      [v.number(), v.pipe(v.string(), v.regex(/^-?\d+$/), v.transform(Number))],
-      `expected a whole number from ${min} to ${max}`,
-    ),
-    v.integer(`expected a whole number from ${min} to ${max}`),
-    v.minValue(min, `expected a whole number from ${min} to ${max}`),
-    v.maxValue(max, `expected a whole number from ${min} to ${max}`),
+    v.union([v.number(), v.pipe(v.string(), v.regex(/^-?\d+$/), v.transform(Number))], expected),
+    v.integer(expected),
+    v.minValue(min, expected),
+    v.maxValue(max, expected),
   )
 }
 
@@ -25,6 +23,25 @@ export const boolean = v.union(
 
 const text = v.string('expected a string')
 const textList = v.array(text, 'expected a list of strings')
+const nonBlank = (what: string) => v.pipe(text, v.check((s: string) => s.trim() !== '', `must not be empty: ${what}`))
+
+/**
+ * An id that YAML may write as a number (a chat id, a channel). Ids past 2^53 (Discord's, some Telegram
+ * ones) are already rounded when YAML reads them, so a number is taken only while it is exact.
+ */
+const idText = v.pipe(
+  v.union(
+    [
+      text,
+      v.pipe(
+        v.number(),
+        v.check((n: number) => Number.isSafeInteger(n), 'YAML rounds a number this long (or with a fraction): write the id in quotes, e.g. "1234567890123456789"'),
+      ),
+    ],
+    'expected a string',
+  ),
+  v.transform(String), // after the union: a transform inside an option would hide the check's message
+)
 
 /** Lower-case letters, digits, `-` and `_`: safe in a URL path and a file name. */
 export const routeName = v.pipe(
@@ -44,14 +61,14 @@ export const routeSchema = v.strictObject({
   prompt: v.optional(text),
   skills: v.optional(v.array(skillName), []),
   deliver: v.optional(text, 'log'),
-  deliver_extra: v.optional(v.record(text, v.union([text, v.number()], 'expected a string')), {}),
+  deliver_extra: v.optional(v.record(text, idText), {}),
   silent_outputs: v.optional(textList, []),
   rate_limit: v.optional(integer(1)),
   description: v.optional(text),
 })
 
 const webhookExtraSchema = v.strictObject({
-  host: v.optional(text, '0.0.0.0'),
+  host: v.optional(nonBlank('the address to listen on, e.g. 127.0.0.1 (this machine only) or 0.0.0.0'), '0.0.0.0'),
   port: v.optional(integer(0, 65535), 8644),
   secret: v.optional(v.union([text, textList], 'expected a string or a list of strings')),
   rate_limit: v.optional(integer(1), 30),
@@ -92,7 +109,7 @@ export const agentSchema = v.strictObject({
 const chatPlatform = <T extends v.ObjectEntries>(entries: T) =>
   v.strictObject({
     enabled: v.optional(boolean, false),
-    home_channel: v.optional(v.union([text, v.pipe(v.number(), v.transform(String))], 'expected a string')),
+    home_channel: v.optional(idText),
     api_base: v.optional(text),
     timeout_seconds: v.optional(integer(1, 600), 30),
     ...entries,
@@ -101,7 +118,10 @@ const chatPlatform = <T extends v.ObjectEntries>(entries: T) =>
 /** Delivery platforms beside the webhook one. */
 export const platformsSchema = v.strictObject({
   webhook: v.optional(webhookSchema, {}),
-  github: v.optional(v.strictObject({ gh_path: v.optional(text, 'gh'), timeout_seconds: v.optional(integer(1), 60) }), {}),
+  github: v.optional(
+    v.strictObject({ gh_path: v.optional(nonBlank('the gh executable, e.g. gh or /usr/local/bin/gh'), 'gh'), timeout_seconds: v.optional(integer(1), 60) }),
+    {},
+  ),
   telegram: v.optional(chatPlatform({ token: v.optional(text) })),
   discord: v.optional(chatPlatform({ token: v.optional(text) })),
   slack: v.optional(chatPlatform({ token: v.optional(text) })),

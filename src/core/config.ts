@@ -122,10 +122,16 @@ function isParsedConfig(value: unknown): value is HookpilotConfig {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PARSED] === true
 }
 
+/**
+ * One issue in words. valibot's own messages ("Invalid type: Expected Array but received ...") are rewritten
+ * shorter; the schema's messages ("expected a list of strings") are kept, and a wrong type says what it got.
+ */
 function describe(issue: v.BaseIssue<unknown>): string {
   if (issue.expected === 'never') return 'unknown key (check its spelling against docs/configuration.md)'
-  if (issue.kind === 'schema' && issue.type !== 'union' && issue.expected) {
-    return `expected ${issue.expected}, got ${issue.received}`
+  const own = !issue.message.startsWith('Invalid ')
+  if (issue.kind === 'schema' && issue.expected) {
+    if (own) return `${issue.message}, got ${issue.received}`
+    if (issue.type !== 'union') return `expected ${issue.expected}, got ${issue.received}`
   }
   return issue.message
 }

@@ -50,14 +50,18 @@ export function resolveRoute(
   path: string,
   issues: ConfigIssue[],
 ): Route | undefined {
-  const secrets = toList(config.secret ?? defaults.secret).filter((s) => s !== '')
+  // A blank secret is no secret: an HMAC under "" or " " is something anyone can compute.
+  const secrets = toList(config.secret ?? defaults.secret).filter((s) => s.trim() !== '')
   const before = issues.length
   if (secrets.length === 0) {
+    // An own secret hides the global one; when that is what went wrong (`${VAR:-}`), say so.
+    const hidesGlobal = config.secret !== undefined && toList(defaults.secret).some((s) => s.trim() !== '')
     issues.push({
       path: `${path}.secret`,
-      message:
-        'no secret: set one on the route or platforms.webhook.extra.secret (or WEBHOOK_SECRET); ' +
-        `for local development only, ${INSECURE_NO_AUTH} on a loopback host`,
+      message: hidesGlobal
+        ? "the route's own secret is empty, and it replaces platforms.webhook.extra.secret: give it a value, or remove the key to use the global secret"
+        : 'no secret: set one on the route or platforms.webhook.extra.secret (or WEBHOOK_SECRET); ' +
+          `for local development only, ${INSECURE_NO_AUTH} on a loopback host`,
     })
   }
   if (secrets.includes(INSECURE_NO_AUTH) && !isLoopback(defaults.host)) {
@@ -71,7 +75,7 @@ export function resolveRoute(
     prompt: config.prompt,
     skills: config.skills,
     deliver: DELIVER_ALIASES[config.deliver] ?? config.deliver,
-    deliverExtra: Object.fromEntries(Object.entries(config.deliver_extra).map(([k, val]) => [k, String(val)])),
+    deliverExtra: config.deliver_extra,
     silentOutputs: config.silent_outputs,
     rateLimit: config.rate_limit ?? defaults.rateLimit,
     source,

@@ -91,6 +91,43 @@ describe('parseConfig', () => {
     }
   })
 
+  it('a blank secret is no secret; an empty route secret that hides the global one says so', () => {
+    const blank = issuesOf(() => parseConfig({ platforms: { webhook: { extra: { secret: '  ', routes: { pr: {} } } } } }, { env: {} }))
+    expect(blank).toEqual([{ path: 'platforms.webhook.extra.routes.pr.secret', message: expect.stringContaining('no secret') }])
+    const hidden = issuesOf(() => parseConfig({ platforms: { webhook: { extra: { secret: 'global', routes: { pr: { secret: '${PR_SECRET:-}' } } } } } }, { env: {} }))
+    expect(hidden).toEqual([{
+      path: 'platforms.webhook.extra.routes.pr.secret',
+      message: expect.stringMatching(/route's own secret is empty.*remove the key to use the global secret/),
+    }])
+  })
+
+  it('refuses an id YAML has rounded, and says to quote it; exact numbers become strings', async () => {
+    const { parseDocument } = await import('yaml')
+    const yaml = 'platforms:\n  discord: { enabled: true, token: t, home_channel: 1234567890123456789 }\n' +
+      '  webhook: { extra: { secret: s, routes: { pr: { deliver_extra: { chat_id: 1234567890123456789 } } } } }\n'
+    const issues = issuesOf(() => parseConfig(parseDocument(yaml).toJS() as HookpilotConfigInput, { env: {} }))
+    expect(issues.map((i) => i.path).sort()).toEqual(['platforms.discord.home_channel', 'platforms.webhook.extra.routes.pr.deliver_extra.chat_id'])
+    for (const issue of issues) expect(issue.message).toMatch(/write the id in quotes/)
+    const exact = parseConfig(route({ deliver_extra: { chat_id: -1001234567890 } }), { env: {} })
+    expect(staticRoutes(exact)[0]?.deliverExtra).toEqual({ chat_id: '-1001234567890' })
+  })
+
+  it('an empty host or gh_path is refused with what to write instead', () => {
+    const issues = issuesOf(() => parseConfig({ platforms: { webhook: { extra: { host: '' } }, github: { gh_path: '' } } }, { env: {} }))
+    expect(issues).toEqual([
+      { path: 'platforms.webhook.extra.host', message: expect.stringContaining('127.0.0.1') },
+      { path: 'platforms.github.gh_path', message: expect.stringContaining('gh executable') },
+    ])
+  })
+
+  it('a wrong type keeps the schema\'s own words and says what it got', () => {
+    const issues = issuesOf(() => parseConfig({ log_level: 'verbose', ...route({ events: 'pull_request' }) } as unknown as HookpilotConfigInput, { env: {} }))
+    expect(issues).toEqual(expect.arrayContaining([
+      { path: 'log_level', message: 'expected debug, info, warn or error, got "verbose"' },
+      { path: 'platforms.webhook.extra.routes.pr.events', message: 'expected a list of strings, got "pull_request"' },
+    ]))
+  })
+
   it('resolves the seed\'s neutral delivery names', () => {
     const config = parseConfig(route({ deliver: 'messenger_2' }), { env: {} })
     expect(staticRoutes(config)[0]?.deliver).toBe('discord')

@@ -3,7 +3,7 @@
  * run gives its idempotency claim back (so a manual redelivery runs again); a failed delivery keeps it (so the
  * agent never runs twice for one delivery and nothing is posted twice).
  */
-import { DeliveryError, GatewayError } from './errors.js'
+import { DeliveryError } from './errors.js'
 import { loadFirstSkill } from './skills.js'
 import { defaultPrompt, renderTemplate } from './template.js'
 import type { AgentAnswer, AgentJob, AgentRunner, DeliveryTarget, IdempotencyStore, Logger } from './types.js'
@@ -66,6 +66,11 @@ export function createDispatcher(parts: DispatcherParts): (job: AgentJob) => Pro
         const delay = Math.min(retryAfterMs ?? retry.baseDelayMs * 2 ** (attempt - 1), retry.maxDelayMs)
         log.warn('delivery failed, retrying', { ...fields, target: target.name, attempt, reason, retry_in_ms: delay })
         await sleep(delay, signal).catch(() => {})
+        if (signal.aborted) {
+          // Another try now would only fail on the aborted signal; say plainly why this answer was not delivered.
+          log.error('delivery failed', { ...fields, target: target.name, attempt, reason: 'the gateway closed before the next try' })
+          return
+        }
       }
     }
   }
@@ -84,9 +89,11 @@ export function createDispatcher(parts: DispatcherParts): (job: AgentJob) => Pro
     if (signal.aborted) run.abort(signal.reason)
     else signal.addEventListener('abort', onShutdown, { once: true })
     const timer = setTimeout(() => run.abort(new DOMException('The agent run timed out', 'TimeoutError')), timeoutMs)
-    const result = await runner
-      .run({ prompt, route: route.name, event: event.type, deliveryId: event.deliveryId }, { signal: run.signal, log })
-      .catch((err: unknown) => ({ ok: false as const, reason: GatewayError.is(err) || err instanceof Error ? err.message : String(err) }))
+    // Through a promise even for a plain-object runner whose run() throws before returning one: its claim must
+    // still be released and the failure logged.
+    const result = await Promise.resolve()
+      .then(() => runner.run({ prompt, route: route.name, event: event.type, deliveryId: event.deliveryId }, { signal: run.signal, log }))
+      .catch((err: unknown) => ({ ok: false as const, reason: err instanceof Error ? err.message : String(err) }))
       .finally(() => {
         clearTimeout(timer)
         signal.removeEventListener('abort', onShutdown)

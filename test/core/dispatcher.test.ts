@@ -119,6 +119,28 @@ describe('dispatcher', () => {
     expect(log.lines.at(-1)).toMatchObject({ message: 'agent run failed', fields: { reason: 'kaboom' } })
   })
 
+  it('a runner whose run() throws before returning a promise is a failed run that releases its claim', async () => {
+    const runner = { name: 'sync', run: () => { throw new Error('thrown synchronously') } } as unknown as AgentRunner
+    const { dispatch, log, store } = setup({ runner })
+    await store.claim('pr\u0000d1', 60_000)
+    await dispatch(job())
+    expect(log.lines.at(-1)).toMatchObject({ message: 'agent run failed', fields: { reason: 'thrown synchronously' } })
+    expect(await store.claim('pr\u0000d1', 60_000)).toBe(true)
+  })
+
+  it('stops retrying when the gateway closes during a backoff, and says why', async () => {
+    const shutdown = new AbortController()
+    let calls = 0
+    const { dispatch, log } = setup({
+      signal: shutdown.signal,
+      sleep: async () => void shutdown.abort(),
+      deliver: async () => { calls++; throw new DeliveryError('t', 'HTTP 503', { retryable: true }) },
+    })
+    await dispatch(job())
+    expect(calls).toBe(1)
+    expect(log.lines.at(-1)).toMatchObject({ level: 'error', message: 'delivery failed', fields: { reason: 'the gateway closed before the next try' } })
+  })
+
   it('stops a run that passes the timeout through its signal', async () => {
     const runner: AgentRunner = {
       name: 'slow',

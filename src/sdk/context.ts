@@ -5,7 +5,7 @@ import type { Transport } from './http.js'
 /** Internal: the per-client state handed to queries and handles. */
 export interface ClientContext {
   readonly request: Transport
-  /** Bounds fan-out (batch chunks, per-token lookups) to the client's `concurrency`. */
+  /** Bounds fan-out (the chunks of batch reads) to the client's `concurrency`. */
   readonly limit: LimitFunction
 }
 

@@ -112,6 +112,23 @@ describe('batch reads', () => {
     expect(sizes.sort((a, b) => b - a)).toEqual([500, 500, 500, 500, 100])
     expect(peak).toBe(2)
   })
+
+  it('sends prices two items per token, so 250 tokens a request', async () => {
+    const sizes: number[] = []
+    server.use(
+      http.post(`${CLOB}/prices`, async ({ request }) => {
+        const body = (await request.json()) as { token_id: string; side: string }[]
+        sizes.push(body.length)
+        return HttpResponse.json(Object.fromEntries(body.map((b) => [b.token_id, { BUY: '0.4', SELL: '0.6' }])))
+      }),
+    )
+    const { pm } = testClient()
+    const ids = Array.from({ length: 300 }, (_, i) => `${10_000_000_000 + i}`)
+    const prices = await pm.prices([...ids, ids[0]!])
+    expect(prices.size).toBe(300)
+    expect(prices.get(ids[299]!)).toEqual({ buy: 0.4, sell: 0.6 })
+    expect(sizes.sort((a, b) => b - a)).toEqual([500, 100])
+  })
 })
 
 describe('order-book market list', () => {

@@ -19,13 +19,15 @@ export interface TokenPrices {
 
 const BooksSchema = v.pipe(v.array(ClobBookSchema), v.transform((books) => books.map(toBook)))
 
+/** Runs `run` on chunks of `size` items, at most `concurrency` at a time, and joins the results in order. */
 async function chunked<T, R>(
   ctx: ClientContext,
   items: readonly T[],
   run: (chunk: readonly T[]) => Promise<readonly R[]>,
+  size = BATCH_LIMIT,
 ): Promise<R[]> {
   const chunks: (readonly T[])[] = []
-  for (let i = 0; i < items.length; i += BATCH_LIMIT) chunks.push(items.slice(i, i + BATCH_LIMIT))
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size))
   const results = await Promise.all(chunks.map((chunk) => ctx.limit(() => run(chunk))))
   return results.flat()
 }
@@ -47,23 +49,13 @@ export async function prices(
   tokenIds: readonly string[],
   o: CallOptions = {},
 ): Promise<Map<string, TokenPrices>> {
-  // Two items per token (one per side): halve the chunk so a request stays within the limit.
-  const ids = unique(tokenIds)
-  const halves: (readonly string[])[] = []
-  for (let i = 0; i < ids.length; i += BATCH_LIMIT / 2) halves.push(ids.slice(i, i + BATCH_LIMIT / 2))
-  const answers = await Promise.all(
-    halves.map((chunk) =>
-      ctx.limit(() => {
-        const body = chunk.flatMap((token_id) => [{ token_id, side: 'BUY' }, { token_id, side: 'SELL' }])
-        return post(ctx, '/prices', body, ClobBatchPricesSchema, o)
-      }),
-    ),
-  )
-  const out = new Map<string, TokenPrices>()
-  for (const answer of answers) {
-    for (const [id, p] of Object.entries(answer)) out.set(id, { buy: toNumber(p.BUY), sell: toNumber(p.SELL) })
+  const run = async (chunk: readonly string[]) => {
+    const body = chunk.flatMap((token_id) => [{ token_id, side: 'BUY' }, { token_id, side: 'SELL' }])
+    const answer = await post(ctx, '/prices', body, ClobBatchPricesSchema, o)
+    return Object.entries(answer).map(([id, p]) => [id, { buy: toNumber(p.BUY), sell: toNumber(p.SELL) }] as const)
   }
-  return out
+  // Two items per token (one per side): half as many tokens per request keeps it within the limit.
+  return new Map(await chunked(ctx, unique(tokenIds), run, BATCH_LIMIT / 2))
 }
 
 /** Midpoints of many tokens, keyed by token id. */

@@ -111,6 +111,24 @@ describe.each([viaHandle, viaHttp])('request table through $name', (transport) =
     expect(log.text()).not.toContain(SECRET)
   })
 
+  it('step 3: forgeries reach neither the idempotency store nor the rate limiter', async () => {
+    const { send } = await start({ routes: { pr: { secret: SECRET, events: ['pull_request'], rate_limit: 2 } } })
+    const forged = signed('pull_request', pullRequest, 'taken-1')
+    const headers = { ...forged.headers, 'x-hub-signature-256': signGithub(pullRequest, 'wrong-secret') }
+    for (let i = 0; i < 5; i++) expect((await send({ ...forged, headers })).status).toBe(401)
+    // the forged id was never claimed and the forgeries used none of the 2 slots
+    expect((await send(forged)).status).toBe(202)
+    expect((await send(signed('pull_request', pullRequest, 'taken-2'))).status).toBe(202)
+  })
+
+  it('the steps run in the table\'s order: a bad signature before bad JSON, bad JSON before the events list', async () => {
+    const { send } = await start()
+    const junk = Buffer.from('{"action": ')
+    const unsigned = { ...signed('ping', junk), headers: { ...githubHeaders('ping', junk, 'wrong-secret') } }
+    expect(await send(unsigned)).toMatchObject({ status: 401, body: { error: 'Invalid signature' } })
+    expect(await send(signed('ping', junk))).toMatchObject({ status: 400, body: { error: 'Cannot parse body' } })
+  })
+
   it('step 3: a body changed after signing is 401', async () => {
     const { send } = await start()
     const req = signed('pull_request', pullRequest)

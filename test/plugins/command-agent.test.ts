@@ -43,6 +43,13 @@ describe('commandAgent', () => {
     expect(reasonOf(result)).toMatch(/^exited with code 3: START-OF-STDERR\s+error: the model refused$/)
   })
 
+  it('keeps token-shaped strings the program printed on stderr out of the reason (it is logged)', async () => {
+    const key = `sk-${'a1B2'.repeat(8)}`
+    const script = `process.stderr.write('401: invalid api key ${key}\\n'); process.exit(1)`
+    const reason = reasonOf(await run({ command: [process.execPath, '-e', script] }))
+    expect(reason).toBe('exited with code 1: 401: invalid api key [redacted]')
+  })
+
   it('keeps only the last ~2 KB of a long stderr in the reason', async () => {
     const reason = reasonOf(await run({ command: fixtureAgent('fail', '1', '100000') }))
     expect(reason).toMatch(/error: the model refused$/)

@@ -2,6 +2,7 @@
  * Turns a finished run of the agent program into the reason a failed {@link AgentResult} carries: what happened,
  * and which configuration key to change when a key can fix it.
  */
+import { redact } from '../shared/redact.js'
 import type { RunProcessResult } from '../shared/run-process.js'
 
 /** How much of the end of stderr goes into a reason: enough for a stack trace's head, short enough for a log line. */
@@ -36,7 +37,8 @@ export function failureReason(result: RunProcessResult, ctx: FailureContext): st
   }
   if (result.code === 0) return undefined
   const how = result.code === null ? `was killed by ${result.signal ?? 'a signal'}` : `exited with code ${result.code}`
-  const stderr = stderrTail(result.stderr)
+  // The reason is logged; an agent CLI that fails to authenticate may echo its key on stderr.
+  const stderr = redact(stderrTail(result.stderr))
   return stderr === '' ? `${how} (no stderr)` : `${how}: ${stderr}`
 }
 

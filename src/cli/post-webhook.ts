@@ -110,6 +110,9 @@ export async function postSigned(baseUrl: string, route: string, secret: string,
       `The gateway at ${baseUrl} has no route "${route}". A new subscription is picked up within a second; if it ` +
         `is still missing, "hookpilot list" marks it NOT SERVED and the gateway's log says why it was skipped.\n`,
     )
+  } else if (res.status === 200 && text.includes('"status":"ignored"')) {
+    // A 2xx, so the exit code is 0; but no agent ran, which is rarely what a test meant.
+    io.stderr.write(`The route "${route}" does not accept event "${payload.event}", so no agent ran: pass --event (and --payload) with one it lists.\n`)
   }
   return res.ok ? 0 : 1
 }

@@ -13,8 +13,9 @@ import { builtinTargets, COMMON_HELP, COMMON_OPTIONS, loadContext, oneName, publ
 
 const HELP = `Usage: hookpilot subscribe <name> [options]
 
-Adds a webhook route at run time (or updates the subscription of that name): POST /webhooks/<name>.
-A running gateway picks it up within a second, without a restart. Names: lower-case letters, digits, "-", "_".
+Adds a webhook route at run time: POST /webhooks/<name>. A running gateway picks it up within a second,
+without a restart. Names: lower-case letters, digits, "-", "_". An existing subscription of that name is
+rewritten from these flags (a flag left out goes back to its default); its secret is kept unless --secret is given.
 
 Options:
       --events a,b         event types to accept (default: every event), e.g. pull_request,push

@@ -56,15 +56,17 @@ describe('hookpilot subscribe', () => {
     expect((await hookpilot(['list'], dir)).stdout).toContain(`Subscriptions file: ${join(dir, 'state', 'subs.json')}`)
   })
 
-  it('updating keeps the secret and does not print it again', async () => {
+  it('updating keeps the secret and does not print it again; flags left out go back to their defaults', async () => {
     const { dir, file } = await tempProject()
-    await hookpilot(['subscribe', 'pr-bot'], dir)
+    await hookpilot(['subscribe', 'pr-bot', '--prompt', 'old prompt', '--description', 'old'], dir)
     const first = JSON.parse(await readFile(file, 'utf8')).subscriptions['pr-bot'].secret
     const res = await hookpilot(['subscribe', 'pr-bot', '--events', 'push'], dir)
     expect(res.code).toBe(0)
     expect(res.stdout).toContain('Updated')
     expect(res.stdout).not.toContain(first)
     expect(JSON.parse(await readFile(file, 'utf8')).subscriptions['pr-bot']).toMatchObject({ secret: first, events: ['push'] })
+    expect(JSON.parse(await readFile(file, 'utf8')).subscriptions['pr-bot']).not.toHaveProperty('prompt')
+    expect(JSON.parse(await readFile(file, 'utf8')).subscriptions['pr-bot']).not.toHaveProperty('description')
   })
 
   it.each([
@@ -165,6 +167,7 @@ describe('hookpilot test and send', () => {
     const res = await hookpilot(['test', 'dyn', '--payload', 'push.json', '--event', 'push', '--url', live.url], dir)
     expect(res.code).toBe(0)
     expect(res.stdout).toContain('{"status":"ignored","event":"push"}')
+    expect(res.stderr).toContain('does not accept event "push", so no agent ran')
   })
 
   it('test on a subscription the gateway skipped prints the 404 and says where to look', async () => {

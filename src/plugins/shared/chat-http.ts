@@ -37,8 +37,9 @@ export function createChatClient(options: ChatHttpOptions = {}): KyInstance {
 }
 
 /**
- * Sends one request and reads the answer. A request that gets no answer (network error, timeout) throws a
- * retryable DeliveryError; an answer of any status is returned for the platform to judge.
+ * Sends one request and reads the answer; an answer of any status is returned for the platform to judge.
+ * A network error throws a retryable DeliveryError. A timeout does not retry: the platform may have posted the
+ * message and only its answer was lost, and posting the same answer twice is worse than not at all.
  */
 export async function send(
   client: KyInstance,
@@ -54,8 +55,11 @@ export async function send(
   } catch (error) {
     const cause = safeCause(error, secrets)
     if (init.signal.aborted) throw new DeliveryError(target, 'aborted: the gateway is shutting down', { cause })
-    const what = error instanceof TimeoutError ? 'no answer in time' : `network error (${cause.message})`
-    throw new DeliveryError(target, `${what} from ${new URL(url).host}`, { cause, retryable: true })
+    const host = new URL(url).host
+    if (error instanceof TimeoutError) {
+      throw new DeliveryError(target, `no answer in time from ${host} (not retried: the message may have been posted)`, { cause })
+    }
+    throw new DeliveryError(target, `network error (${cause.message}) from ${host}`, { cause, retryable: true })
   }
 }
 

@@ -14,6 +14,7 @@ import { gitlabTokenVerifier } from './gitlab-token/index.js'
 import { logDelivery } from './log-delivery/index.js'
 import { memoryIdempotencyStore } from './memory-idempotency/index.js'
 import { openaiAgent } from './openai-agent/index.js'
+import { childEnv, configSecrets } from './shared/child-env.js'
 import { gatherIssues } from './shared/gather-issues.js'
 import { platformTargets } from './shared/platform-targets.js'
 import { slidingWindowLimiter } from './sliding-window-limiter/index.js'
@@ -24,8 +25,10 @@ import { slidingWindowLimiter } from './sliding-window-limiter/index.js'
  */
 export function builtinPlugins(config: HookpilotConfig): GatewayPlugin[] {
   const issues: ConfigIssue[] = []
-  const runner = gatherIssues(() => builtinRunner(config), issues)
-  const targets = gatherIssues(() => platformTargets(config.platforms), issues) ?? []
+  // Programs the gateway runs get its environment less its own secrets (see shared/child-env.ts).
+  const env = childEnv(configSecrets(config))
+  const runner = gatherIssues(() => builtinRunner(config, env), issues)
+  const targets = gatherIssues(() => platformTargets(config.platforms, env), issues) ?? []
   if (issues.length > 0) throw new ConfigError(issues)
   return [
     {
@@ -40,7 +43,7 @@ export function builtinPlugins(config: HookpilotConfig): GatewayPlugin[] {
   ]
 }
 
-function builtinRunner(config: HookpilotConfig): AgentRunner | undefined {
+function builtinRunner(config: HookpilotConfig, env: NodeJS.ProcessEnv): AgentRunner | undefined {
   const agent = config.agent
   switch (agent.runner) {
     case 'echo':
@@ -49,7 +52,7 @@ function builtinRunner(config: HookpilotConfig): AgentRunner | undefined {
       if (!agent.command) {
         throw new ConfigError([{ path: 'agent.command', message: 'the command runner needs the program to run, e.g. command: ["claude", "-p"]' }])
       }
-      return commandAgent({ command: agent.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes })
+      return commandAgent({ command: agent.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, env })
     case 'openai':
       return openaiAgent({
         baseUrl: agent.base_url,
@@ -61,6 +64,7 @@ function builtinRunner(config: HookpilotConfig): AgentRunner | undefined {
         allowCommands: agent.allow_commands,
         commandTimeoutMs: agent.command_timeout_seconds * 1000,
         maxToolOutputBytes: agent.max_tool_output_bytes,
+        env,
       })
     default:
       return undefined // a plugin's runner, chosen by name when the gateway is composed

@@ -16,8 +16,11 @@ import { telegramDelivery } from '../telegram/index.js'
 
 type Platforms = HookpilotConfig['platforms']
 
-/** Builds the configured delivery targets; throws one ConfigError listing every platform's problems. */
-export function platformTargets(platforms: Platforms): DeliveryTarget[] {
+/**
+ * Builds the configured delivery targets; throws one ConfigError listing every platform's problems. `env` is
+ * gh's environment (the gateway's, less its own secrets).
+ */
+export function platformTargets(platforms: Platforms, env?: NodeJS.ProcessEnv): DeliveryTarget[] {
   const issues: ConfigIssue[] = []
   const targets: DeliveryTarget[] = []
   const add = (make: () => DeliveryTarget) => {
@@ -25,7 +28,7 @@ export function platformTargets(platforms: Platforms): DeliveryTarget[] {
     if (target) targets.push(target)
   }
   const github = platforms.github
-  add(() => githubCommentDelivery({ ghPath: github.gh_path, timeoutMs: github.timeout_seconds * 1000 }))
+  add(() => githubCommentDelivery({ ghPath: github.gh_path, timeoutMs: github.timeout_seconds * 1000, env }))
   const { telegram, discord, slack, signal, sms } = platforms
   if (telegram?.enabled) add(() => telegramDelivery({ ...common(telegram), token: telegram.token }))
   if (discord?.enabled) add(() => discordDelivery({ ...common(discord), token: discord.token }))

@@ -39,7 +39,7 @@ export interface Market {
   readonly createdAt: Date | null
   readonly closedTime: Date | null
   readonly umaResolutionStatuses: readonly string[]
-  /** The market exactly as the service sent it. */
+  /** The market as the service sent it, with ids as strings. */
   readonly raw: GammaMarketWire
 }
 

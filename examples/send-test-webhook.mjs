@@ -5,8 +5,9 @@
 import { createHmac, randomUUID } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 
-const url = process.argv[2] ?? `http://127.0.0.1:${process.env.WEBHOOK_PORT ?? 8644}/webhooks/github-pr-review`
-const secret = process.argv[3] ?? process.env.GITHUB_WEBHOOK_SECRET ?? 'hookpilot-example-secret'
+// `||`, not `??`: an empty variable falls back, as ${VAR:-default} does in the config.
+const url = process.argv[2] ?? `http://127.0.0.1:${process.env.WEBHOOK_PORT || 8644}/webhooks/github-pr-review`
+const secret = process.argv[3] ?? (process.env.GITHUB_WEBHOOK_SECRET || 'hookpilot-example-secret')
 const body = await readFile(new URL('./payloads/pull_request.opened.json', import.meta.url))
 
 try {

@@ -12,7 +12,7 @@ import { SAMPLE_EVENT, samplePayload } from './sample-payload.js'
 import { COMMON_OPTIONS, loadContext, localBaseUrl, oneName, type CliContext } from './subscriptions-common.js'
 
 /** The flags `test` and `send` share. */
-export const POST_OPTIONS = {
+const POST_OPTIONS = {
   payload: { type: 'string' },
   event: { type: 'string' },
   url: { type: 'string' },
@@ -49,13 +49,13 @@ export function postCommand(
 }
 
 /** The body and event to send. */
-export interface Payload {
+interface Payload {
   readonly body: Buffer
   readonly event: string
 }
 
 /** Reads `--payload` (which must be JSON) or takes the sample, and picks the event type. */
-export async function loadPayload(
+async function loadPayload(
   file: string | undefined,
   event: string | undefined,
   routeEvents: readonly string[],
@@ -82,7 +82,7 @@ export async function loadPayload(
  * Posts `payload` to `<baseUrl>/webhooks/<route>` signed with `secret`, prints the status and body, and
  * returns the exit code: 0 for a 2xx answer, 1 otherwise or when the gateway cannot be reached.
  */
-export async function postSigned(baseUrl: string, route: string, secret: string, payload: Payload, io: CliIO, configArg: string): Promise<number> {
+async function postSigned(baseUrl: string, route: string, secret: string, payload: Payload, io: CliIO, configArg: string): Promise<number> {
   const url = `${baseUrl}/webhooks/${route}`
   const delivery = randomUUID()
   let res: Response

@@ -21,7 +21,7 @@ export const subscriptionSchema = v.strictObject(
 )
 
 /** The file as a whole; entries stay unparsed here so that one bad entry cannot reject the others. */
-export const subscriptionsFileSchema = v.strictObject({
+const subscriptionsFileSchema = v.strictObject({
   version: v.optional(
     v.literal(SUBSCRIPTIONS_VERSION, `version ${SUBSCRIPTIONS_VERSION} is the only one this hookpilot understands`),
     SUBSCRIPTIONS_VERSION,
@@ -78,7 +78,7 @@ export function parseEntry(name: string, raw: unknown): EntryResult {
 }
 
 /** Valibot issues as one line: `path: message; ...`, with unknown keys called that. */
-export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
+function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
   return issues
     .map((issue) => {
       const path = v.getDotPath(issue)

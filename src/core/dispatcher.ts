@@ -4,8 +4,8 @@
  * agent never runs twice for one delivery and nothing is posted twice).
  */
 import { DeliveryError } from './errors.js'
-import { loadFirstSkill } from './skills.js'
-import { defaultPrompt, renderTemplate } from './template.js'
+import { buildAgentPrompt } from './prompt.js'
+import { renderTemplate } from './template.js'
 import type { AgentAnswer, AgentJob, AgentRunner, DeliveryTarget, IdempotencyStore, Logger } from './types.js'
 
 /** How deliveries are retried. */
@@ -40,15 +40,6 @@ export function createDispatcher(parts: DispatcherParts): (job: AgentJob) => Pro
   const retry = parts.retry ?? DEFAULT_RETRY
   const sleep = parts.sleep ?? abortableSleep
 
-  async function buildPrompt(job: AgentJob, fields: Record<string, string>): Promise<string> {
-    const { event, route } = job
-    const body = route.prompt === undefined
-      ? defaultPrompt(event.type, route.name, event.payload)
-      : renderTemplate(route.prompt, event.payload)
-    const skill = route.skills.length > 0 ? await loadFirstSkill(skillsDir, route.skills, log, fields) : undefined
-    return skill === undefined ? body : `${skill.trimEnd()}\n\n${body}`
-  }
-
   async function deliver(target: DeliveryTarget, answer: AgentAnswer, fields: Record<string, string>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -79,7 +70,7 @@ export function createDispatcher(parts: DispatcherParts): (job: AgentJob) => Pro
     const { event, route } = job
     const fields = { route: route.name, delivery: event.deliveryId, event: event.type }
     const target = targets.get(route.deliver)
-    const prompt = await buildPrompt(job, fields)
+    const { prompt, parts: promptParts } = await buildAgentPrompt(job, skillsDir, log, fields)
     log.info('agent run started', { ...fields, runner: runner.name })
     // One controller and one timer per run, both dropped when the run ends: AbortSignal.any() over the
     // gateway's long-lived signal plus AbortSignal.timeout() left a 10-minute timer and a dependant signal behind
@@ -92,7 +83,7 @@ export function createDispatcher(parts: DispatcherParts): (job: AgentJob) => Pro
     // Through a promise even for a plain-object runner whose run() throws before returning one: its claim must
     // still be released and the failure logged.
     const result = await Promise.resolve()
-      .then(() => runner.run({ prompt, route: route.name, event: event.type, deliveryId: event.deliveryId }, { signal: run.signal, log }))
+      .then(() => runner.run({ prompt, parts: promptParts, route: route.name, event: event.type, deliveryId: event.deliveryId }, { signal: run.signal, log }))
       .catch((err: unknown) => ({ ok: false as const, reason: err instanceof Error ? err.message : String(err) }))
       .finally(() => {
         clearTimeout(timer)

@@ -21,11 +21,27 @@ export const MAX_RAW_JSON = 4000
  * ```
  */
 export function renderTemplate(template: string, payload: JsonObject): string {
-  return template.replace(FIELD, (whole, path: string) => {
-    if (path === RAW) return JSON.stringify(payload, null, 2).slice(0, MAX_RAW_JSON)
-    const value = lookup(payload, path)
-    return value === undefined ? whole : stringify(value)
-  })
+  return template.replace(FIELD, (whole, path: string) => fieldText(payload, path) ?? whole)
+}
+
+/**
+ * The values a template's placeholders stand for, by path (`{ "pull_request.title": "..." }`), rendered as
+ * {@link renderTemplate} would put them in; missing fields are left out. For runners that keep the operator's
+ * template apart from the untrusted values.
+ */
+export function templateFields(template: string, payload: JsonObject): Record<string, string> {
+  const fields: Record<string, string> = {}
+  for (const [, path] of template.matchAll(FIELD)) {
+    const text = path === undefined ? undefined : fieldText(payload, path)
+    if (path !== undefined && text !== undefined) fields[path] = text
+  }
+  return fields
+}
+
+function fieldText(payload: JsonObject, path: string): string | undefined {
+  if (path === RAW) return JSON.stringify(payload, null, 2).slice(0, MAX_RAW_JSON)
+  const value = lookup(payload, path)
+  return value === undefined ? undefined : stringify(value)
 }
 
 /** The prompt of a route without a template: the event and the whole payload as indented JSON. */

@@ -103,9 +103,22 @@ export interface RateLimiter {
   hit(key: string, limit: number): RateDecision | Promise<RateDecision>
 }
 
+/**
+ * The prompt split by who wrote it. `instructions` is the operator's text (the skill and the route's template,
+ * its `{placeholders}` unfilled); `fields` holds what each placeholder stands for, rendered from the payload:
+ * written by whoever opened the pull request, so untrusted.
+ */
+export interface PromptParts {
+  readonly instructions: string
+  readonly fields: Readonly<Record<string, string>>
+}
+
 /** What an agent is asked to do. */
 export interface AgentInput {
+  /** The whole prompt: the instructions with the fields filled in. */
   readonly prompt: string
+  /** The same prompt in parts, for runners that keep untrusted text apart; absent when a caller gave only text. */
+  readonly parts?: PromptParts | undefined
   readonly route: string
   readonly event: string
   readonly deliveryId: string

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { createDispatcher, type DispatcherParts } from '../../src/core/dispatcher.js'
 import { DeliveryError } from '../../src/core/errors.js'
 import { memoryQueue } from '../../src/core/queue.js'
-import type { AgentAnswer, AgentJob, AgentRunner, DeliveryTarget, Route } from '../../src/core/types.js'
+import type { AgentAnswer, AgentInput, AgentJob, AgentRunner, DeliveryTarget, Route } from '../../src/core/types.js'
 import { memoryIdempotencyStore } from '../../src/plugins/memory-idempotency/index.js'
 import { recordingLogger } from '../fixtures/context.js'
 
@@ -42,6 +42,20 @@ describe('dispatcher', () => {
     await dispatch(job(route({ deliverExtra: { repo: '{repository.full_name}', pr_number: '{number}' } })))
     expect(prompts).toEqual(['PR 5'])
     expect(delivered[0]).toEqual({ route: 'pr', event: 'pull_request', deliveryId: 'd1', text: 'review', extra: { repo: 'o/r', pr_number: '5' } })
+  })
+
+  it('gives runners the prompt in parts too: the operator\'s text apart from the payload\'s values', async () => {
+    const inputs: AgentInput[] = []
+    const runner: AgentRunner = { name: 'r', run: async (input) => (inputs.push(input), { ok: true, text: 'x' }) }
+    const { dispatch } = setup({ runner })
+    await dispatch(job(route({ prompt: 'Review {repository.full_name}#{number}' })))
+    await dispatch(job(route({ prompt: undefined })))
+    expect(inputs[0]?.parts).toEqual({ instructions: 'Review {repository.full_name}#{number}', fields: { 'repository.full_name': 'o/r', number: '5' } })
+    expect(inputs[0]?.prompt).toBe('Review o/r#5')
+    expect(inputs[1]?.parts).toEqual({
+      instructions: "Webhook event 'pull_request' on route 'pr': its payload is {payload}.",
+      fields: { payload: JSON.stringify({ number: 5, repository: { full_name: 'o/r' } }, null, 2) },
+    })
   })
 
   it('puts the first skill found before the prompt and warns about the missing ones', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_FIELD_JSON, MAX_RAW_JSON, defaultPrompt, renderTemplate } from '../../src/core/template.js'
+import { MAX_FIELD_JSON, MAX_RAW_JSON, defaultPrompt, renderTemplate, templateFields } from '../../src/core/template.js'
 import type { JsonObject } from '../../src/core/types.js'
 import { githubExample } from '../fixtures/github.js'
 
@@ -54,6 +54,16 @@ describe('renderTemplate', () => {
 
   it('passes other braces and text through verbatim', () => {
     expect(renderTemplate('{ not a field } {a-b} {{number}} {}', { number: 1 })).toBe('{ not a field } {a-b} {1} {}')
+  })
+})
+
+describe('templateFields', () => {
+  it('gives each placeholder\'s value as renderTemplate would put it in, and leaves out missing fields', () => {
+    const payload = { number: 7, pr: { title: 'Fix {number}', labels: [{ name: 'bug' }] } }
+    expect(templateFields('#{number} {pr.title} {pr.labels.0.name} {pr.nope} {number}', payload)).toEqual({
+      number: '7', 'pr.title': 'Fix {number}', 'pr.labels.0.name': 'bug',
+    })
+    expect(templateFields('{__raw__}', { a: 1 })).toEqual({ __raw__: '{\n  "a": 1\n}' })
   })
 })
 

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { createGateway, type Gateway, type HookpilotConfigInput } from '../../src/index.js'
 import { recordingLogger } from '../fixtures/context.js'
 import { installFakeGh, type FakeGh } from '../fixtures/fake-gh.js'
-import { eventText, fakeModel, lastToolResult, type FakeModel } from '../fixtures/fake-model.js'
+import { eventText, fakeModel, filledTask, lastToolResult, type FakeModel } from '../fixtures/fake-model.js'
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
 
 const SECRET = 'e2e-webhook-secret-0123456789'
@@ -31,8 +31,9 @@ beforeAll(async () => {
   process.env['PATH'] = `${gh.dir}${delimiter}${savedPath ?? ''}`
   process.env['HOOKPILOT_E2E_OPENAI_KEY'] = 'sk-e2e-0123456789abcdefghij'
   // The fake model: SKIP for actions the prompt says to skip; else ask for the diff, then review what it got.
+  // It reads the task as a model would: the operator's template with the event's values put in.
   model = await fakeModel((call) => {
-    const event = eventText(call)
+    const event = filledTask(call)
     if (!/\(action: (opened|reopened|synchronize|ready_for_review)\)/.test(event)) return { content: 'SKIP' }
     const diff = lastToolResult(call)
     if (diff === undefined) {
@@ -119,6 +120,10 @@ describe('GitHub pull request review, end to end', () => {
     expect(model.calls).toHaveLength(2)
     expect(model.calls[0]?.headers['authorization']).toBe('Bearer sk-e2e-0123456789abcdefghij')
     expect(eventText(model.calls[0])).toContain('"Update the README with new information."')
+    // The operator's template is the task in the system message; the payload's text stays in the user message.
+    const system = model.calls[0]?.body.messages[0]?.content ?? ''
+    expect(system).toContain('{pull_request.title}')
+    expect(system).not.toContain('Update the README with new information.')
     expect(lastToolResult(model.calls[1])).toBe('diff --git a/README.md b/README.md\n@@ -1 +1 @@\n-Hello\n+Hello World\n')
 
     // GitHub's "Redeliver" reuses the delivery id: answered as a duplicate, and nothing is posted again.

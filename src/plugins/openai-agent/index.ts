@@ -62,7 +62,7 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
   const tools = allow.length === 0 ? {} : { tools: [runCommandTool(allow)] }
 
   async function loop(input: AgentInput, ctx: PluginContext, signal: AbortSignal): Promise<AgentResult> {
-    const messages: ChatMessage[] = openingMessages(input.prompt, options.system, allow)
+    const messages: ChatMessage[] = openingMessages(input, options.system, allow)
     const fields = { route: input.route, delivery: input.deliveryId }
     for (let step = 1; step <= maxSteps; step++) {
       ctx.log.debug('model call', { ...fields, step, model })

@@ -1,6 +1,7 @@
 /**
  * The `hookpilot` command: one subcommand per file, errors shown as one paragraph with what to change.
  */
+import { createRequire } from 'node:module'
 import { GatewayError } from '../core/errors.js'
 import { UsageError } from './args.js'
 import { processIO, type CliIO, type Subcommand } from './io.js'
@@ -16,7 +17,8 @@ Commands:
   send        send a signed delivery to any route (static ones too) on the running gateway
   market      query prediction-market data (search, events, markets, book, history, trades, oi)
 
-Run "hookpilot <command> --help" for a command's options. Docs: docs/README.md
+Run "hookpilot <command> --help" for a command's options, "hookpilot --version" for the version.
+Docs: docs/README.md
 `
 
 const COMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
@@ -32,6 +34,12 @@ const COMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
 /** Runs the command line; resolves with the exit code. */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   const [name, ...rest] = argv
+  if (name === '--version' || name === '-v') {
+    // ../../package.json from both src/cli and dist/cli: the package root.
+    const { version } = createRequire(import.meta.url)('../../package.json') as { version: string }
+    io.stdout.write(`hookpilot ${version}\n`)
+    return 0
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(HELP)
     return name === undefined ? 2 : 0

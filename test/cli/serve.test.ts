@@ -74,5 +74,6 @@ describe('hookpilot serve', () => {
     expect(await runCli(['serve', 'examples/config.yaml'])).toMatchObject({ code: 2, output: expect.stringContaining('serve takes no arguments') })
     expect(await runCli(['serve', '--host', ''])).toMatchObject({ code: 2, output: expect.stringContaining('--host must not be empty') })
     expect(await runCli(['frobnicate'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "frobnicate"') })
+    expect(await runCli(['--version'])).toEqual({ code: 0, output: `hookpilot ${(await import('../../package.json', { with: { type: 'json' } })).default.version}\n` })
   })
 })

@@ -177,6 +177,7 @@ function routePath(route: Route): string {
 
 function register(scope: Scope, plugin: GatewayPlugin): void {
   if (plugin.logger) scope.provide(TOKENS.logger, plugin.logger)
+  if (plugin.clock) scope.provide(TOKENS.clock, plugin.clock)
   if (plugin.verifiers) scope.provide(TOKENS.verifiers, plugin.verifiers)
   if (plugin.idempotencyStore) scope.provide(TOKENS.idempotencyStore, plugin.idempotencyStore)
   if (plugin.rateLimiter) scope.provide(TOKENS.rateLimiter, plugin.rateLimiter)

@@ -4,6 +4,7 @@
  */
 import { ERRORS, HEALTH, json, rateLimited, type GatewayResponse } from './http-response.js'
 import { eventType, parsePayload } from './parse-body.js'
+import { throttledWarn } from './log-throttle.js'
 import { INSECURE_NO_AUTH } from './routes.js'
 import type {
   Clock, EventFilter, IdempotencyStore, JobQueue, Logger, RawRequest, RateLimiter, Route, Verifier, WebhookEvent,
@@ -73,21 +74,21 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     return { kind: 'webhook', route }
   }
 
+  const rejected = throttledWarn(log, clock)
+  /** Only the route and a fixed reason: nothing the unauthenticated sender wrote. */
+  const reject = (route: Route, message: string, reason?: string): false => {
+    rejected(`${route.name}\u0000${message}\u0000${reason ?? ''}`, message, { route: route.name, reason })
+    return false
+  }
+
   async function verify(route: Route, req: RawRequest): Promise<boolean> {
     if (route.secrets.includes(INSECURE_NO_AUTH)) {
-      if (!exposed()) return true
-      log.warn('rejected request: INSECURE_NO_AUTH is refused off loopback', { route: route.name })
-      return false
+      return exposed() ? reject(route, 'rejected request: INSECURE_NO_AUTH is refused off loopback') : true
     }
     const verifier = verifiers.find((v) => req.headers[v.header] !== undefined)
-    if (!verifier) {
-      log.warn('rejected request: no signature header', { route: route.name })
-      return false
-    }
+    if (!verifier) return reject(route, 'rejected request: no signature header')
     const result = await verifier.verify(req, route.secrets)
-    // Only the route and the verifier's own reason: nothing the unauthenticated sender wrote.
-    if (!result.ok) log.warn('rejected request: invalid signature', { route: route.name, reason: result.reason })
-    return result.ok
+    return result.ok || reject(route, 'rejected request: invalid signature', result.reason)
   }
 
   async function accepts(event: WebhookEvent, route: Route): Promise<boolean> {

@@ -4,7 +4,7 @@
  * (event filters, delivery targets) keep all, in order.
  */
 import type {
-  AgentRunner, DeliveryTarget, EventFilter, IdempotencyStore, JobQueue, Logger, RateLimiter, Verifier,
+  AgentRunner, Clock, DeliveryTarget, EventFilter, IdempotencyStore, JobQueue, Logger, RateLimiter, Verifier,
 } from './types.js'
 
 /** What a plugin can contribute to a gateway. */
@@ -20,6 +20,8 @@ export interface GatewayPlugin {
   readonly deliveryTargets?: readonly DeliveryTarget[]
   readonly queue?: JobQueue
   readonly logger?: Logger
+  /** The time the pipeline reads (timestamp delivery ids, log throttling); tests pass a fake one. */
+  readonly clock?: Clock
 }
 
 /**

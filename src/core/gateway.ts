@@ -136,7 +136,10 @@ export async function buildGateway(
     server = createServer({ connectionsCheckingInterval: 1000 }, handler)
     server.headersTimeout = extra.headers_timeout_seconds * 1000
     server.requestTimeout = extra.request_timeout_seconds * 1000
-    const address = await listenOn(server, { host, port: listenOptions.port ?? extra.port })
+    const address = await listenOn(server, { host, port: listenOptions.port ?? extra.port }).catch((err: unknown) => {
+      server = undefined // a failed listen (port taken) may be retried on another port
+      throw err
+    })
     const names = routes.list().map((r) => r.name)
     log.info(`[webhook] Listening on ${address.host}:${address.port} — routes: ${names.length ? names.join(', ') : '(none configured)'}`)
     return address

@@ -137,6 +137,8 @@ describe('node:http adapter', () => {
       expect((err as GatewayError).code).toBe('ERR_LISTEN')
       expect((err as Error).message).toContain('platforms.webhook.extra.port')
       expect((err as Error).message).toContain(String(port))
+      // the same gateway can then listen elsewhere
+      expect((await second.gateway.listen({ port: 0 })).port).toBeGreaterThan(0)
     } finally {
       await second.gateway.close()
     }

@@ -67,6 +67,49 @@ describe('hookpilot market', () => {
     expect(r.stdout).toContain('└──')
   })
 
+  it('charts a resolved market over a --start/--end window, and points an empty chart at one', async () => {
+    const closed = 'microstrategy-sells-any-bitcoin-by-may-31-2026'
+    const whole = await market('history', closed, '--mock', '--interval', 'max')
+    expect(whole.code).toBe(0)
+    expect(whole.stdout).toContain('0 points')
+    // The 15 days up to the midnight after it closed (2026-06-04 00:34 UTC).
+    expect(whole.stdout).toContain('--start 2026-05-21 --end 2026-06-05')
+    expect(whole.stdout).not.toContain('└──')
+
+    const r = await market('history', closed, '--mock', '--start', '2026-05-21', '--end', '2026-06-05')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('2026-05-21 00:00 to 2026-06-05 00:00 UTC')
+    expect(r.stdout).toMatch(/┤[ ▁▂▃▄▅▆▇█]+/)
+    const start = Date.UTC(2026, 4, 21) / 1000
+    const end = Date.UTC(2026, 5, 5) / 1000
+    const points = JSON.parse((await market('history', closed, '--mock', '--start', String(start), '--end', '2026-06-05T00:00:00Z', '--json')).stdout) as { t: number }[]
+    expect(points.length).toBeGreaterThan(0)
+    expect(points.every((p) => p.t >= start && p.t <= end)).toBe(true)
+    // --end alone: the 15 days before it.
+    const before = await market('history', closed, '--mock', '--end', '2026-06-05', '--fidelity', '720')
+    expect(before.stdout).toContain('2026-05-21 00:00 to 2026-06-05 00:00 UTC, 31 points')
+  })
+
+  it('checks a history window before any request', async () => {
+    const slug = 'will-1-fed-rate-cut-happen-in-2025'
+    const long = await market('history', slug, '--start', '2026-05-01', '--end', '2026-05-17')
+    expect(long.code).toBe(2)
+    expect(long.stderr).toContain('is 16 days; the price-history service answers at most 15 days per request')
+    expect(await market('history', slug, '--start', '2026-05-01', '--interval', '1d')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('either --interval or a --start/--end window, not both'),
+    })
+    for (const bad of ['2026-02-30', 'May 1', '20260501', '1777593600000']) {
+      expect(await market('history', slug, '--start', bad)).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining(`--start must be a date such as 2026-05-01`),
+      })
+    }
+    expect((await market('history', slug, '--start', '2026-06-05', '--end', '2026-06-01')).stderr).toContain('must be before --end')
+    // Exactly 15 days is the service's limit, not past it; an offset is honoured.
+    expect((await market('history', slug, '--mock', '--start', '2026-05-01T02:00+02:00', '--end', '2026-05-16')).code).toBe(0)
+  })
+
   it('lists trades and open interest of a market', async () => {
     const trades = await market('trades', 'microstrategy-sells-any-bitcoin-by-may-31-2026', '--mock', '--limit', '15', '--side', 'buy')
     const rows = trades.stdout.trim().split('\n').slice(2)

@@ -74,6 +74,18 @@ describe('token', () => {
     const closed = await pm.markets.bySlug('microstrategy-sells-any-bitcoin-by-may-31-2026')
     expect(await pm.market(closed).history({ interval: 'max' })).toEqual([])
   })
+
+  it('answers a resolved market over an explicit window, within it, and refuses a window over 15 days', async () => {
+    const { pm } = testClient()
+    const closed = pm.market(await pm.markets.bySlug('microstrategy-sells-any-bitcoin-by-may-31-2026'))
+    const [start, end] = [Date.UTC(2026, 4, 21) / 1000, Date.UTC(2026, 5, 5) / 1000]
+    const points = await closed.history({ start, end })
+    expect(points.length).toBeGreaterThan(0)
+    expect(points.every((pt) => pt.t >= start && pt.t <= end)).toBe(true)
+    const tooLong = await closed.history({ start, end: end + 1 }).catch((e: unknown) => e)
+    expect(tooLong).toBeInstanceOf(BadRequestError)
+    expect(tooLong).toMatchObject({ status: 400, serviceMessage: "invalid filters: 'startTs' and 'endTs' interval is too long" })
+  })
 })
 
 describe('batch reads', () => {

@@ -10,7 +10,7 @@ const BLOCKS = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█']
 
 /** Draws `points` as a filled area chart `width` columns wide and `height` rows high, with axes and labels. */
 export function chart(points: readonly ChartPoint[], width = 60, height = 10): string {
-  if (points.length === 0) return '(no history for this window: try another --interval)\n'
+  if (points.length === 0) return '(no history)\n'
   const columns = resample(points, Math.min(width, points.length))
   const lo = Math.max(0, Math.min(...columns) - 0.01)
   const hi = Math.min(1, Math.max(...columns) + 0.01)

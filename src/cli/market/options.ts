@@ -42,6 +42,33 @@ export function count(flag: string, value: string | undefined, fallback: number,
   return n
 }
 
+// A date, optionally with a time (a space or `T` between) and a `Z` or `±hh:mm` offset.
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:\d{2})?)?$/i
+
+/**
+ * Reads a point in time as unix seconds: unix seconds themselves, or a date such as `2026-05-01` or
+ * `2026-05-01T12:00`, read as UTC unless it carries an offset (so the result does not depend on the machine's zone).
+ */
+export function instant(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const text = value.trim()
+  if (/^\d+$/.test(text)) {
+    const seconds = Number(text)
+    // Milliseconds, or a compact date such as 20260501, would otherwise pass as a time far from the one meant.
+    if (seconds >= 1e9 && seconds < 1e11) return seconds
+  } else {
+    const m = DATE_TIME.exec(text)
+    if (m !== null) {
+      const [, y, mo, d, time, zone] = m
+      const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)))
+      const ms = Date.parse(`${y}-${mo}-${d}T${time ?? '00:00'}${zone?.toUpperCase() ?? 'Z'}`)
+      // Date.parse rolls 2026-02-30 over to March; a day that does not exist is a typo.
+      if (day.getUTCMonth() === Number(mo) - 1 && day.getUTCDate() === Number(d) && Number.isFinite(ms)) return Math.floor(ms / 1000)
+    }
+  }
+  throw new CliUsageError(`--${flag} must be a date such as 2026-05-01 or 2026-05-01T12:00Z, or unix seconds (got "${value}")`)
+}
+
 /** The one positional a subcommand needs, or a message naming it. */
 export function positional(positionals: readonly string[], name: string, usage: string): string {
   const [value, extra] = positionals

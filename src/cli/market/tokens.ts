@@ -1,13 +1,16 @@
 /** `hookpilot market book | history | trades | oi`: one market's order book, price chart, trades, open interest. */
-import type { Interval, Level, MarketClient, MarketHandle, Side, TokenHandle, Trade } from '../../sdk/index.js'
+import type { HistoryParams, Interval, Level, Market, MarketClient, MarketHandle, Side, TokenHandle, Trade } from '../../sdk/index.js'
 import { str, type MarketCommand, type Parsed } from './command.js'
 import { chart } from './chart.js'
-import { CliUsageError, count, oneOf, positional } from './options.js'
+import { CliUsageError, count, instant, oneOf, positional } from './options.js'
 import { writeJson } from './output.js'
 import { collect } from './progress.js'
 import { pct, shares, table, when } from './table.js'
 
 const INTERVALS: readonly Interval[] = ['1h', '6h', '1d', '1w', '1m', 'max', 'all']
+/** The longest `startTs`/`endTs` window the price-history service answers (longer ones are a 400). */
+const MAX_WINDOW_DAYS = 15
+const DAY = 86_400
 const OUTCOME_HELP = '  --outcome <o>     outcome label or index (default 0, the Yes outcome)\n'
 
 /** A token id is a long decimal string; anything else is taken as a market slug. */
@@ -24,7 +27,14 @@ async function marketOf(pm: MarketClient, slug: string): Promise<MarketHandle> {
 }
 
 async function tokenOf(pm: MarketClient, arg: string, outcome: number | string): Promise<TokenHandle> {
-  return isTokenId(arg) ? pm.token(arg) : (await marketOf(pm, arg)).outcome(outcome)
+  return (await tokenAndMarket(pm, arg, outcome)).token
+}
+
+/** The token of `arg`, and its catalog market when `arg` is a slug (a bare token id says nothing about its market). */
+async function tokenAndMarket(pm: MarketClient, arg: string, outcome: number | string): Promise<{ token: TokenHandle; market?: Market }> {
+  if (isTokenId(arg)) return { token: pm.token(arg) }
+  const handle = await marketOf(pm, arg)
+  return { token: handle.outcome(outcome), market: handle.market }
 }
 
 const levels = (rows: readonly Level[], depth: number) =>
@@ -55,20 +65,66 @@ export const book: MarketCommand = {
 /** `hookpilot market history`. */
 export const history: MarketCommand = {
   summary: 'chart the price history of a market (its Yes outcome) or a token',
-  usage: 'hookpilot market history <slug|token> [--interval 1w] [--fidelity minutes] [--outcome o]',
-  help: `Options:\n  --interval <i>    ${INTERVALS.join(', ')} (default 1w; 1m is one month)\n  --fidelity <m>    bucket size in minutes (at least 5 for 1w, 10 for 1m)\n${OUTCOME_HELP}`,
-  options: { interval: { type: 'string' }, fidelity: { type: 'string' }, outcome: { type: 'string' } },
+  usage: 'hookpilot market history <slug|token> [--interval 1w | --start date --end date] [--fidelity minutes] [--outcome o]',
+  help: `Options:
+  --interval <i>    ${INTERVALS.join(', ')} (default 1w; 1m is one month)
+  --start <t>       start of a window: a date (2026-05-01, 2026-05-01T12:00Z; UTC unless an offset is given) or unix seconds
+  --end <t>         end of the window (default: ${MAX_WINDOW_DAYS} days after --start, or now if sooner); with --end alone the window is the ${MAX_WINDOW_DAYS} days before it
+                    a window is at most ${MAX_WINDOW_DAYS} days (the service's limit) and cannot be combined with --interval;
+                    resolved markets have no history for max/all, so ask them for a window
+  --fidelity <m>    bucket size in minutes (at least 5 for 1w, 10 for 1m)
+${OUTCOME_HELP}`,
+  options: { interval: { type: 'string' }, start: { type: 'string' }, end: { type: 'string' }, fidelity: { type: 'string' }, outcome: { type: 'string' } },
   prepare(parsed) {
     const arg = positional(parsed.positionals, 'slug|token', this.usage)
-    const interval = oneOf('interval', str(parsed, 'interval'), INTERVALS) ?? '1w'
+    const interval = oneOf('interval', str(parsed, 'interval'), INTERVALS)
+    const window = historyWindow(instant('start', str(parsed, 'start')), instant('end', str(parsed, 'end')))
+    if (window !== undefined && interval !== undefined) {
+      throw new CliUsageError('give either --interval or a --start/--end window, not both')
+    }
     const fidelity = str(parsed, 'fidelity') === undefined ? undefined : count('fidelity', str(parsed, 'fidelity'), 60, 10_080)
+    const params: HistoryParams = window ? { ...window, fidelity } : { interval: interval ?? '1w', fidelity }
+    const span = window ? `${when(window.start)} to ${when(window.end)} UTC` : (interval ?? '1w')
     return async ({ pm, io, json }) => {
-      const points = await (await tokenOf(pm, arg, outcomeOf(parsed))).history({ interval, fidelity })
+      const { token, market } = await tokenAndMarket(pm, arg, outcomeOf(parsed))
+      const points = await token.history(params)
       if (json) return writeJson(io, points)
       const last = points[points.length - 1]
-      io.stdout.write(`${arg}: ${interval}, ${points.length} points, last ${pct(last?.p)}\n\n${chart(points)}`)
+      io.stdout.write(`${arg}: ${span}, ${points.length} points, last ${pct(last?.p)}\n\n`)
+      io.stdout.write(points.length > 0 ? chart(points) : `${emptyHistoryHint(window !== undefined, market)}\n`)
     }
   },
+}
+
+/** The `startTs`/`endTs` window of `--start`/`--end` (unix seconds), filling in a missing side; checked against the service's limit. */
+function historyWindow(start: number | undefined, end: number | undefined): { start: number; end: number } | undefined {
+  if (start === undefined && end === undefined) return undefined
+  const to = end ?? Math.min((start ?? 0) + MAX_WINDOW_DAYS * DAY, Math.floor(Date.now() / 1000))
+  const from = start ?? to - MAX_WINDOW_DAYS * DAY
+  if (from >= to) throw new CliUsageError(`--start (${when(from)}) must be before --end (${when(to)})`)
+  if (to - from > MAX_WINDOW_DAYS * DAY) {
+    const days = Math.round(((to - from) / DAY) * 10) / 10
+    throw new CliUsageError(
+      `the window from --start to --end is ${days} days; the price-history service answers at most ${MAX_WINDOW_DAYS} days per request`,
+    )
+  }
+  return { start: from, end: to }
+}
+
+const day = (seconds: number): string => when(seconds).slice(0, 10)
+
+/** What to say instead of an empty chart; a resolved market's whole-life history is empty, its windows are not. */
+function emptyHistoryHint(windowed: boolean, market: Market | undefined): string {
+  if (windowed) return '(no history in this window: try another --start/--end)'
+  if (market?.closed) {
+    const close = market.closedTime ?? market.endDate
+    // The 15 days up to the midnight after the market closed.
+    const end = close === null ? undefined : Math.ceil(close.getTime() / 1000 / DAY) * DAY
+    const example =
+      end === undefined ? '--start <date> --end <date>' : `--start ${day(end - MAX_WINDOW_DAYS * DAY)} --end ${day(end)}`
+    return `(no history: this market is resolved, and the service has none for it over an --interval; ask for a window of up to ${MAX_WINDOW_DAYS} days, e.g. ${example})`
+  }
+  return '(no history for this interval: try another --interval, or --start/--end for a resolved market)'
 }
 
 /** `hookpilot market trades`. */

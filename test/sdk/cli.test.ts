@@ -118,6 +118,11 @@ describe('hookpilot market', () => {
     const oi = await market('oi', 'will-1-fed-rate-cut-happen-in-2025', '--mock')
     expect(oi.stdout).toContain('Open interest: $412,331.1')
     expect(oi.stdout).toContain('Open interest: $412,331.10\n')
+    // A market the service has no figure for is unknown, not $0.00.
+    const fresh = await market('oi', 'will-the-new-index-launch-by-friday', '--mock')
+    expect(fresh).toMatchObject({ code: 0, stdout: expect.stringContaining('Open interest: unknown\n') })
+    const json = await market('oi', 'will-the-new-index-launch-by-friday', '--mock', '--json')
+    expect(JSON.parse(json.stdout)).toMatchObject({ openInterest: null })
   })
 
   it('explains bad input with exit code 2 and what to change', async () => {

@@ -1,8 +1,9 @@
+import { http, HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
 import { BadRequestError, MAX_TRADES_OFFSET } from '../../src/sdk/index.js'
-import { testClient, urls, useMarketMock } from './helpers/msw.js'
+import { DATA, testClient, urls, useMarketMock } from './helpers/msw.js'
 
-const { requests } = useMarketMock()
+const { requests, server } = useMarketMock()
 const MSTR = '0x0216999502169995021699950216999502169995021699950216999502169995'
 
 describe('trades', () => {
@@ -55,6 +56,19 @@ describe('open interest', () => {
     expect(rows).toEqual([
       { market: '0x0051672400516724005167240051672400516724005167240051672400516724', value: 412331.102 },
       { market: MSTR, value: 0 },
+    ])
+  })
+
+  it('gives null, not 0, when the service has no figure for a market', async () => {
+    const { pm } = testClient()
+    const fresh = pm.market(await pm.markets.bySlug('will-the-new-index-launch-by-friday'))
+    expect(await pm.openInterest(fresh.market.conditionId)).toEqual([{ market: fresh.market.conditionId, value: null }])
+    expect(await fresh.openInterest()).toBeNull()
+    // An absent value is unknown too.
+    server.use(http.get(`${DATA}/oi`, () => HttpResponse.json([{ market: MSTR }, { market: '0x01', value: '12.5' }])))
+    expect(await pm.openInterest([MSTR, '0x01'])).toEqual([
+      { market: MSTR, value: null },
+      { market: '0x01', value: 12.5 },
     ])
   })
 })

@@ -47,6 +47,9 @@ expectType<Promise<ClobMarket[]>>(pm.clobMarkets.toArray({ max: 5 }))
 expectType<Promise<Map<string, TokenPrices>>>(pm.prices(['1']))
 expectType<Promise<Book[]>>(pm.books(['1']))
 expectType<Promise<OpenInterest[]>>(pm.openInterest('0x1'))
+// Open interest the service has no figure for is null, not 0.
+declare const oiRow: OpenInterest
+expectType<number | null>(oiRow.value)
 
 declare const market: Market
 expectType<string>(market.id)

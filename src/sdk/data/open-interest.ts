@@ -8,12 +8,13 @@ import { DataOpenInterestSchema } from '../wire/data.js'
 export interface OpenInterest {
   /** Condition id. */
   readonly market: string
-  readonly value: number
+  /** `null` when the service has no figure (it sent `null` or nothing): unknown, which is not the same as 0. */
+  readonly value: number | null
 }
 
 const Schema = v.pipe(
   DataOpenInterestSchema,
-  v.transform((rows): OpenInterest[] => rows.map((r) => ({ market: r.market, value: toNumber(r.value) ?? 0 }))),
+  v.transform((rows): OpenInterest[] => rows.map((r) => ({ market: r.market, value: toNumber(r.value) }))),
 )
 
 /** Open interest of one or several markets (condition ids); markets the service does not know are absent. */

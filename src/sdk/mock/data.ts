@@ -1,8 +1,8 @@
 /**
  * The mock trades service. Quirks kept on purpose: bare arrays, `limit` clamped to 10 (so walks cross pages),
- * 400 past offset 10,000, markets as a comma-separated list of condition ids.
+ * 400 past offset 10,000, markets as a comma-separated list of condition ids, open interest `null` for a new market.
  */
-import { MARKETS, pricesOf, tokensOf } from './fixtures.js'
+import { MARKETS, pricesOf, tokensOf, type MockMarket } from './fixtures.js'
 import { boolParam, fail, json, numParam, window } from './respond.js'
 
 const COUNTS: Readonly<Record<string, number>> = { '2169995': 25, '516724': 30 }
@@ -50,7 +50,9 @@ export function data(path: string, q: URLSearchParams, now: number): Response {
   if (path === '/oi') {
     if (!markets?.length) return fail(400, 'market is required')
     const known = MARKETS.filter((m) => markets.includes(m.conditionId))
-    return json(known.map((m) => ({ market: m.conditionId, value: m.closed ? 0 : Math.round(m.volumeNum * 0.1 * 1e6) / 1e6 })))
+    // A brand-new market has no figure yet: the service sends `value: null` for it.
+    const value = (m: MockMarket): number | null => (m._newborn ? null : m.closed ? 0 : Math.round(m.volumeNum * 0.1 * 1e6) / 1e6)
+    return json(known.map((m) => ({ market: m.conditionId, value: value(m) })))
   }
   if (path !== '/trades') return fail(404, `no route for ${path}`)
   if ((numParam(q, 'offset') ?? 0) > 10_000) return fail(400, 'max historical trades offset of 10000 exceeded')

@@ -1,9 +1,20 @@
 import { http, HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { BadRequestError, MAX_TRADES_OFFSET } from '../../src/sdk/index.js'
-import { DATA, testClient, urls, useMarketMock } from './helpers/msw.js'
+import pLimit from 'p-limit'
+import { BadRequestError, MAX_TRADES_OFFSET, MarketUsageError } from '../../src/sdk/index.js'
+import type { ClientContext } from '../../src/sdk/context.js'
+import { TradesQuery } from '../../src/sdk/data/trades.js'
+import { createTransport } from '../../src/sdk/http.js'
+import { retryPolicy } from '../../src/sdk/retry.js'
+import { CLOB, DATA, GAMMA, testClient, urls, useMarketMock } from './helpers/msw.js'
 
 const { requests, server } = useMarketMock()
+/** What a client hands its queries, made by hand so a query can hold a state its builders refuse. */
+function bareContext(): ClientContext {
+  const request = createTransport({ urls: { gamma: GAMMA, clob: CLOB, data: DATA }, fetch: undefined, timeoutMs: false, userAgent: 'test', retry: retryPolicy(false) })
+  return { request, limit: pLimit(1) }
+}
+
 const MSTR = '0x0216999502169995021699950216999502169995021699950216999502169995'
 
 describe('trades', () => {
@@ -32,9 +43,21 @@ describe('trades', () => {
     const { pm } = testClient()
     const near = await pm.trades.offset(MAX_TRADES_OFFSET).toArray({ max: 50 })
     expect(near).toEqual([])
-    const err = await pm.trades.offset(MAX_TRADES_OFFSET + 1).list().catch((e: unknown) => e)
+    // offset() refuses this before any request (below), so build the query's state directly to reach the service.
+    const deep = new TradesQuery(bareContext(), { filter: {}, offset: MAX_TRADES_OFFSET + 1 })
+    const err = await deep.list().catch((e: unknown) => e)
     expect(err).toBeInstanceOf(BadRequestError)
     expect(err).toMatchObject({ serviceMessage: 'max historical trades offset of 10000 exceeded' })
+    expect(urls(requests).at(-1)?.searchParams.get('offset')).toBe('10001')
+  })
+
+  it('refuses an offset over 10,000 when it is set, naming the limit, without a request', () => {
+    const { pm } = testClient()
+    expect(() => pm.trades.offset(MAX_TRADES_OFFSET + 1)).toThrow(MarketUsageError)
+    expect(() => pm.trades.offset(MAX_TRADES_OFFSET + 1)).toThrow(/offset must be at most 10,000, the deepest the trades service serves/)
+    expect(() => pm.trades.offset(-1)).toThrow(MarketUsageError)
+    expect(pm.trades.offset(MAX_TRADES_OFFSET)).toBeInstanceOf(TradesQuery)
+    expect(requests).toHaveLength(0)
   })
 
   it('filters by user wallet and sends takerOnly', async () => {

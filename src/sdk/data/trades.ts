@@ -2,6 +2,7 @@
 import * as v from 'valibot'
 import type { CallOptions } from '../context.js'
 import type { Side } from '../clob/model.js'
+import { MarketUsageError } from '../errors.js'
 import { PagedQuery, checkCount, offsetPages } from '../query.js'
 import { num } from '../wire/fields.js'
 import { DataTradesSchema, type DataTradeWire } from '../wire/data.js'
@@ -92,9 +93,15 @@ export class TradesQuery extends PagedQuery<Trade, TradesState> {
     return this.with({ limit: checkCount('limit', n, 1) })
   }
 
-  /** Where {@link list} and iteration start; at most 10,000. */
+  /** Where {@link list} and iteration start; at most 10,000 ({@link MAX_TRADES_OFFSET}), else a MarketUsageError. */
   offset(n: number): this {
-    return this.with({ offset: checkCount('offset', n) })
+    if (checkCount('offset', n) > MAX_TRADES_OFFSET) {
+      // Said here, where the mistake is, rather than as the service's 400 on the first request.
+      throw new MarketUsageError(
+        `offset must be at most ${MAX_TRADES_OFFSET.toLocaleString('en-US')}, the deepest the trades service serves, got ${n}`,
+      )
+    }
+    return this.with({ offset: n })
   }
 
   /** One page: one request. */

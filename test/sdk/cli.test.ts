@@ -22,9 +22,12 @@ describe('hookpilot market', () => {
     const r = await market('markets', '--mock', '--limit', '8', '--order', 'volume')
     expect(r.code).toBe(0)
     const lines = r.stdout.trim().split('\n')
-    expect(lines[0]).toMatch(/^QUESTION\s+YES\s+OUTCOMES\s+VOLUME\s+STATE\s+SLUG$/)
+    expect(lines[0]).toMatch(/^QUESTION\s+FIRST OUTCOME\s+OUTCOMES\s+VOLUME\s+STATE\s+SLUG$/)
     expect(lines).toHaveLength(2 + 8)
     expect(lines[2]).toContain('Who will win the 2028 presidential election?')
+    // A multi-outcome market's first outcome is a name, not "Yes"; a binary market's is Yes.
+    expect(lines[2]).toMatch(/election\?\s+Alice 46%\s+3\s/)
+    expect(lines.find((l) => l.includes('will-2-fed-rate-cuts-happen-in-2025'))).toMatch(/\s+Yes 64%\s+2\s/)
     expect(r.stderr).toBe('')
   })
 

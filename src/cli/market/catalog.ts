@@ -25,9 +25,18 @@ const LIST_OPTIONS = {
   limit: { type: 'string' },
 } as const
 
+/** The first outcome with its price: `Yes 3.5%` on a binary market, `Alice 46%` on a multi-outcome one. */
+function firstOutcome(m: Market): string {
+  const first = m.outcomes[0]
+  if (first === undefined) return '-'
+  const label = first.label.length > 16 ? `${first.label.slice(0, 15)}…` : first.label
+  return `${label} ${pct(first.price)}`
+}
+
 const marketRow: readonly Column<Market>[] = [
   { header: 'QUESTION', cell: (m) => m.question, max: 56 },
-  { header: 'YES', cell: (m) => pct(m.outcomes[0]?.price), align: 'right' },
+  // Not "YES": the first outcome of a multi-outcome market is a name.
+  { header: 'FIRST OUTCOME', cell: firstOutcome },
   { header: 'OUTCOMES', cell: (m) => String(m.outcomes.length), align: 'right' },
   { header: 'VOLUME', cell: (m) => usd(m.volume), align: 'right' },
   { header: 'STATE', cell: (m) => (m.closed ? 'closed' : m.active ? 'open' : 'inactive') },

@@ -11,7 +11,7 @@ const INTERVALS: readonly Interval[] = ['1h', '6h', '1d', '1w', '1m', 'max', 'al
 /** The longest `startTs`/`endTs` window the price-history service answers (longer ones are a 400). */
 const MAX_WINDOW_DAYS = 15
 const DAY = 86_400
-const OUTCOME_HELP = '  --outcome <o>     outcome label or index (default 0, the Yes outcome)\n'
+const OUTCOME_HELP = '  --outcome <o>     outcome label or index (default 0: Yes on a binary market, the first outcome otherwise)\n'
 
 /** A token id is a long decimal string; anything else is taken as a market slug. */
 const isTokenId = (s: string): boolean => /^\d{10,}$/.test(s)
@@ -46,7 +46,7 @@ const levels = (rows: readonly Level[], depth: number) =>
 /** `hookpilot market book`. */
 export const book: MarketCommand = {
   summary: "show a token's order book (by token id, or a market slug's outcome)",
-  usage: 'hookpilot market book <token|slug> [--outcome Yes|No|index] [--depth n]',
+  usage: 'hookpilot market book <token|slug> [--outcome label|index] [--depth n]',
   help: `Options:\n${OUTCOME_HELP}  --depth <n>       levels per side (default 10)\n`,
   options: { outcome: { type: 'string' }, depth: { type: 'string' } },
   prepare(parsed) {
@@ -64,7 +64,7 @@ export const book: MarketCommand = {
 
 /** `hookpilot market history`. */
 export const history: MarketCommand = {
-  summary: 'chart the price history of a market (its Yes outcome) or a token',
+  summary: 'chart the price history of a market (its first outcome, Yes on a binary market) or a token',
   usage: 'hookpilot market history <slug|token> [--interval 1w | --start date --end date] [--fidelity minutes] [--outcome o]',
   help: `Options:
   --interval <i>    ${INTERVALS.join(', ')} (default 1w; 1m is one month)

@@ -168,6 +168,17 @@ describe('hookpilot market', () => {
     expect((await market()).code).toBe(2)
   })
 
+  it('prints its usage to stderr with exit code 2 when given no command, to stdout with 0 when asked', async () => {
+    const none = await market()
+    expect(none).toMatchObject({ code: 2, stdout: '' })
+    expect(none.stderr).toMatch(/^Usage: hookpilot market <command>/)
+    for (const ask of ['--help', '-h', 'help']) {
+      const r = await market(ask)
+      expect(r).toMatchObject({ code: 0, stderr: '' })
+      expect(r.stdout).toBe(none.stderr)
+    }
+  })
+
   it('shows a spinner on stderr only when it is a terminal', async () => {
     const tty = fakeIO(true)
     expect(await runMarket(['markets', '--mock', '--limit', '12'], tty.io)).toBe(0)

@@ -39,9 +39,14 @@ Run "hookpilot market <command> --help" for a command's options. Docs: docs/sdk.
  */
 export const runMarket: Subcommand = async (args, io) => {
   const [name, ...rest] = args
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  // Asked for, help is the output (stdout, 0); with no command at all it explains an error (stderr, 2).
+  if (name === undefined) {
+    io.stderr.write(HELP)
+    return 2
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(HELP)
-    return name === undefined ? 2 : 0
+    return 0
   }
   const command = COMMANDS[name]
   if (command === undefined) {

@@ -109,6 +109,7 @@ describe('hookpilot market', () => {
       })
     }
     expect((await market('history', slug, '--start', '2026-06-05', '--end', '2026-06-01')).stderr).toContain('must be before --end')
+    expect((await market('history', slug, '--start', '2999-01-01')).stderr).toContain('--start (2999-01-01 00:00 UTC) is in the future')
     // Exactly 15 days is the service's limit, not past it; an offset is honoured.
     expect((await market('history', slug, '--mock', '--start', '2026-05-01T02:00+02:00', '--end', '2026-05-16')).code).toBe(0)
   })

@@ -101,7 +101,9 @@ function historyWindow(start: number | undefined, end: number | undefined): { st
   if (start === undefined && end === undefined) return undefined
   const to = end ?? Math.min((start ?? 0) + MAX_WINDOW_DAYS * DAY, Math.floor(Date.now() / 1000))
   const from = start ?? to - MAX_WINDOW_DAYS * DAY
-  if (from >= to) throw new CliUsageError(`--start (${when(from)}) must be before --end (${when(to)})`)
+  if (from >= to) {
+    throw new CliUsageError(end === undefined ? `--start (${when(from)} UTC) is in the future` : `--start (${when(from)}) must be before --end (${when(to)})`)
+  }
   if (to - from > MAX_WINDOW_DAYS * DAY) {
     const days = Math.round(((to - from) / DAY) * 10) / 10
     throw new CliUsageError(

@@ -40,9 +40,13 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     io.stdout.write(`hookpilot ${version}\n`)
     return 0
   }
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined) {
+    io.stderr.write(HELP) // usage as an error: no command was given
+    return 2
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(HELP)
-    return name === undefined ? 2 : 0
+    return 0
   }
   const load = COMMANDS[name]
   if (!load) {

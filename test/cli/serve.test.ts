@@ -74,6 +74,8 @@ describe('hookpilot serve', () => {
     expect(await runCli(['serve', 'examples/config.yaml'])).toMatchObject({ code: 2, output: expect.stringContaining('serve takes no arguments') })
     expect(await runCli(['serve', '--host', ''])).toMatchObject({ code: 2, output: expect.stringContaining('--host must not be empty') })
     expect(await runCli(['frobnicate'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "frobnicate"') })
+    expect(await runCli([])).toMatchObject({ code: 2, output: expect.stringContaining('Usage: hookpilot <command>') })
+    expect(await runCli(['--help'])).toMatchObject({ code: 0, output: expect.stringContaining('Usage: hookpilot <command>') })
     expect(await runCli(['--version'])).toEqual({ code: 0, output: `hookpilot ${(await import('../../package.json', { with: { type: 'json' } })).default.version}\n` })
   })
 })

@@ -19,19 +19,27 @@ const kind = process.argv[2]
 
 async function startBare() {
   const answer = JSON.stringify({ status: 'accepted' })
-  const server = createServer((req, res) => {
+  // Reading the body whole is the same work as the gateway's body reader.
+  return listen(bodyServer((_req, res) => {
+    res.writeHead(202, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) })
+    res.end(answer)
+  }))
+}
+
+/** A node:http server that reads each request's whole body, then calls `handle(req, res, body)`. */
+function bodyServer(handle) {
+  return createServer((req, res) => {
     const chunks = []
     let size = 0
     req.on('data', (chunk) => {
       chunks.push(chunk)
       size += chunk.length
     })
-    req.on('end', () => {
-      Buffer.concat(chunks, size) // the same work as the gateway's body reader
-      res.writeHead(202, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) })
-      res.end(answer)
-    })
+    req.on('end', () => handle(req, res, Buffer.concat(chunks, size)))
   })
+}
+
+async function listen(server) {
   await new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve))
   return server.address().port
 }
@@ -44,34 +52,23 @@ async function startFloor() {
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
     res.end(text)
   }
-  const server = createServer((req, res) => {
-    const chunks = []
-    let size = 0
-    req.on('data', (chunk) => {
-      chunks.push(chunk)
-      size += chunk.length
-    })
-    req.on('end', () => {
-      const body = Buffer.concat(chunks, size)
-      const header = req.headers['x-hub-signature-256'] ?? ''
-      const presented = /^sha256=[0-9a-f]{64}$/.test(header) ? Buffer.from(header.slice(7), 'hex') : undefined
-      const digest = createHmac('sha256', SECRET).update(body).digest()
-      if (!presented || !timingSafeEqual(digest, presented)) return reply(res, 401, { error: 'Invalid signature' })
-      let payload
-      try {
-        payload = JSON.parse(utf8.decode(body))
-      } catch {
-        payload = undefined
-      }
-      if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return reply(res, 400, { error: 'Cannot parse body' })
-      const id = req.headers['x-github-delivery']
-      if (seen.has(id)) return reply(res, 200, { status: 'duplicate', delivery_id: id })
-      seen.add(id)
-      reply(res, 202, { status: 'accepted', route: ROUTE, event: req.headers['x-github-event'], delivery_id: id })
-    })
-  })
-  await new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve))
-  return server.address().port
+  return listen(bodyServer((req, res, body) => {
+    const header = req.headers['x-hub-signature-256'] ?? ''
+    const presented = /^sha256=[0-9a-f]{64}$/.test(header) ? Buffer.from(header.slice(7), 'hex') : undefined
+    const digest = createHmac('sha256', SECRET).update(body).digest()
+    if (!presented || !timingSafeEqual(digest, presented)) return reply(res, 401, { error: 'Invalid signature' })
+    let payload
+    try {
+      payload = JSON.parse(utf8.decode(body))
+    } catch {
+      payload = undefined
+    }
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return reply(res, 400, { error: 'Cannot parse body' })
+    const id = req.headers['x-github-delivery']
+    if (seen.has(id)) return reply(res, 200, { status: 'duplicate', delivery_id: id })
+    seen.add(id)
+    reply(res, 202, { status: 'accepted', route: ROUTE, event: req.headers['x-github-event'], delivery_id: id })
+  }))
 }
 
 async function startGateway(quiet) {

@@ -76,6 +76,6 @@ describe('hookpilot serve', () => {
     expect(await runCli(['frobnicate'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "frobnicate"') })
     expect(await runCli([])).toMatchObject({ code: 2, output: expect.stringContaining('Usage: hookpilot <command>') })
     expect(await runCli(['--help'])).toMatchObject({ code: 0, output: expect.stringContaining('Usage: hookpilot <command>') })
-    expect(await runCli(['--version'])).toEqual({ code: 0, output: `hookpilot ${(await import('../../package.json', { with: { type: 'json' } })).default.version}\n` })
+    expect(await runCli(['--version'])).toMatchObject({ code: 0, stderr: '', output: `hookpilot ${(await import('../../package.json', { with: { type: 'json' } })).default.version}\n` })
   })
 })

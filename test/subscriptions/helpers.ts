@@ -2,7 +2,6 @@
  * Helpers for the subscription tests: the built CLI to run as a real child process, a temporary project
  * folder with its own config.yaml, and an in-process gateway on a real port that records what it delivers.
  */
-import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { statSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -12,7 +11,7 @@ import { afterEach, beforeAll } from 'vitest'
 import { createGateway, loadConfig, type Gateway } from '../../src/index.js'
 import type { GatewayPlugin } from '../../src/core/plugin.js'
 import type { AgentAnswer, AgentInput, AgentResult } from '../../src/core/types.js'
-import { assertBuilt, CLI } from '../fixtures/cli.js'
+import { assertBuilt, CLI, runCli, type CliResult } from '../fixtures/cli.js'
 import { recordingLogger, type RecordingLogger } from '../fixtures/context.js'
 import { signGithub } from '../fixtures/github.js'
 
@@ -22,26 +21,9 @@ export async function builtCli(): Promise<string> {
   return CLI
 }
 
-/** What a finished child process left. */
-export interface Finished {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs `hookpilot <args>` as a child process in `cwd`, with no WEBHOOK_* variables leaking in. */
-export async function hookpilot(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Finished> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('WEBHOOK_')))
-  return run(process.execPath, [await builtCli(), ...args], { cwd, env: { ...clean, ...env } })
-}
-
-function run(file: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Finished> {
-  return new Promise((resolve) => {
-    execFile(file, [...args], { ...options, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 99
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) })
-    })
-  })
+/** Runs `hookpilot <args>` as a child process in `cwd` (no WEBHOOK_* variables leak in: see startCli). */
+export function hookpilot(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(args, { cwd, env })
 }
 
 /** The static route every test project has. */

@@ -2,7 +2,6 @@
  * Helpers for the subscription tests: the built CLI to run as a real child process, a temporary project
  * folder with its own config.yaml, and an in-process gateway on a real port that records what it delivers.
  */
-import { randomUUID } from 'node:crypto'
 import { statSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -13,7 +12,7 @@ import type { GatewayPlugin } from '../../src/core/plugin.js'
 import type { AgentAnswer, AgentInput, AgentResult } from '../../src/core/types.js'
 import { assertBuilt, CLI, runCli, type CliResult } from '../fixtures/cli.js'
 import { recordingLogger, type RecordingLogger } from '../fixtures/context.js'
-import { signGithub } from '../fixtures/github.js'
+import { githubHeaders } from '../fixtures/github.js'
 
 /** The built CLI (`npm test` builds dist/ first); a clear error when it is missing. */
 export async function builtCli(): Promise<string> {
@@ -68,12 +67,8 @@ export async function liveGateway(
 
 /** Posts a signed pull_request delivery to `route` and returns the status. */
 export async function postSigned(baseUrl: string, route: string, secret: string, event = 'pull_request'): Promise<number> {
-  const body = JSON.stringify({ action: 'opened', number: 1, pull_request: { title: 't' }, repository: { full_name: 'o/r' } })
-  const res = await fetch(`${baseUrl}/webhooks/${route}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': randomUUID(), 'x-hub-signature-256': signGithub(body, secret) },
-    body,
-  })
+  const body = Buffer.from(JSON.stringify({ action: 'opened', number: 1, pull_request: { title: 't' }, repository: { full_name: 'o/r' } }))
+  const res = await fetch(`${baseUrl}/webhooks/${route}`, { method: 'POST', headers: githubHeaders(event, body, secret), body })
   await res.arrayBuffer()
   return res.status
 }

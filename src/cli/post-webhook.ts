@@ -2,10 +2,11 @@
  * Signing and posting a payload to a running gateway as GitHub would (`X-Hub-Signature-256` over the exact
  * bytes sent), for `hookpilot test` and `hookpilot send`.
  */
-import { createHmac, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
 import type { Route } from '../core/types.js'
+import { hmacSha256 } from '../plugins/shared/secure-compare.js'
 import { parse, UsageError } from './args.js'
 import type { CliIO, Subcommand } from './io.js'
 import { SAMPLE_EVENT, samplePayload } from './sample-payload.js'
@@ -94,7 +95,8 @@ async function postSigned(baseUrl: string, route: string, secret: string, payloa
         'user-agent': 'hookpilot-test',
         'x-github-event': payload.event,
         'x-github-delivery': delivery,
-        'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(payload.body).digest('hex')}`,
+        // The same HMAC the gateway's verifier computes, so what this signs is what it checks.
+        'x-hub-signature-256': `sha256=${hmacSha256(secret, payload.body).toString('hex')}`,
       },
       body: payload.body,
       signal: AbortSignal.timeout(15_000),

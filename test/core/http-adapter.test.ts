@@ -128,6 +128,21 @@ describe('node:http adapter', () => {
     expect(closedAfter).toBeLessThan(10_000)
   })
 
+  it('a client that sends its headers but never finishes its body is cut off after request_timeout_seconds', async () => {
+    const { port, runs } = await started({ headers_timeout_seconds: 1, request_timeout_seconds: 2 })
+    const begun = Date.now()
+    const answer = await new Promise<{ text: string; after: number }>((resolve) => {
+      let text = ''
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write('POST /webhooks/pr HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":')
+      })
+      socket.on('data', (d) => (text += d.toString())).on('close', () => resolve({ text, after: Date.now() - begun })).on('error', () => {})
+    })
+    expect(answer.after).toBeLessThan(10_000)
+    expect(answer.text).toMatch(/^HTTP\/1\.1 408|^$/)
+    expect(runs).toHaveLength(0)
+  })
+
   it('a taken port is a ListenError naming platforms.webhook.extra.port', async () => {
     const { port } = await started()
     const second = await testGateway()

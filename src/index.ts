@@ -31,24 +31,25 @@ export async function createGateway(
   options: BuildOptions = {},
 ): Promise<Gateway> {
   const parsed = parseConfig(config)
-  return buildGateway(parsed, [...builtinPlugins(parsed), ...plugins], options)
+  return buildGateway(parsed, [...builtinPlugins(parsed, options.baseDir), ...plugins], options)
 }
 
 export { loadConfig, parseConfig, type ParseConfigOptions } from './core/config.js'
-export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig } from './core/config.js'
+export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig } from './core/config.js'
 export { configDir, type Gateway, type GatewayRequest, type GatewayResponse, type BuildOptions, type ListenAddress, type ListenOptions } from './core/gateway.js'
 export {
   subscriptionsPath, readSubscriptions, updateSubscriptions, resolveSubscriptions, type Subscription, type SubscriptionInput,
   type SubscriptionsFile, type SubscriptionsRead, type SkippedSubscription,
 } from './core/subscriptions/index.js'
 export {
-  definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineVerifiers, defineIdempotencyStore,
+  definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineVerifiers, defineStateBackend,
   defineRateLimiter, type GatewayPlugin,
 } from './core/plugin.js'
 export { GatewayError, ConfigError, ListenError, AgentError, DeliveryError, type GatewayErrorCode, type ConfigIssue } from './core/errors.js'
 export { renderTemplate } from './core/template.js'
 export { createLogger, silentLogger, type LogLevel, type LoggerOptions } from './core/logger.js'
-export { memoryQueue, type MemoryQueueOptions } from './core/queue.js'
+export { DEFAULT_RETRY, MAX_RUNS, type RetryPolicy } from './core/dispatcher.js'
 export type { NodeHandler } from './core/http.js'
 export type * from './core/types.js'
+export type * from './core/jobs.js'
 export * from './plugins/index.js'

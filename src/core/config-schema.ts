@@ -131,9 +131,22 @@ export const platformsSchema = v.strictObject({
   ),
 })
 
+/**
+ * `state:`: where accepted jobs, the de-dup window and the jobs view live. SQLite by default, so a restart
+ * loses nothing acknowledged; `memory` for tests and embedding.
+ */
+export const stateSchema = v.strictObject({
+  driver: v.optional(v.picklist(['sqlite', 'memory'], 'expected sqlite or memory'), 'sqlite'),
+  path: v.optional(nonBlank('the state database file, e.g. .hookpilot/state.db'), '.hookpilot/state.db'),
+  sync: v.optional(v.picklist(['normal', 'full'], 'expected normal (survives a killed process) or full (survives power loss)'), 'normal'),
+  keep_done_hours: v.optional(integer(1), 24),
+  keep_failed_days: v.optional(integer(1), 7),
+})
+
 /** The whole `config.yaml`. */
 export const configSchema = v.strictObject({
   agent: v.optional(agentSchema, {}),
+  state: v.optional(stateSchema, {}),
   skills_dir: v.optional(text, './skills'),
   log_level: v.optional(v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'), 'info'),
   platforms: v.optional(platformsSchema, {}),
@@ -145,5 +158,7 @@ export type HookpilotConfigInput = v.InferInput<typeof configSchema>
 export type HookpilotConfig = v.InferOutput<typeof configSchema>
 /** One route as written in the configuration. */
 export type RouteConfig = v.InferOutput<typeof routeSchema>
+/** `state:` after validation. */
+export type StateConfig = v.InferOutput<typeof stateSchema>
 /** `agent:` after validation. */
 export type AgentConfig = v.InferOutput<typeof agentSchema>

@@ -11,7 +11,7 @@ import { ConfigError, GatewayError, type ConfigIssue } from './errors.js'
 import { resolveRoute, type RouteDefaults } from './routes.js'
 import type { Route } from './types.js'
 
-export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig } from './config-schema.js'
+export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig } from './config-schema.js'
 
 const PARSED = Symbol.for('hookpilot.parsedConfig')
 const ROUTES_PATH = 'platforms.webhook.extra.routes'

@@ -14,6 +14,7 @@ export type GatewayErrorCode =
   | 'ERR_DELIVERY'
   | 'ERR_SUBSCRIPTION'
   | 'ERR_CLOSED'
+  | 'ERR_STATE'
 
 /** One problem found in a configuration, located by its dotted path (`platforms.webhook.extra.port`). */
 export interface ConfigIssue {
@@ -95,5 +96,13 @@ export class DeliveryError extends GatewayError {
     this.target = target
     this.retryable = options?.retryable ?? false
     this.retryAfterMs = options?.retryAfterMs
+  }
+
+  /**
+   * True for a DeliveryError from any copy of this package: a target built against another copy throws that
+   * copy's class, which `instanceof` does not recognise.
+   */
+  static override is(value: unknown): value is DeliveryError {
+    return GatewayError.is(value) && value.code === 'ERR_DELIVERY' && typeof (value as DeliveryError).retryable === 'boolean'
   }
 }

@@ -9,12 +9,12 @@ import { createScope, type Scope } from './container.js'
 import { createDispatcher } from './dispatcher.js'
 import { ConfigError, GatewayError } from './errors.js'
 import { ERRORS, type GatewayResponse } from './http-response.js'
+import { startAll } from './lifecycle.js'
 import { createNodeHandler, type NodeHandler } from './http.js'
 import { listenOn, type ListenAddress, type ListenOptions } from './listen.js'
 import { createLogger } from './logger.js'
 import { createPipeline } from './pipeline.js'
 import type { GatewayPlugin } from './plugin.js'
-import { memoryQueue } from './queue.js'
 import { createRouteTable, type MutableRouteTable } from './route-table.js'
 import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from './routes.js'
 import { startSubscriptionSource, subscriptionsPath } from './subscriptions/index.js'
@@ -49,7 +49,7 @@ export interface Gateway {
   readonly config: HookpilotConfig
 }
 
-/** Where relative paths of a configuration (skills_dir) are resolved: the config file's folder, else cwd. */
+/** Where relative paths of a configuration (skills_dir, state.path) are resolved: the config file's folder, else cwd. */
 export interface BuildOptions {
   readonly baseDir?: string | undefined
 }
@@ -68,40 +68,41 @@ export async function buildGateway(
   const scope = createScope()
   scope.provide(TOKENS.logger, createLogger({ level: config.log_level }))
   scope.provide(TOKENS.clock, Date.now)
-  scope.provide(TOKENS.queue, memoryQueue({ concurrency: config.agent.concurrency, maxQueue: config.agent.max_queue }))
   for (const plugin of plugins) register(scope, plugin)
 
   const log = scope.resolve(TOKENS.logger)
+  const clock = scope.resolve(TOKENS.clock)
   const routes = createRouteTable(staticRoutes(config))
   const targets = targetMap(scope.resolveAll(TOKENS.deliveryTargets))
   const runner = selectRunner(config, scope.resolveAll(TOKENS.agentRunners))
   checkRoutes(config, routes.list(), targets)
 
-  const store = scope.resolve(TOKENS.idempotencyStore)
-  const queue = scope.resolve(TOKENS.queue)
-  const shutdown = new AbortController()
+  const state = scope.resolve(TOKENS.state)
+  // The state backend opens first (a bad state.path stops the start with what to change), then the plugins
+  // that hold resources of their own; close() runs them in the reverse order.
+  const lifecycle = await startAll([state, ...plugins.filter((p) => p.state !== state)], log)
   let exposed = false
   const pipeline = createPipeline({
     routes,
     verifiers: scope.resolve(TOKENS.verifiers),
     filters: scope.resolveAll(TOKENS.eventFilters),
-    store,
+    dedup: state.dedup,
     limiter: scope.resolve(TOKENS.rateLimiter),
-    queue,
+    queue: state.queue,
     log,
-    clock: scope.resolve(TOKENS.clock),
-    signal: shutdown.signal,
+    clock,
+    signal: lifecycle.signal,
     exposed: () => exposed,
   })
-  queue.start(
+  state.queue.start(
     createDispatcher({
+      routes,
       runner,
       targets,
-      store,
       log,
+      clock,
       skillsDir: resolve(options.baseDir ?? process.cwd(), config.skills_dir),
       timeoutMs: config.agent.timeout_seconds * 1000,
-      signal: shutdown.signal,
     }),
   )
 
@@ -149,14 +150,17 @@ export async function buildGateway(
     if (closing) return
     closing = true
     subscriptions?.stop()
+    // The listener stays open through the grace period: new webhooks are answered 503 `Shutting down` (with
+    // Retry-After), not refused at the socket, while the running jobs finish.
+    const report = await state.queue.stop(extra.shutdown_grace_seconds * 1000)
+    if (!report.finished) log.warn('grace period over: stopped the jobs still running', { grace_seconds: extra.shutdown_grace_seconds })
+    if (report.left === 0) log.info('shutdown: every job finished')
+    else if (state.durable) log.warn(`shutdown: ${report.left} jobs left stored; they run at the next start`, { left: report.left })
+    else log.warn(`shutdown: dropped ${report.left} queued events (state.driver is memory, which keeps nothing)`, { dropped: report.left })
     const stopped = server ? new Promise<void>((done) => server!.close(() => done())) : Promise.resolve()
-    server?.closeIdleConnections()
-    const graceMs = extra.shutdown_grace_seconds * 1000
-    const finished = await queue.close(graceMs)
-    if (!finished) log.warn('grace period over: stopping the agent runs still going', { grace_seconds: extra.shutdown_grace_seconds })
-    shutdown.abort(new GatewayError('ERR_CLOSED', 'The gateway was closed.'))
     server?.closeAllConnections()
     await stopped
+    await lifecycle.closeAll()
   }
 
   return { handle, handler, listen, close, routes, config }
@@ -182,9 +186,8 @@ function register(scope: Scope, plugin: GatewayPlugin): void {
   if (plugin.logger) scope.provide(TOKENS.logger, plugin.logger)
   if (plugin.clock) scope.provide(TOKENS.clock, plugin.clock)
   if (plugin.verifiers) scope.provide(TOKENS.verifiers, plugin.verifiers)
-  if (plugin.idempotencyStore) scope.provide(TOKENS.idempotencyStore, plugin.idempotencyStore)
+  if (plugin.state) scope.provide(TOKENS.state, plugin.state)
   if (plugin.rateLimiter) scope.provide(TOKENS.rateLimiter, plugin.rateLimiter)
-  if (plugin.queue) scope.provide(TOKENS.queue, plugin.queue)
   if (plugin.agentRunner) scope.add(TOKENS.agentRunners, plugin.agentRunner)
   for (const filter of plugin.eventFilters ?? []) scope.add(TOKENS.eventFilters, filter)
   for (const target of plugin.deliveryTargets ?? []) scope.add(TOKENS.deliveryTargets, target)

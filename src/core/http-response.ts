@@ -33,6 +33,7 @@ export const ERRORS = {
   healthMethod: frozen(405, 'Method not allowed', { allow: 'GET, HEAD' }),
   shuttingDown: frozen(503, 'Shutting down', { 'retry-after': '30', connection: 'close' }),
   queueFull: frozen(503, 'Queue full', { 'retry-after': '30' }),
+  storeUnavailable: frozen(503, 'State store unavailable', { 'retry-after': '10' }),
   internal: frozen(500, 'Internal error'),
 } as const
 

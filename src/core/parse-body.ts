@@ -6,8 +6,14 @@ import { isUtf8 } from 'node:buffer'
 import { isRecord } from './config-env.js'
 import type { JsonObject } from './types.js'
 
+/** A body that is a JSON object: the object, and the JSON text it was parsed from (stored as it is). */
+export interface ParsedPayload {
+  readonly payload: JsonObject
+  readonly json: string
+}
+
 /** The payload as a JSON object, or undefined when the body is anything else. */
-export function parsePayload(body: Uint8Array, contentType: string | undefined): JsonObject | undefined {
+export function parsePayload(body: Uint8Array, contentType: string | undefined): ParsedPayload | undefined {
   // isUtf8 is a fast validity scan; decoding after it cannot replace a byte.
   if (!isUtf8(body)) return undefined
   let text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
@@ -19,7 +25,7 @@ export function parsePayload(body: Uint8Array, contentType: string | undefined):
   }
   try {
     const value: unknown = JSON.parse(text)
-    return isRecord(value) ? (value as JsonObject) : undefined
+    return isRecord(value) ? { payload: value as JsonObject, json: text } : undefined
   } catch {
     return undefined
   }

@@ -6,11 +6,10 @@ import { ERRORS, HEALTH, json, rateLimited, type GatewayResponse } from './http-
 import { eventType, parsePayload } from './parse-body.js'
 import { throttledWarn } from './log-throttle.js'
 import { INSECURE_NO_AUTH } from './routes.js'
-import type {
-  Clock, EventFilter, IdempotencyStore, JobQueue, Logger, RawRequest, RateLimiter, Route, Verifier, WebhookEvent,
-} from './types.js'
+import type { DedupStore, JobQueue, NewJob, Reservation } from './jobs.js'
+import type { Clock, EventFilter, Logger, RawRequest, RateLimiter, Route, Verifier, WebhookEvent } from './types.js'
 
-/** De-duplication window of the seed: one hour. */
+/** De-duplication window of the seed: one hour (after the job finished). */
 export const IDEMPOTENCY_TTL_MS = 60 * 60 * 1000
 
 /** Looks routes up by name (static ones, then dynamic subscriptions). */
@@ -24,7 +23,7 @@ export interface PipelineParts {
   readonly routes: RouteTable
   readonly verifiers: readonly Verifier[]
   readonly filters: readonly EventFilter[]
-  readonly store: IdempotencyStore
+  readonly dedup: DedupStore
   readonly limiter: RateLimiter
   readonly queue: JobQueue
   readonly log: Logger
@@ -59,7 +58,7 @@ export interface Pipeline {
 
 /** Builds the pipeline from its parts. */
 export function createPipeline(parts: PipelineParts): Pipeline {
-  const { routes, verifiers, filters, store, limiter, queue, log, clock, signal, exposed } = parts
+  const { routes, verifiers, filters, dedup, limiter, queue, log, clock, signal, exposed } = parts
 
   function preflight(method: string, rawPath: string): Preflight {
     const path = stripQuery(rawPath)
@@ -101,8 +100,9 @@ export function createPipeline(parts: PipelineParts): Pipeline {
 
   async function process(route: Route, req: RawRequest): Promise<GatewayResponse> {
     if (!(await verify(route, req))) return ERRORS.invalidSignature
-    const payload = parsePayload(req.body, req.headers['content-type'])
-    if (!payload) return ERRORS.cannotParse
+    const parsed = parsePayload(req.body, req.headers['content-type'])
+    if (!parsed) return ERRORS.cannotParse
+    const { payload } = parsed
 
     const type = eventType(req.headers, payload)
     const headerId = req.headers['x-github-delivery'] || req.headers['x-request-id'] || undefined
@@ -116,26 +116,45 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     }
 
     // A timestamp id is never de-duplicated: without an id header, retries cannot be told apart.
-    const claimKey = headerId === undefined ? undefined : `${route.name}\u0000${headerId}`
-    if (claimKey !== undefined && !(await store.claim(claimKey, IDEMPOTENCY_TTL_MS))) {
+    const dedupKey = headerId === undefined ? undefined : `${route.name}\u0000${headerId}`
+    const job: NewJob = { route: route.name, event: type, deliveryId, dedupKey, payload, payloadJson: parsed.json, receivedAt: event.receivedAt }
+    try {
+      return await admit(route, job, fields)
+    } catch (err) {
+      // Never a 202 for an event that is not stored: the sender keeps it and may send it again.
+      log.error('cannot store the event: answered 503', { ...fields, reason: err instanceof Error ? err.message : String(err) })
+      return ERRORS.storeUnavailable
+    }
+  }
+
+  /** Steps 6 to 8: de-dup, rate limit, store. The key stays reserved until the job is stored or refused. */
+  async function admit(route: Route, job: NewJob, fields: Readonly<Record<string, string>>): Promise<GatewayResponse> {
+    const reservation: Reservation | undefined = job.dedupKey === undefined ? undefined : await dedup.reserve(job.dedupKey, IDEMPOTENCY_TTL_MS)
+    const duplicate = () => {
       log.info('duplicate delivery', fields)
-      return json(200, { status: 'duplicate', delivery_id: deliveryId })
+      return json(200, { status: 'duplicate', delivery_id: job.deliveryId })
     }
-
-    const decision = await limiter.hit(route.name, route.rateLimit)
-    if (!decision.ok) {
-      if (claimKey !== undefined) await store.release(claimKey)
-      log.warn('rate limit exceeded', { ...fields, retry_after: decision.retryAfterSeconds })
-      return rateLimited(decision.retryAfterSeconds)
+    if (reservation?.status === 'duplicate') return duplicate()
+    const release = () => reservation?.release()
+    try {
+      const decision = await limiter.hit(route.name, route.rateLimit)
+      if (!decision.ok) {
+        release()
+        log.warn('rate limit exceeded', { ...fields, retry_after: decision.retryAfterSeconds })
+        return rateLimited(decision.retryAfterSeconds)
+      }
+      const added = await queue.add(job, reservation)
+      if (added.status === 'duplicate') return duplicate()
+      if (added.status === 'full') {
+        log.error('queue full: event refused', fields)
+        return ERRORS.queueFull
+      }
+      if (reservation?.status === 'redeliver') log.info('redelivery of a failed job: queued again', { ...fields, job: added.id })
+      else log.info('accepted', { ...fields, job: added.id })
+      return json(202, { status: 'accepted', route: route.name, event: job.event, delivery_id: job.deliveryId })
+    } finally {
+      release() // after add() a second release does nothing; after a throw it gives the key back
     }
-
-    if (!(await queue.enqueue({ event, route, claimKey }))) {
-      if (claimKey !== undefined) await store.release(claimKey)
-      log.error('queue full: event refused', fields)
-      return ERRORS.queueFull
-    }
-    log.info('accepted', fields)
-    return json(202, { status: 'accepted', route: route.name, event: type, delivery_id: deliveryId })
   }
 
   return { preflight, process }

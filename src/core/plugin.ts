@@ -1,11 +1,11 @@
 /**
- * Plugins are plain objects. A plugin may fill any slot; slots that hold one implementation (verifiers,
- * idempotency store, rate limiter, agent runner, queue, logger) take the last plugin's, slots that hold many
- * (event filters, delivery targets) keep all, in order.
+ * Plugins are plain objects. A plugin may fill any slot; slots that hold one implementation (verifiers, state
+ * backend, rate limiter, agent runner, logger) take the last plugin's, slots that hold many (event filters,
+ * delivery targets) keep all, in order. A plugin that holds resources opens them in `start` and closes them in
+ * `close`, with the gateway.
  */
-import type {
-  AgentRunner, Clock, DeliveryTarget, EventFilter, IdempotencyStore, JobQueue, Logger, RateLimiter, Verifier,
-} from './types.js'
+import type { LifecycleContext, Readiness, StateBackend } from './jobs.js'
+import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Verifier } from './types.js'
 
 /** What a plugin can contribute to a gateway. */
 export interface GatewayPlugin {
@@ -13,15 +13,21 @@ export interface GatewayPlugin {
   /** Replaces the whole verifier set (tried in order; the first whose header is present decides). */
   readonly verifiers?: readonly Verifier[]
   readonly eventFilters?: readonly EventFilter[]
-  readonly idempotencyStore?: IdempotencyStore
+  /** Where accepted jobs are kept: queue, de-dup and the jobs view (replaces the configured backend). */
+  readonly state?: StateBackend
   readonly rateLimiter?: RateLimiter
   /** Replaces the built-in runner when `agent.runner` names it (or names no built-in). */
   readonly agentRunner?: AgentRunner
   readonly deliveryTargets?: readonly DeliveryTarget[]
-  readonly queue?: JobQueue
   readonly logger?: Logger
   /** The time the pipeline reads (timestamp delivery ids, log throttling); tests pass a fake one. */
   readonly clock?: Clock
+  /** Opens what the plugin holds (connections, files) before the gateway takes requests. */
+  start?(ctx: LifecycleContext): Promise<void>
+  /** Closes what `start` opened, after the gateway stopped working. */
+  close?(): Promise<void>
+  /** Whether the plugin can do its work now; `/ready` reports the first that cannot. */
+  ready?(): Readiness | Promise<Readiness>
 }
 
 /**
@@ -67,9 +73,9 @@ export function defineVerifiers(name: string, verifiers: readonly Verifier[]): G
   return { name, verifiers }
 }
 
-/** Declares an idempotency store as a plugin (it replaces the in-memory one). */
-export function defineIdempotencyStore(name: string, store: IdempotencyStore): GatewayPlugin {
-  return { name, idempotencyStore: store }
+/** Declares a state backend as a plugin (it replaces the one `state.driver` chooses). */
+export function defineStateBackend(state: StateBackend): GatewayPlugin {
+  return { name: state.name, state }
 }
 
 /** Declares a rate limiter as a plugin (it replaces the built-in one). */

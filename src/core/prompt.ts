@@ -5,7 +5,7 @@
  */
 import { loadFirstSkill } from './skills.js'
 import { defaultPrompt, renderTemplate, templateFields } from './template.js'
-import type { AgentJob, Logger, PromptParts } from './types.js'
+import type { Logger, PromptParts, Route, WebhookEvent } from './types.js'
 
 /** The prompt of one event, whole and in parts. */
 export interface AgentPrompt {
@@ -15,7 +15,7 @@ export interface AgentPrompt {
 
 /** Builds the prompt: the first skill found, then the route's template rendered (or the whole payload). */
 export async function buildAgentPrompt(
-  job: AgentJob,
+  job: { readonly event: WebhookEvent; readonly route: Route },
   skillsDir: string,
   log: Logger,
   fields: Readonly<Record<string, string>>,

@@ -2,9 +2,8 @@
  * Typed DI tokens: each names a slot of the gateway and carries the type of what fills it, so the composition
  * root cannot put a RateLimiter where a Verifier belongs.
  */
-import type {
-  AgentRunner, Clock, DeliveryTarget, EventFilter, IdempotencyStore, JobQueue, Logger, RateLimiter, Verifier,
-} from './types.js'
+import type { StateBackend } from './jobs.js'
+import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Verifier } from './types.js'
 
 /** A slot in the container; `many` slots keep every registration in order, the others keep the last one. */
 export interface Token<T, Many extends boolean = false> {
@@ -26,10 +25,9 @@ export const TOKENS = {
   logger: one<Logger>('logger'),
   clock: one<Clock>('clock'),
   verifiers: one<readonly Verifier[]>('verifiers'),
-  idempotencyStore: one<IdempotencyStore>('idempotencyStore'),
+  state: one<StateBackend>('state'),
   rateLimiter: one<RateLimiter>('rateLimiter'),
   agentRunners: many<AgentRunner>('agentRunners'),
-  queue: one<JobQueue>('queue'),
   eventFilters: many<EventFilter>('eventFilters'),
   deliveryTargets: many<DeliveryTarget>('deliveryTargets'),
 } as const

@@ -89,12 +89,6 @@ export interface EventFilter {
   accepts(event: WebhookEvent, ctx: PluginContext & { readonly route: Route }): boolean | Promise<boolean>
 }
 
-/** De-duplication by delivery id. `claim` is atomic: of N concurrent claims of one key, exactly one wins. */
-export interface IdempotencyStore {
-  claim(key: string, ttlMs: number): Promise<boolean>
-  release(key: string): Promise<void>
-}
-
 /** Result of a rate-limit check. */
 export type RateDecision = { readonly ok: true } | { readonly ok: false; readonly retryAfterSeconds: number }
 
@@ -127,10 +121,19 @@ export interface AgentInput {
 /** The outcome of one agent run. */
 export type AgentResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly reason: string }
 
+/** What an agent run receives besides its input. */
+export interface AgentContext extends PluginContext {
+  /**
+   * Runners that start programs call this with each process group they start (its leader's pid), so that if the
+   * gateway dies, the next start can find and kill what the run left.
+   */
+  readonly onSpawn?: ((pid: number) => void) | undefined
+}
+
 /** Runs the AI agent (a CLI, an API, or a stand-in) on a rendered prompt. */
 export interface AgentRunner {
   readonly name: string
-  run(input: AgentInput, ctx: PluginContext): Promise<AgentResult>
+  run(input: AgentInput, ctx: AgentContext): Promise<AgentResult>
 }
 
 /** The agent's answer on its way to a target. */
@@ -145,8 +148,15 @@ export interface AgentAnswer {
 
 /** What a delivery receives besides the answer. */
 export interface DeliveryContext extends PluginContext {
-  /** 1 on the first try; the dispatcher retries a {@link DeliveryError} marked `retryable`. */
+  /** 1 on the first try; the queue retries a {@link DeliveryError} marked `retryable`, at a later time. */
   readonly attempt: number
+  /**
+   * How many parts of this answer earlier tries posted (0 on a first try). A target that posts an answer in
+   * parts starts after them, so a retry, or a job resumed after a crash, never posts a part twice.
+   */
+  readonly progress: number
+  /** Records that the first `parts` parts are posted; resolves once it is stored. */
+  saveProgress(parts: number): Promise<void>
 }
 
 /**
@@ -160,25 +170,4 @@ export interface DeliveryTarget {
   /** Startup check of a route that uses this target; return a message to refuse the configuration. */
   checkRoute?(route: Route): string | undefined
   deliver(answer: AgentAnswer, ctx: DeliveryContext): Promise<void>
-}
-
-/** An accepted event waiting for its agent run. */
-export interface AgentJob {
-  readonly event: WebhookEvent
-  readonly route: Route
-  /** The idempotency key claimed for this event; released if the run fails. */
-  readonly claimKey: string | undefined
-}
-
-/**
- * Where accepted events wait for an agent. The in-memory one is bounded; a durable or distributed queue can
- * replace it without touching the pipeline.
- */
-export interface JobQueue {
-  /** Starts handing jobs to `worker`. Called once by the gateway. */
-  start(worker: (job: AgentJob) => Promise<void>): void
-  /** Queues a job; false when the queue is full (the request is answered 503). */
-  enqueue(job: AgentJob): boolean | Promise<boolean>
-  /** Stops taking jobs and waits up to `graceMs` for the running and queued ones. Resolves true if all finished. */
-  close(graceMs: number): Promise<boolean>
 }

@@ -5,25 +5,29 @@
 import type { HookpilotConfig } from '../core/config.js'
 import { ConfigError, type ConfigIssue } from '../core/errors.js'
 import type { GatewayPlugin } from '../core/plugin.js'
+import type { StateBackend } from '../core/jobs.js'
 import type { AgentRunner } from '../core/types.js'
+import { resolve } from 'node:path'
 import { commandAgent } from './command-agent/index.js'
 import { echoAgent } from './echo-agent/index.js'
 import { genericSignatureVerifier } from './generic-signature/index.js'
 import { githubSignatureVerifier } from './github-signature/index.js'
 import { gitlabTokenVerifier } from './gitlab-token/index.js'
 import { logDelivery } from './log-delivery/index.js'
-import { memoryIdempotencyStore } from './memory-idempotency/index.js'
+import { memoryState } from './memory-state/index.js'
 import { openaiAgent } from './openai-agent/index.js'
 import { childEnv, configSecrets } from './shared/child-env.js'
 import { gatherIssues } from './shared/gather-issues.js'
 import { platformTargets } from './shared/platform-targets.js'
 import { slidingWindowLimiter } from './sliding-window-limiter/index.js'
+import { sqliteState } from './sqlite-state/index.js'
 
 /**
- * The built-ins for a configuration: verifiers, store, limiter, the configured runner, and the delivery targets:
- * `log` and `github_comment` always, each chat platform only when `platforms.<name>.enabled`.
+ * The built-ins for a configuration: verifiers, the state backend `state.driver` names, limiter, the configured
+ * runner, and the delivery targets: `log` and `github_comment` always, each chat platform only when
+ * `platforms.<name>.enabled`. `baseDir` is where a relative `state.path` is resolved.
  */
-export function builtinPlugins(config: HookpilotConfig): GatewayPlugin[] {
+export function builtinPlugins(config: HookpilotConfig, baseDir: string = process.cwd()): GatewayPlugin[] {
   const issues: ConfigIssue[] = []
   // Programs the gateway runs get its environment less its own secrets (see shared/child-env.ts).
   const env = childEnv(configSecrets(config))
@@ -35,12 +39,26 @@ export function builtinPlugins(config: HookpilotConfig): GatewayPlugin[] {
       name: 'builtin',
       // The order is the request table's: X-Hub-Signature-256 decides if present, then X-Gitlab-Token, then X-Webhook-Signature.
       verifiers: [githubSignatureVerifier(), gitlabTokenVerifier(), genericSignatureVerifier()],
-      idempotencyStore: memoryIdempotencyStore(),
+      state: stateBackend(config, baseDir),
       rateLimiter: slidingWindowLimiter(),
       deliveryTargets: [logDelivery(), ...targets],
       ...(runner ? { agentRunner: runner } : {}),
     },
   ]
+}
+
+/** The backend `state:` chooses. */
+export function stateBackend(config: HookpilotConfig, baseDir: string): StateBackend {
+  const { state, agent } = config
+  const bounds = { concurrency: agent.concurrency, maxQueue: agent.max_queue }
+  if (state.driver === 'memory') return memoryState(bounds)
+  return sqliteState({
+    ...bounds,
+    path: resolve(baseDir, state.path),
+    sync: state.sync,
+    keepDoneMs: state.keep_done_hours * 3_600_000,
+    keepFailedMs: state.keep_failed_days * 86_400_000,
+  })
 }
 
 function builtinRunner(config: HookpilotConfig, env: NodeJS.ProcessEnv): AgentRunner | undefined {

@@ -1,12 +1,13 @@
 /**
- * The built-in plugins the gateway composes by default: verifiers, the in-memory idempotency store and rate
+ * The built-in plugins the gateway composes by default: verifiers, the state backends, the rate
  * limiter, the delivery targets and the agent runners. Each is a factory returning a plain object.
  */
 export { githubSignatureVerifier } from './github-signature/index.js'
 export { gitlabTokenVerifier } from './gitlab-token/index.js'
 export { genericSignatureVerifier } from './generic-signature/index.js'
 export { hmacSignatureVerifier, type HmacSchemeOptions } from './shared/hmac-verifier.js'
-export { memoryIdempotencyStore, type MemoryIdempotencyOptions } from './memory-idempotency/index.js'
+export { memoryState, type MemoryStateOptions } from './memory-state/index.js'
+export { sqliteState, type SqliteStateOptions } from './sqlite-state/index.js'
 export { slidingWindowLimiter, type SlidingWindowOptions } from './sliding-window-limiter/index.js'
 export { logDelivery } from './log-delivery/index.js'
 export { echoAgent } from './echo-agent/index.js'

@@ -2,7 +2,7 @@
  * `hookpilot serve` as a user runs it: a child process on the example config, a signed request, the answer in
  * the log, a clean shutdown; and the errors a user can make.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { copyFile, mkdtemp, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -18,7 +18,10 @@ afterEach(() => {
 
 describe('hookpilot serve', () => {
   it('runs the example config: startup line, signed request → 202, the echo agent\'s answer in the log, clean exit on SIGTERM', async () => {
-    running = startCli(['serve', '--config', 'examples/config.yaml', '--port', '0'], { env: { GITHUB_WEBHOOK_SECRET: '' } })
+    // A copy in a folder of its own: the state database lives beside the config file.
+    const dir = await mkdtemp(join(tmpdir(), 'hookpilot-serve-'))
+    await copyFile('examples/config.yaml', join(dir, 'config.yaml'))
+    running = startCli(['serve', '--config', join(dir, 'config.yaml'), '--port', '0'], { env: { GITHUB_WEBHOOK_SECRET: '' } })
     const [, port] = await running.waitFor(/\[webhook\] Listening on 127\.0\.0\.1:(\d+) — routes: github-pr-review/)
     const payload = githubExample('pull_request', 'opened') as { number: number; pull_request: { title: string } }
     const body = Buffer.from(JSON.stringify(payload))
@@ -31,6 +34,7 @@ describe('hookpilot serve', () => {
     expect(running.output()).not.toContain(EXAMPLE_SECRET)
     running.child.kill('SIGTERM')
     expect(await running.exited).toBe(0)
+    expect((await stat(join(dir, '.hookpilot', 'state.db'))).isFile()).toBe(true)
   })
 
   it('a config error exits non-zero with every problem and its path', async () => {

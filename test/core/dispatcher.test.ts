@@ -1,60 +1,62 @@
 /**
- * After the 202: prompt (skills + template), the agent run within its bounds, delivery with retries that never
- * run the agent again, silent outputs, and a graceful close.
+ * One try of a job: prompt (skills + template), the agent run within its bounds, the answer stored before any
+ * delivery, delivery retries as outcomes (never a sleep in a worker slot), and every failure logged with its
+ * delivery id and returned as an outcome.
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createDispatcher, type DispatcherParts } from '../../src/core/dispatcher.js'
+import { createDispatcher, MAX_RUNS, type DispatcherParts } from '../../src/core/dispatcher.js'
 import { DeliveryError } from '../../src/core/errors.js'
-import { memoryQueue } from '../../src/core/queue.js'
-import type { AgentAnswer, AgentInput, AgentJob, AgentRunner, DeliveryTarget, Route } from '../../src/core/types.js'
-import { memoryIdempotencyStore } from '../../src/plugins/memory-idempotency/index.js'
+import { createRouteTable } from '../../src/core/route-table.js'
+import type { AgentAnswer, AgentInput, AgentRunner, DeliveryTarget, Route } from '../../src/core/types.js'
 import { recordingLogger } from '../fixtures/context.js'
+import { drive, testRoute, type DriveOptions } from '../fixtures/dispatch.js'
 
-const route = (overrides: Partial<Route> = {}): Route => ({
-  name: 'pr', secrets: ['s'], events: [], prompt: 'PR {number}', skills: [], deliver: 't', deliverExtra: {},
-  silentOutputs: [], rateLimit: 30, source: 'static', description: undefined, ...overrides,
-})
-const job = (r: Route = route(), claimKey: string | undefined = 'pr\u0000d1'): AgentJob => ({
-  route: r, claimKey, event: { route: r.name, type: 'pull_request', deliveryId: 'd1', payload: { number: 5, repository: { full_name: 'o/r' } }, receivedAt: 0 },
-})
+const PAYLOAD = { number: 5, repository: { full_name: 'o/r' } }
+const route = (overrides: Partial<Route> = {}): Route => testRoute({ prompt: 'PR {number}', ...overrides })
 
-function setup(overrides: Partial<DispatcherParts> & { answer?: string; deliver?: DeliveryTarget['deliver'] } = {}) {
+interface Setup extends Partial<Omit<DispatcherParts, 'routes'>> {
+  readonly answer?: string
+  readonly deliver?: DeliveryTarget['deliver']
+  readonly route?: Route
+}
+
+function setup(overrides: Setup = {}) {
   const log = recordingLogger()
   const prompts: string[] = []
   const delivered: AgentAnswer[] = []
-  const sleeps: number[] = []
   const runner: AgentRunner = { name: 'fake', run: async (input) => (prompts.push(input.prompt), { ok: true, text: overrides.answer ?? 'review' }) }
   const target: DeliveryTarget = { name: 't', deliver: overrides.deliver ?? (async (a) => void delivered.push(a)) }
-  const store = memoryIdempotencyStore()
-  const dispatch = createDispatcher({
-    runner, targets: new Map([['t', target]]), store, log, skillsDir: '/nonexistent', timeoutMs: 5000,
-    signal: new AbortController().signal, sleep: async (ms) => void sleeps.push(ms), ...overrides,
+  const worker = createDispatcher({
+    routes: createRouteTable([overrides.route ?? route()]), runner, targets: new Map([['t', target]]), log, skillsDir: '/nonexistent',
+    timeoutMs: 5000, clock: () => 0, ...overrides,
   })
-  return { dispatch, log, prompts, delivered, sleeps, store }
+  const run = (options: DriveOptions = {}) => drive(worker, { payload: PAYLOAD, ...options })
+  return { run, log, prompts, delivered }
 }
 
 describe('dispatcher', () => {
-  it('renders the prompt and deliver_extra from the payload', async () => {
-    const { dispatch, prompts, delivered } = setup()
-    await dispatch(job(route({ deliverExtra: { repo: '{repository.full_name}', pr_number: '{number}' } })))
+  it('renders the prompt and deliver_extra from the payload, and ends done', async () => {
+    const { run, prompts, delivered } = setup({ route: route({ deliverExtra: { repo: '{repository.full_name}', pr_number: '{number}' } }) })
+    const { outcomes, job } = await run()
     expect(prompts).toEqual(['PR 5'])
     expect(delivered[0]).toEqual({ route: 'pr', event: 'pull_request', deliveryId: 'd1', text: 'review', extra: { repo: 'o/r', pr_number: '5' } })
+    expect(outcomes).toEqual([{ kind: 'done' }])
+    expect(job).toMatchObject({ state: 'done', stage: 'deliver', answer: 'review' })
   })
 
   it('gives runners the prompt in parts too: the operator\'s text apart from the payload\'s values', async () => {
     const inputs: AgentInput[] = []
     const runner: AgentRunner = { name: 'r', run: async (input) => (inputs.push(input), { ok: true, text: 'x' }) }
-    const { dispatch } = setup({ runner })
-    await dispatch(job(route({ prompt: 'Review {repository.full_name}#{number}' })))
-    await dispatch(job(route({ prompt: undefined })))
+    await setup({ runner, route: route({ prompt: 'Review {repository.full_name}#{number}' }) }).run()
+    await setup({ runner, route: route({ prompt: undefined }) }).run()
     expect(inputs[0]?.parts).toEqual({ instructions: 'Review {repository.full_name}#{number}', fields: { 'repository.full_name': 'o/r', number: '5' } })
     expect(inputs[0]?.prompt).toBe('Review o/r#5')
     expect(inputs[1]?.parts).toEqual({
       instructions: "Webhook event 'pull_request' on route 'pr': its payload is {payload}.",
-      fields: { payload: JSON.stringify({ number: 5, repository: { full_name: 'o/r' } }, null, 2) },
+      fields: { payload: JSON.stringify(PAYLOAD, null, 2) },
     })
   })
 
@@ -64,8 +66,8 @@ describe('dispatcher', () => {
     await writeFile(join(dir, 'review', 'SKILL.md'), 'Be terse.\n')
     await mkdir(join(dir, 'second'))
     await writeFile(join(dir, 'second', 'SKILL.md'), 'never loaded')
-    const { dispatch, prompts, log } = setup({ skillsDir: dir })
-    await dispatch(job(route({ skills: ['missing', 'review', 'second'] })))
+    const { run, prompts, log } = setup({ skillsDir: dir, route: route({ skills: ['missing', 'review', 'second'] }) })
+    await run()
     expect(prompts).toEqual(['Be terse.\n\nPR 5'])
     expect(log.lines.filter((l) => l.message === 'skill not loaded').map((l) => l.fields['skill'])).toEqual(['missing'])
   })
@@ -73,17 +75,18 @@ describe('dispatcher', () => {
   it('delivers an empty answer and a bare SKIP (the seed rule) unless the route lists it as silent', async () => {
     for (const answer of ['', 'SKIP']) {
       const loud = setup({ answer })
-      await loud.dispatch(job())
+      await loud.run()
       expect(loud.delivered.map((a) => a.text)).toEqual([answer])
-      const quiet = setup({ answer: `${answer}\n` })
-      await quiet.dispatch(job(route({ silentOutputs: ['SKIP', ''] })))
+      const quiet = setup({ answer: `${answer}\n`, route: route({ silentOutputs: ['SKIP', ''] }) })
+      expect((await quiet.run()).outcomes).toEqual([{ kind: 'done' }])
       expect(quiet.delivered).toEqual([])
     }
   })
 
-  it('retries a passing delivery failure with backoff and Retry-After, without running the agent again', async () => {
+  it('answers retry at a time for a passing delivery failure (backoff, Retry-After), never running the agent again', async () => {
     let calls = 0
-    const { dispatch, prompts, sleeps, log } = setup({
+    const { run, prompts, log } = setup({
+      clock: () => 1_000_000,
       deliver: async () => {
         calls++
         if (calls === 1) throw new DeliveryError('t', 'HTTP 503', { retryable: true })
@@ -91,122 +94,130 @@ describe('dispatcher', () => {
         if (calls === 3) throw new DeliveryError('t', 'network', { retryable: true })
       },
     })
-    await dispatch(job())
+    const { outcomes, sleeps, job } = await run({ now: () => 1_000_000 })
     expect(calls).toBe(4)
     expect(prompts).toHaveLength(1)
+    expect(outcomes.map((o) => o.kind)).toEqual(['retry', 'retry', 'retry', 'done'])
     expect(sleeps).toEqual([1000, 7000, 4000])
+    expect(job).toMatchObject({ state: 'done', attempts: 4 })
     expect(log.lines.filter((l) => l.message === 'delivery failed, retrying')).toHaveLength(3)
-    expect(log.lines.at(-1)).toMatchObject({ message: 'delivered', fields: { target: 't', attempt: 4 } })
+    expect(log.lines.at(-1)).toMatchObject({ message: 'delivered', fields: { target: 't', attempt: '4' } })
   })
 
-  it('does not retry a permanent failure, and logs route, delivery id, target and reason', async () => {
+  it('retries a DeliveryError thrown by another copy of the package (brand check, not instanceof)', async () => {
     let calls = 0
-    const { dispatch, log } = setup({ deliver: async () => { calls++; throw new DeliveryError('t', 'HTTP 403 forbidden') } })
-    await dispatch(job())
+    const foreign = Object.assign(new Error('t: HTTP 503'), { code: 'ERR_DELIVERY', retryable: true, retryAfterMs: undefined })
+    Object.defineProperty(foreign, Symbol.for('hookpilot.GatewayError'), { value: true })
+    const { run } = setup({ deliver: async () => { if (++calls === 1) throw foreign } })
+    const { outcomes } = await run()
+    expect(foreign instanceof DeliveryError).toBe(false)
+    expect(outcomes.map((o) => o.kind)).toEqual(['retry', 'done'])
+  })
+
+  it('fails a permanent delivery failure at once, logging route, delivery id, target and reason', async () => {
+    let calls = 0
+    const { run, log } = setup({ deliver: async () => { calls++; throw new DeliveryError('t', 'HTTP 403 forbidden') } })
+    const { outcomes, job } = await run()
     expect(calls).toBe(1)
+    expect(outcomes).toEqual([{ kind: 'failed', reason: 't: HTTP 403 forbidden' }])
+    expect(job).toMatchObject({ state: 'failed', stage: 'deliver', answer: 'review', lastError: 't: HTTP 403 forbidden' })
     expect(log.lines.at(-1)).toMatchObject({ level: 'error', message: 'delivery failed', fields: { route: 'pr', delivery: 'd1', target: 't', reason: 't: HTTP 403 forbidden' } })
   })
 
   it('gives up after the bounded number of tries', async () => {
     let calls = 0
-    const { dispatch } = setup({ deliver: async () => { calls++; throw new DeliveryError('t', 'down', { retryable: true }) } })
-    await dispatch(job())
+    const { run } = setup({ deliver: async () => { calls++; throw new DeliveryError('t', 'down', { retryable: true }) } })
+    const { outcomes } = await run()
     expect(calls).toBe(5)
+    expect(outcomes.at(-1)).toEqual({ kind: 'failed', reason: 't: down' })
   })
 
-  it('a failed run releases its claim; a failed delivery keeps it (no second run, no second post)', async () => {
-    const failing = setup({ runner: { name: 'f', run: async () => ({ ok: false, reason: 'exit 1' }) } })
-    await failing.store.claim('pr\u0000d1', 60_000)
-    await failing.dispatch(job())
-    expect(await failing.store.claim('pr\u0000d1', 60_000)).toBe(true)
-    expect(failing.log.lines.at(-1)).toMatchObject({ level: 'error', message: 'agent run failed', fields: { reason: 'exit 1' } })
-
-    const undeliverable = setup({ deliver: async () => { throw new DeliveryError('t', 'nope') } })
-    await undeliverable.store.claim('pr\u0000d1', 60_000)
-    await undeliverable.dispatch(job())
-    expect(await undeliverable.store.claim('pr\u0000d1', 60_000)).toBe(false)
+  it('a job leased at stage deliver delivers its stored answer without running the agent', async () => {
+    const { run, prompts, delivered } = setup()
+    const { outcomes } = await run({ job: { stage: 'deliver', answer: 'stored answer', attempts: 2 } })
+    expect(prompts).toEqual([])
+    expect(delivered.map((a) => a.text)).toEqual(['stored answer'])
+    expect(outcomes).toEqual([{ kind: 'done' }])
   })
 
-  it('a runner that throws is a failed run, not a crash', async () => {
-    const { dispatch, log } = setup({ runner: { name: 'x', run: async () => { throw new Error('kaboom') } } })
-    await dispatch(job())
-    expect(log.lines.at(-1)).toMatchObject({ message: 'agent run failed', fields: { reason: 'kaboom' } })
+  it('a failed run, a throwing runner and a runner that throws synchronously are failed outcomes, logged with the delivery id', async () => {
+    const runners: AgentRunner[] = [
+      { name: 'f', run: async () => ({ ok: false, reason: 'exit 1' }) },
+      { name: 'x', run: async () => { throw new Error('kaboom') } },
+      { name: 'sync', run: () => { throw new Error('thrown synchronously') } } as unknown as AgentRunner,
+    ]
+    const reasons = []
+    for (const runner of runners) {
+      const { run, log } = setup({ runner })
+      const { outcomes, job } = await run()
+      expect(job.state).toBe('failed')
+      expect(log.lines.at(-1)).toMatchObject({ level: 'error', message: 'agent run failed', fields: { delivery: 'd1', route: 'pr' } })
+      reasons.push(outcomes[0])
+    }
+    expect(reasons).toEqual([
+      { kind: 'failed', reason: 'exit 1' }, { kind: 'failed', reason: 'kaboom' }, { kind: 'failed', reason: 'thrown synchronously' },
+    ])
   })
 
-  it('a runner whose run() throws before returning a promise is a failed run that releases its claim', async () => {
-    const runner = { name: 'sync', run: () => { throw new Error('thrown synchronously') } } as unknown as AgentRunner
-    const { dispatch, log, store } = setup({ runner })
-    await store.claim('pr\u0000d1', 60_000)
-    await dispatch(job())
-    expect(log.lines.at(-1)).toMatchObject({ message: 'agent run failed', fields: { reason: 'thrown synchronously' } })
-    expect(await store.claim('pr\u0000d1', 60_000)).toBe(true)
-  })
-
-  it('stops retrying when the gateway closes during a backoff, and says why', async () => {
-    const shutdown = new AbortController()
-    let calls = 0
-    const { dispatch, log } = setup({
-      signal: shutdown.signal,
-      sleep: async () => void shutdown.abort(),
-      deliver: async () => { calls++; throw new DeliveryError('t', 'HTTP 503', { retryable: true }) },
-    })
-    await dispatch(job())
-    expect(calls).toBe(1)
-    expect(log.lines.at(-1)).toMatchObject({ level: 'error', message: 'delivery failed', fields: { reason: 'the gateway closed before the next try' } })
-  })
-
-  it('stops a run that passes the timeout through its signal', async () => {
+  it('says a run timed out after agent.timeout_seconds, not that it was cancelled', async () => {
     const runner: AgentRunner = {
       name: 'slow',
-      run: (_input, { signal }) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ ok: false, reason: 'aborted' }))),
+      run: (_input, { signal }) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ ok: false, reason: 'aborted: the run was cancelled' }))),
     }
-    const { dispatch, log } = setup({ runner, timeoutMs: 50 })
-    await dispatch(job())
-    expect(log.lines.at(-1)).toMatchObject({ message: 'agent run failed', fields: { reason: 'aborted' } })
+    const { run, log } = setup({ runner, timeoutMs: 50 })
+    const { outcomes } = await run()
+    expect(outcomes).toEqual([{ kind: 'failed', reason: 'timed out after 0.05 s (agent.timeout_seconds)' }])
+    expect(log.lines.at(-1)).toMatchObject({ message: 'agent run failed', fields: { reason: 'timed out after 0.05 s (agent.timeout_seconds)' } })
   })
-})
 
-describe('memoryQueue', () => {
-  it('runs at most `concurrency` jobs at once and refuses past max_queue', async () => {
-    const queue = memoryQueue({ concurrency: 2, maxQueue: 3 })
-    let running = 0
-    let peak = 0
-    const releases: Array<() => void> = []
-    queue.start(async () => {
-      running++
-      peak = Math.max(peak, running)
-      await new Promise<void>((r) => releases.push(r))
-      running--
-    })
-    const accepted = Array.from({ length: 6 }, () => queue.enqueue(job()))
-    expect(accepted).toEqual([true, true, true, true, true, false])
-    await expect.poll(() => releases.length).toBe(2)
-    while (releases.length) {
-      releases.shift()?.()
-      await new Promise((r) => setImmediate(r))
+  it('a run stopped by the end of the grace period is interrupted (it runs again at the next start), not failed', async () => {
+    const stop = new AbortController()
+    const runner: AgentRunner = {
+      name: 'slow',
+      run: (_input, { signal }) => new Promise((resolve) => {
+        signal.addEventListener('abort', () => resolve({ ok: false, reason: 'aborted' }))
+        setTimeout(() => stop.abort(), 10)
+      }),
     }
-    await expect.poll(() => running).toBe(0)
-    expect(peak).toBe(2)
-    expect(await queue.close(1000)).toBe(true)
+    const { outcomes, job } = await setup({ runner }).run({ signal: stop.signal })
+    expect(outcomes).toEqual([{ kind: 'interrupted' }])
+    expect(job).toMatchObject({ state: 'queued', stage: 'run', attempts: 0 })
   })
 
-  it('close waits for running jobs within the grace period and refuses new ones', async () => {
-    const queue = memoryQueue({ concurrency: 1, maxQueue: 10 })
-    let finished = false
-    queue.start(async () => {
-      await new Promise((r) => setTimeout(r, 50))
-      finished = true
-    })
-    queue.enqueue(job())
-    expect(await queue.close(5000)).toBe(true)
-    expect(finished).toBe(true)
-    expect(queue.enqueue(job())).toBe(false)
+  it('a delivery stopped by the end of the grace period is interrupted, its answer kept', async () => {
+    const stop = new AbortController()
+    const { run } = setup({ deliver: async () => { stop.abort(); throw new DeliveryError('t', 'aborted') } })
+    const { outcomes, job } = await run({ signal: stop.signal })
+    expect(outcomes).toEqual([{ kind: 'interrupted' }])
+    expect(job).toMatchObject({ state: 'queued', stage: 'deliver', answer: 'review' })
   })
 
-  it('close reports false when the grace period ends first', async () => {
-    const queue = memoryQueue({ concurrency: 1, maxQueue: 10 })
-    queue.start(() => new Promise(() => {}))
-    queue.enqueue(job())
-    expect(await queue.close(20)).toBe(false)
+  it(`fails a job whose agent stage was started ${MAX_RUNS} times already (a job that keeps killing the gateway)`, async () => {
+    const { run, prompts } = setup()
+    const { outcomes } = await run({ job: { attempts: MAX_RUNS + 1 } })
+    expect(prompts).toEqual([])
+    expect(outcomes[0]).toMatchObject({ kind: 'failed', reason: expect.stringContaining(`each of ${MAX_RUNS} runs`) })
+  })
+
+  it('a payload nested too deep to render fails its job with a logged reason instead of vanishing', async () => {
+    let deep: Record<string, unknown> = { leaf: 1 }
+    for (let i = 0; i < 5000; i++) deep = { a: deep }
+    const { run, log, prompts } = setup({ route: route({ prompt: undefined }) })
+    const { outcomes } = await run({ payload: deep as never })
+    expect(prompts).toEqual([])
+    expect(outcomes[0]).toMatchObject({ kind: 'failed', reason: expect.stringContaining('cannot build the prompt') })
+    expect(log.lines.at(-1)).toMatchObject({ level: 'error', fields: { delivery: 'd1' } })
+  })
+
+  it('fails a job whose route no longer exists (a removed subscription), saying which', async () => {
+    const { run } = setup()
+    const { outcomes } = await run({ job: { route: 'gone' } })
+    expect(outcomes).toEqual([{ kind: 'failed', reason: 'route "gone" no longer exists' }])
+  })
+
+  it('records the process groups a runner reports, for the cleanup after a crash', async () => {
+    const runner: AgentRunner = { name: 'spawns', run: async (_input, ctx) => (ctx.onSpawn?.(4242), { ok: true, text: 'x' }) }
+    const { processes } = await setup({ runner }).run()
+    expect(processes).toEqual([4242])
   })
 })

@@ -1,8 +1,11 @@
 /**
  * The composition root: plugin slots (one vs many), isolation between gateways, graceful close.
  */
+import { mkdtemp, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, createGateway, defineEventFilter, definePlugin, silentLogger, type IdempotencyStore, type Route } from '../../src/index.js'
+import { ConfigError, createGateway, defineEventFilter, definePlugin, silentLogger, type RateLimiter, type Route } from '../../src/index.js'
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
 import { SECRET, testGateway } from '../fixtures/gateway.js'
 
@@ -11,12 +14,12 @@ const request = (id: string, path = '/webhooks/pr') => ({ method: 'POST', path, 
 
 describe('createGateway', () => {
   it('a plugin filling a one-implementation slot replaces the built-in', async () => {
-    const claims: string[] = []
-    const store: IdempotencyStore = { claim: async (key) => (claims.push(key), true), release: async () => {} }
-    const { gateway } = await testGateway({ plugins: [definePlugin({ name: 'mine', idempotencyStore: store })] })
-    await gateway.handle(request('a'))
-    await gateway.handle(request('a'))
-    expect(claims).toEqual(['pr\u0000a', 'pr\u0000a'])
+    const hits: string[] = []
+    const limiter: RateLimiter = { hit: (key) => (hits.push(key), { ok: false, retryAfterSeconds: 9 }) }
+    const { gateway } = await testGateway({ plugins: [definePlugin({ name: 'mine', rateLimiter: limiter })] })
+    const refused = await gateway.handle(request('a'))
+    expect([refused.status, refused.headers['retry-after']]).toEqual([429, '9'])
+    expect(hits).toEqual(['pr'])
     await gateway.close()
   })
 
@@ -61,10 +64,13 @@ describe('createGateway', () => {
     const closing = gateway.close()
     const refused = await gateway.handle(request('after'))
     expect([refused.status, JSON.parse(refused.body)]).toEqual([503, { error: 'Shutting down' }])
-    await expect(fetch(`${url}/health`)).rejects.toThrow() // the server no longer accepts connections
+    // Through the grace period the listener stays open: a webhook gets the 503, not a refused connection.
+    const overHttp = await fetch(`${url}/webhooks/pr`, { method: 'POST', body: '{}' })
+    expect([overHttp.status, overHttp.headers.get('retry-after'), await overHttp.json()]).toEqual([503, '30', { error: 'Shutting down' }])
     finish()
     await closing
     expect(answers.map((a) => a.text)).toEqual(['late but delivered'])
+    await expect(fetch(`${url}/health`)).rejects.toThrow() // after the grace period the server is gone
   })
 
   it('close() aborts runs still going when the grace period ends', async () => {
@@ -88,14 +94,17 @@ describe('createGateway', () => {
     await expect.poll(() => aborted).toBe(true)
   })
 
-  it('builds from a plain object config with the built-in plugins only', async () => {
+  it('builds from a plain object config with the built-in plugins only: durable (SQLite) by default, beside baseDir', async () => {
+    const baseDir = await mkdtemp(join(tmpdir(), 'hookpilot-plain-'))
     const gateway = await createGateway(
       { log_level: 'error', platforms: { webhook: { extra: { host: '127.0.0.1', routes: { pr: { secret: SECRET } } } } } },
       [{ name: 'quiet', logger: silentLogger }],
+      { baseDir },
     )
     const res = await gateway.handle(request('plain'))
     expect(JSON.parse(res.body)).toMatchObject({ status: 'accepted', route: 'pr' })
     await gateway.close()
+    expect((await stat(join(baseDir, '.hookpilot', 'state.db'))).isFile()).toBe(true)
   })
 
   it('refuses to listen off loopback while a route has INSECURE_NO_AUTH, even when the config host is loopback', async () => {

@@ -173,11 +173,13 @@ describe.each([viaHandle, viaHttp])('request table through $name', (transport) =
   })
 
   it('step 6: a delivery id seen within the hour is 200 duplicate and runs once', async () => {
-    const { send, answered, runs, clock } = await start()
+    const { send, answered, runs, clock, idle } = await start()
     const req = signed('pull_request', pullRequest, 'dup-1')
     expect((await send(req)).status).toBe(202)
     expect(await send(req)).toMatchObject({ status: 200, body: { status: 'duplicate', delivery_id: 'dup-1' } })
     await answered(1)
+    await idle()
+    expect(await send(req)).toMatchObject({ status: 200, body: { status: 'duplicate' } }) // done, within the hour
     clock.advance(60 * 60 * 1000 + 1)
     expect((await send(req)).status).toBe(202)
     await answered(2)

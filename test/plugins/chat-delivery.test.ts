@@ -5,7 +5,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseRetryAfter } from '../../src/plugins/shared/chat-http.js'
 import { redact, safeCause } from '../../src/plugins/shared/redact.js'
-import { answerKey, sentParts } from '../../src/plugins/shared/sent-parts.js'
 import { splitMessage } from '../../src/plugins/shared/split-message.js'
 
 describe('splitMessage', () => {
@@ -70,20 +69,5 @@ describe('redact', () => {
     const safe = safeCause(outer, ['SECRET-TOKEN'])
     expect([safe.name, safe.message, (safe.cause as Error).message]).toEqual(['TypeError', 'fetch https://x/bot[redacted]/send failed', 'connect ECONNREFUSED'])
     expect(JSON.stringify(safe.cause)).not.toContain('SECRET')
-  })
-})
-
-describe('sentParts', () => {
-  it('counts posted parts per answer, forgets finished ones, and stays bounded', () => {
-    const ledger = sentParts(2)
-    const [a, b, c] = [answerKey('pr', 'd-1'), answerKey('pr', 'd-2'), answerKey('other', 'd-1')]
-    ledger.record(a, 1)
-    ledger.record(b, 2)
-    expect([ledger.count(a), ledger.count(b), ledger.count(c)]).toEqual([1, 2, 0])
-    ledger.finish(b)
-    expect(ledger.count(b)).toBe(0)
-    ledger.record(b, 1)
-    ledger.record(c, 1) // a third unfinished answer drops the oldest
-    expect([ledger.count(a), ledger.count(b), ledger.count(c)]).toEqual([0, 1, 1])
   })
 })

@@ -56,6 +56,7 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
         cwd: options.cwd,
         env: options.env,
         killGraceMs: options.killGraceMs,
+        onSpawn: ctx.onSpawn,
       })
       ctx.log.debug('agent command finished', {
         route: input.route,

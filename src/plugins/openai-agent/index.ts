@@ -1,5 +1,5 @@
 import { ConfigError, type ConfigIssue } from '../../core/errors.js'
-import type { AgentInput, AgentResult, AgentRunner, PluginContext } from '../../core/types.js'
+import type { AgentInput, AgentResult, AgentRunner, AgentContext } from '../../core/types.js'
 import { openingMessages } from './messages.js'
 import { allowList, runCommand, runCommandTool, type CommandPolicy } from './run-command.js'
 import { modelClient, type ChatMessage, type ToolCall } from './wire.js'
@@ -61,7 +61,7 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
   const complete = modelClient({ baseUrl: options.baseUrl ?? '', apiKey: options.apiKey, fetch: options.fetch })
   const tools = allow.length === 0 ? {} : { tools: [runCommandTool(allow)] }
 
-  async function loop(input: AgentInput, ctx: PluginContext, signal: AbortSignal): Promise<AgentResult> {
+  async function loop(input: AgentInput, ctx: AgentContext, signal: AbortSignal): Promise<AgentResult> {
     const messages: ChatMessage[] = openingMessages(input, options.system, allow)
     const fields = { route: input.route, delivery: input.deliveryId }
     for (let step = 1; step <= maxSteps; step++) {
@@ -78,9 +78,9 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
     return { ok: false, reason: `no final answer after ${maxSteps} model calls: the model kept asking for commands (raise agent.max_steps if the task needs more)` }
   }
 
-  async function useTool(call: ToolCall, ctx: PluginContext, signal: AbortSignal, fields: Record<string, string>): Promise<string> {
+  async function useTool(call: ToolCall, ctx: AgentContext, signal: AbortSignal, fields: Record<string, string>): Promise<string> {
     if (call.function.name !== 'run_command') return `error: there is no tool "${call.function.name}"; the only tool is run_command`
-    const outcome = await runCommand(call.function.arguments, policy, signal)
+    const outcome = await runCommand(call.function.arguments, policy, signal, ctx.onSpawn)
     const command = outcome.argv?.join(' ').slice(0, 200) ?? '(unreadable arguments)'
     // A refused command is worth a warning: it is how a prompt injection in a payload shows itself.
     if (outcome.allowed) ctx.log.info('agent ran a command', { ...fields, command })

@@ -57,7 +57,12 @@ export function runCommandTool(allow: readonly (readonly string[])[]): object {
 }
 
 /** Runs one `run_command` call (its JSON `arguments`) under `policy`. Never throws. */
-export async function runCommand(args: string, policy: CommandPolicy, signal: AbortSignal): Promise<ToolOutcome> {
+export async function runCommand(
+  args: string,
+  policy: CommandPolicy,
+  signal: AbortSignal,
+  onSpawn?: ((pid: number) => void) | undefined,
+): Promise<ToolOutcome> {
   const argv = commandOf(args)
   if (argv === undefined) {
     return { content: 'error: arguments must be {"command": ["program", "arg", ...]}', argv: undefined, allowed: false }
@@ -73,6 +78,7 @@ export async function runCommand(args: string, policy: CommandPolicy, signal: Ab
     signal,
     env: policy.env,
     cwd: policy.cwd,
+    onSpawn,
   })
   return { content: describe(result, policy), argv, allowed: true }
 }

@@ -1,11 +1,11 @@
 /**
  * What every chat delivery target shares: choosing the chat (the route's `chat_id`, else the platform's home
  * channel), the startup check of a route, splitting at the platform's limit, and posting each part once even
- * when a retry follows a failure half-way. A platform supplies only how one message is sent.
+ * when a retry (or a restart after a crash) follows a failure half-way: the job records each part posted. A platform supplies only how one message is sent.
  */
 import { ConfigError, DeliveryError, type ConfigIssue } from '../../core/errors.js'
 import type { AgentAnswer, DeliveryContext, DeliveryTarget, Route } from '../../core/types.js'
-import { answerKey, sentParts } from './sent-parts.js'
+import { answerKey } from './answer-key.js'
 import { splitMessage } from './split-message.js'
 
 /**
@@ -40,7 +40,6 @@ export interface ChatPlatformSpec {
 
 /** Builds a {@link DeliveryTarget} from a platform's spec. */
 export function chatTarget(spec: ChatPlatformSpec): DeliveryTarget {
-  const ledger = sentParts()
   const homeChannel = nonEmpty(spec.homeChannel)
   return {
     name: spec.name,
@@ -57,14 +56,14 @@ export function chatTarget(spec: ChatPlatformSpec): DeliveryTarget {
       const text = answer.text.trim() === '' ? EMPTY_ANSWER : answer.text
       const parts = splitMessage(text, spec.limit).filter((p) => p.trim() !== '')
       const key = answerKey(answer.route, answer.deliveryId)
-      const done = ledger.count(key)
+      const done = ctx.progress
       if (done > 0) ctx.log.info('resuming a split answer', { route: answer.route, delivery: answer.deliveryId, target: spec.name, posted: done })
       for (let part = done; part < parts.length; part++) {
         const to = { chatId, extra: answer.extra, part, parts: parts.length, key: `${key}\u0000${part}` }
         await spec.send(parts[part] ?? '', to, ctx)
-        ledger.record(key, part + 1)
+        // Stored before the next part goes: a retry, or the job resumed after a crash, starts after it.
+        await ctx.saveProgress(part + 1)
       }
-      ledger.finish(key)
     },
   }
 }

@@ -1,11 +1,13 @@
 /**
  * Runs a program safely on behalf of the gateway: argv without a shell (payload text can never become shell
- * syntax), input on stdin, a timeout and an abort signal that end the whole process tree, and a cap on output.
- * Every outcome, including "not found", is a value: callers decide what a failure means for them.
+ * syntax), input on stdin, a timeout and an abort signal that end the whole process tree, a cap on output,
+ * and a watchdog that ends the tree if the gateway itself dies. Every outcome, including "not found", is a
+ * value: callers decide what a failure means for them.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { HeadBuffer, TailBuffer } from './output-buffer.js'
 import { GROUPS_SUPPORTED, processGroup } from './process-group.js'
+import { isSpawnFailure, underWatchdog } from './watchdog.js'
 
 /** Options of {@link runProcess}. */
 export interface RunProcessOptions {
@@ -24,6 +26,8 @@ export interface RunProcessOptions {
   readonly cwd?: string | undefined
   /** The child's whole environment. Defaults to the gateway's own. */
   readonly env?: NodeJS.ProcessEnv | undefined
+  /** Called with the process group's id once it exists (jobs record it for the cleanup after a crash). */
+  readonly onSpawn?: ((pid: number) => void) | undefined
 }
 
 /**
@@ -74,11 +78,14 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions =
   if (options.signal?.aborted) return Promise.resolve(notStarted({ aborted: true }))
 
   let child: ChildProcess
+  // Where process groups exist, the program runs under a watchdog that leads its group and ends it if the
+  // gateway dies; elsewhere (Windows) it runs directly.
+  const run = GROUPS_SUPPORTED ? underWatchdog(file, args) : { file, args }
   try {
-    child = spawn(file, args, {
+    child = spawn(run.file, run.args, {
       shell: false,
       detached: GROUPS_SUPPORTED,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: GROUPS_SUPPORTED ? ['pipe', 'pipe', 'pipe', 'ipc'] : ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       ...(options.env === undefined ? {} : { env: options.env }),
@@ -138,6 +145,14 @@ function supervise(child: ChildProcess, options: RunProcessOptions): Promise<Run
     child.on('error', (error: NodeJS.ErrnoException) => {
       if (child.pid === undefined) finish(null, null, error)
     })
+    // The same failures of the program itself, as the watchdog reports them.
+    child.on('message', (message: unknown) => {
+      if (!isSpawnFailure(message)) return
+      const error: NodeJS.ErrnoException = new Error(message.spawnError.message)
+      if (message.spawnError.code !== undefined) error.code = message.spawnError.code
+      finish(null, null, error)
+    })
+    if (child.pid !== undefined) options.onSpawn?.(child.pid)
     child.on('exit', (code, sig) => {
       group.reap()
       // A grandchild that left the group can hold stdout open forever: do not wait for 'close' past the grace.

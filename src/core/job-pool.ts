@@ -1,0 +1,164 @@
+/**
+ * The worker side of a queue over any table that can lease jobs: at most `concurrency` jobs at once, woken when
+ * a job is added, when the earliest delayed job falls due, and every `pollMs` for changes made by another
+ * process (`hookpilot jobs retry` against the same file). The memory and SQLite backends share it.
+ */
+import { GatewayError } from './errors.js'
+import type { JobOutcome, JobRecord, JobWorker, LeasedJob, StopReport } from './jobs.js'
+import type { Clock, JsonObject, Logger } from './types.js'
+
+/** A job as a table hands it out. */
+export interface LeasedRow {
+  readonly job: JobRecord
+  readonly payload: JsonObject
+}
+
+/** What the pool needs of a table. Writes resolve once they are stored. */
+export interface LeaseTable {
+  /** Marks up to `max` due queued jobs running (counting one attempt each) and returns them. */
+  lease(max: number, now: number): Promise<LeasedRow[]>
+  saveAnswer(id: string, text: string, now: number): Promise<void>
+  saveProgress(id: string, parts: number, now: number): Promise<void>
+  recordProcess(id: string, pid: number): void
+  /** Stores how a try ended (see {@link JobOutcome}). */
+  finish(id: string, outcome: JobOutcome, now: number): Promise<void>
+  /** When the earliest queued job falls due; undefined when none is queued. */
+  nextDue(): number | undefined
+  /** Jobs queued or running. */
+  unfinished(): number
+}
+
+/** Options of {@link jobPool}. */
+export interface JobPoolOptions {
+  readonly concurrency: number
+  readonly now: Clock
+  readonly log: () => Logger
+  /** Longest sleep between two looks at the table. Defaults to 1,000 ms. */
+  readonly pollMs?: number | undefined
+  /** How long aborted jobs get to report after the grace period. Defaults to 5,000 ms. */
+  readonly settleMs?: number | undefined
+}
+
+/** The running half of a queue. */
+export interface JobPool {
+  start(worker: JobWorker): void
+  /** Looks for due jobs now (after an add, or after a test moved its clock). */
+  wake(): void
+  stop(graceMs: number): Promise<StopReport>
+}
+
+/** Creates a pool over `table`. */
+export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
+  const { concurrency, now } = options
+  const pollMs = options.pollMs ?? 1_000
+  const active = new Map<string, { readonly abort: AbortController; readonly done: Promise<void> }>()
+  let worker: JobWorker | undefined
+  let stopping = false
+  let pumping = false
+  let again = false
+  let timer: NodeJS.Timeout | undefined
+
+  function launch({ job, payload }: LeasedRow, run: JobWorker): void {
+    const abort = new AbortController()
+    const leased: LeasedJob = {
+      job,
+      payload,
+      signal: abort.signal,
+      saveAnswer: (text) => table.saveAnswer(job.id, text, now()),
+      saveProgress: (parts) => table.saveProgress(job.id, parts, now()),
+      recordProcess: (pid) => table.recordProcess(job.id, pid),
+    }
+    // Through a promise even for a worker that throws synchronously: every try must end in a stored outcome.
+    const done = Promise.resolve()
+      .then(() => run(leased))
+      .catch((err: unknown): JobOutcome => ({ kind: 'failed', reason: `the worker threw: ${message(err)}` }))
+      .then((outcome) => table.finish(job.id, outcome, now()))
+      .catch((err: unknown) => {
+        // The job stays `running` in the table; a later start (or lease expiry) gives it back to the queue.
+        options.log().error('cannot store the outcome of a job', { job: job.id, delivery: job.deliveryId, reason: message(err) })
+      })
+      .finally(() => {
+        active.delete(job.id)
+        wake()
+      })
+    active.set(job.id, { abort, done })
+  }
+
+  async function pump(): Promise<void> {
+    if (pumping) {
+      again = true
+      return
+    }
+    pumping = true
+    try {
+      do {
+        again = false
+        while (worker && !stopping && active.size < concurrency) {
+          const rows = await table.lease(concurrency - active.size, now())
+          if (stopping) {
+            // Leased while stop() began: hand them straight back, untried.
+            await Promise.all(rows.map((row) => table.finish(row.job.id, { kind: 'interrupted' }, now())))
+            break
+          }
+          for (const row of rows) launch(row, worker)
+          if (rows.length === 0) break
+        }
+      } while (again)
+    } catch (err) {
+      options.log().error('cannot lease jobs', { reason: message(err) })
+    } finally {
+      pumping = false
+      schedule()
+    }
+  }
+
+  function schedule(): void {
+    clearTimeout(timer)
+    if (stopping || !worker) return
+    const due = table.nextDue()
+    const delay = due === undefined ? pollMs : Math.min(Math.max(due - now(), 0), pollMs)
+    // Unref'd: a waiting queue must not keep a process alive that has nothing else to do.
+    timer = setTimeout(wake, delay).unref()
+  }
+
+  function wake(): void {
+    void pump()
+  }
+
+  return {
+    start(run) {
+      worker = run
+      wake()
+    },
+    wake,
+    async stop(graceMs) {
+      stopping = true
+      clearTimeout(timer)
+      const settled = () => Promise.all([...active.values()].map((a) => a.done)).then(() => true)
+      const finished = await within(settled(), graceMs)
+      if (!finished) {
+        const reason = new GatewayError('ERR_CLOSED', 'The gateway stopped before the job finished.')
+        for (const { abort } of active.values()) abort.abort(reason)
+        await within(settled(), options.settleMs ?? 5_000)
+      }
+      return { finished, left: table.unfinished() }
+    },
+  }
+}
+
+/** Resolves true when `promise` settles within `ms`, false otherwise. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms)
+  })
+  try {
+    return await Promise.race([promise.then(() => true), timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}

@@ -1,0 +1,56 @@
+/**
+ * The state database's schema, versioned with `PRAGMA user_version` and migrated forward in one transaction
+ * per step. A database written by a newer hookpilot is refused rather than guessed at.
+ */
+import type Database from 'better-sqlite3'
+import { stateError } from './state-error.js'
+
+/**
+ * Each entry takes the schema from version i to i + 1. Append, never edit: a released step has already run on
+ * somebody's file.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE jobs (
+     id          INTEGER PRIMARY KEY,
+     route       TEXT    NOT NULL,
+     event       TEXT    NOT NULL,
+     delivery_id TEXT    NOT NULL,
+     dedup_key   TEXT,
+     payload     TEXT    NOT NULL,
+     received_at INTEGER NOT NULL,
+     state       TEXT    NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),
+     stage       TEXT    NOT NULL CHECK (stage IN ('run', 'deliver')),
+     answer      TEXT,
+     progress    INTEGER NOT NULL DEFAULT 0,
+     attempts    INTEGER NOT NULL DEFAULT 0,
+     not_before  INTEGER NOT NULL,
+     last_error  TEXT,
+     owner       TEXT,
+     lease_until INTEGER,
+     processes   TEXT,
+     updated_at  INTEGER NOT NULL,
+     finished_at INTEGER
+   );
+   -- One job holds a de-dup key at a time; a job that hands it on (a redelivery after the window) keeps NULL.
+   CREATE UNIQUE INDEX jobs_dedup_key ON jobs (dedup_key) WHERE dedup_key IS NOT NULL;
+   CREATE INDEX jobs_due ON jobs (state, not_before);
+   CREATE INDEX jobs_finished ON jobs (finished_at) WHERE finished_at IS NOT NULL;
+   CREATE INDEX jobs_route ON jobs (route, id);`,
+]
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length
+
+/** Brings the schema of `db` up to {@link SCHEMA_VERSION}. */
+export function migrate(db: Database.Database, path: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number
+  if (version > SCHEMA_VERSION) {
+    throw stateError(path, `it was written by a newer hookpilot (schema version ${version}; this one knows up to ${SCHEMA_VERSION})`, undefined, 'Upgrade hookpilot, or point state.path at another file.')
+  }
+  for (let v = version; v < SCHEMA_VERSION; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v] ?? '')
+      db.pragma(`user_version = ${v + 1}`)
+    }).immediate()
+  }
+}

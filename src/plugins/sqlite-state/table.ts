@@ -1,0 +1,164 @@
+/**
+ * The queue's table: storing accepted jobs, leasing due ones, recording answers, progress and outcomes, and
+ * giving back the jobs a dead process held. A lease names its owner (host, pid and a token of this process) and
+ * lasts `leaseMs`, renewed while the job runs; a job whose owner died on this machine is taken back at once,
+ * one whose owner may live (another host, or a pid that answers) when its lease runs out.
+ */
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { LeaseTable, LeasedRow } from '../../core/job-pool.js'
+import { finishedRecord, queuedAgain } from '../../core/job-transitions.js'
+import type { AddResult, NewJob, Reservation } from '../../core/jobs.js'
+import type { KeyHolder } from '../../core/reservations.js'
+import type { Clock, JsonObject } from '../../core/types.js'
+import { killOrphans, parseRecorded, recordProcess } from '../shared/orphans.js'
+import type { Db } from './open.js'
+import { RECORD_COLUMNS, UPDATE_RECORD, recordParams, toRecord, type JobRow } from './rows.js'
+import type { Writer } from './writer.js'
+
+/** What the backend needs beyond {@link LeaseTable}. */
+export interface SqliteTable extends LeaseTable {
+  holder(key: string): KeyHolder | undefined
+  add(job: NewJob, reservation: Reservation | undefined, maxQueue: number, now: number): Promise<AddResult>
+  /** Re-queues the running jobs of dead owners (killing what they left); resolves how many. */
+  recover(now: number): Promise<{ jobs: number; killed: number }>
+  /** Extends the leases this process holds. */
+  renew(now: number): Promise<void>
+  /** Deletes finished jobs past their retention; resolves how many. */
+  expire(doneBefore: number, failedBefore: number): Promise<number>
+}
+
+/** Creates the table's statements over `db`. */
+export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs: number; readonly now: Clock }): SqliteTable {
+  const host = hostname()
+  const owner = `${host}:${process.pid}:${randomBytes(6).toString('hex')}`
+  const { leaseMs } = options
+
+  const holder = db.prepare<[string], { id: number; state: KeyHolder['state']; finished_at: number | null }>(
+    'SELECT id, state, finished_at FROM jobs WHERE dedup_key = ?',
+  )
+  const queuedCount = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state = \'queued\'')
+  const unfinished = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state IN (\'queued\', \'running\')')
+  const nextDue = db.prepare<[], { at: number | null }>('SELECT min(not_before) AS at FROM jobs WHERE state = \'queued\'')
+  const dropKey = db.prepare<[string]>('UPDATE jobs SET dedup_key = NULL WHERE dedup_key = ?')
+  const insert = db.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, payload, received_at, state, stage, not_before, updated_at)
+    VALUES (@route, @event, @delivery_id, @dedup_key, @payload, @received_at, 'queued', 'run', @now, @now)`)
+  const lease = db.prepare<{ owner: string; until: number; now: number; max: number }, JobRow & { payload: string }>(
+    `UPDATE jobs SET state = 'running', owner = @owner, lease_until = @until, attempts = attempts + 1, updated_at = @now
+     WHERE id IN (SELECT id FROM jobs WHERE state = 'queued' AND not_before <= @now ORDER BY not_before, id LIMIT @max)
+     RETURNING ${RECORD_COLUMNS}, payload`,
+  )
+  const owned = db.prepare<[number, string], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ? AND owner = ?`)
+  const byId = db.prepare<[number], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ?`)
+  const update = db.prepare(UPDATE_RECORD)
+  const saveAnswer = db.prepare<[string, number, number, string]>(
+    'UPDATE jobs SET stage = \'deliver\', answer = ?, progress = 0, attempts = 1, updated_at = ? WHERE id = ? AND owner = ?',
+  )
+  const saveProgress = db.prepare<[number, number, number, string]>('UPDATE jobs SET progress = ?, updated_at = ? WHERE id = ? AND owner = ?')
+  const addProcess = db.prepare<[string, number, string]>(
+    'UPDATE jobs SET processes = json_insert(coalesce(processes, \'[]\'), \'$[#]\', json(?)) WHERE id = ? AND owner = ?',
+  )
+  const running = db.prepare<[string], { id: number; owner: string | null; lease_until: number | null; processes: string | null }>(
+    'SELECT id, owner, lease_until, processes FROM jobs WHERE state = \'running\' AND (owner IS NULL OR owner != ?)',
+  )
+  const giveBack = db.prepare<[number, number, number]>(
+    'UPDATE jobs SET state = \'queued\', owner = NULL, lease_until = NULL, processes = NULL, not_before = ?, updated_at = ? WHERE id = ?',
+  )
+  const renew = db.prepare<[number, string]>('UPDATE jobs SET lease_until = ? WHERE owner = ? AND state = \'running\'')
+  const expire = db.prepare<[number, number]>(
+    'DELETE FROM jobs WHERE (state = \'done\' AND finished_at < ?) OR (state = \'failed\' AND finished_at < ?)',
+  )
+
+  /** True when the process named by `name` cannot be holding its lease any more. */
+  function ownerGone(name: string | null): boolean {
+    if (name === null) return true
+    const [ownerHost, pidText] = name.split(':')
+    if (ownerHost !== host) return false // another machine: only its lease tells
+    const pid = Number(pidText)
+    if (pid === process.pid) return true // this pid, another token: an earlier life of this pid (a container's pid 1)
+    try {
+      process.kill(pid, 0)
+      return false
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'ESRCH'
+    }
+  }
+
+  return {
+    holder(key) {
+      const row = holder.get(key)
+      return row && { id: String(row.id), state: row.state, finishedAt: row.finished_at ?? undefined }
+    },
+    add(job, reservation, maxQueue, now) {
+      return writer.run((): AddResult => {
+        if ((queuedCount.get()?.n ?? 0) >= maxQueue) return { status: 'full' }
+        if (reservation?.status === 'redeliver') {
+          const row = byId.get(Number(reservation.jobId))
+          if (row?.state === 'failed') {
+            update.run(recordParams(queuedAgain(toRecord(row), now)))
+            return { status: 'accepted', id: String(row.id) }
+          }
+        }
+        // The key moves to the new job (its previous holder finished before the window); a holder that is
+        // still live here means another process stored this delivery first.
+        if (job.dedupKey !== undefined) {
+          const current = holder.get(job.dedupKey)
+          if (current && current.state !== 'done' && current.state !== 'failed') return { status: 'duplicate', id: String(current.id) }
+          dropKey.run(job.dedupKey)
+        }
+        const result = insert.run({
+          route: job.route, event: job.event, delivery_id: job.deliveryId, dedup_key: job.dedupKey ?? null, payload: job.payloadJson,
+          received_at: job.receivedAt, now,
+        })
+        return { status: 'accepted', id: String(result.lastInsertRowid) }
+      })
+    },
+    lease(max, now) {
+      return writer.run((): LeasedRow[] =>
+        lease.all({ owner, until: now + leaseMs, now, max }).map((row) => ({ job: toRecord(row), payload: JSON.parse(row.payload) as JsonObject })),
+      )
+    },
+    async saveAnswer(id, text, now) {
+      await writer.run(() => saveAnswer.run(text, now, Number(id), owner))
+    },
+    async saveProgress(id, parts, now) {
+      await writer.run(() => saveProgress.run(parts, now, Number(id), owner))
+    },
+    recordProcess(id, pid) {
+      // Not awaited by the runner: the watchdog already ties the group to this process; this is for a crash.
+      writer.run(() => addProcess.run(JSON.stringify(recordProcess(pid)), Number(id), owner)).catch(() => {})
+    },
+    async finish(id, outcome, now) {
+      await writer.run(() => {
+        const row = owned.get(Number(id), owner)
+        if (row) update.run(recordParams(finishedRecord(toRecord(row), outcome, now)))
+        // No row: the lease was lost (this process was taken for dead) and another owner has the job.
+      })
+    },
+    nextDue() {
+      return nextDue.get()?.at ?? undefined
+    },
+    unfinished() {
+      return unfinished.get()?.n ?? 0
+    },
+    recover(now) {
+      return writer.run(() => {
+        let jobs = 0
+        let killed = 0
+        for (const row of running.all(owner)) {
+          if (!ownerGone(row.owner) && (row.lease_until ?? 0) > now) continue
+          killed += killOrphans(parseRecorded(row.processes))
+          giveBack.run(now, now, row.id)
+          jobs++
+        }
+        return { jobs, killed }
+      })
+    },
+    async renew(now) {
+      await writer.run(() => renew.run(now + leaseMs, owner))
+    },
+    expire(doneBefore, failedBefore) {
+      return writer.run(() => expire.run(doneBefore, failedBefore).changes)
+    },
+  }
+}

@@ -198,8 +198,9 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
         const e = jobs.get(id)
         if (!e) return undefined
         update(e, retriedRecord(e.job, now()))
+        const retried = e.job
         pool.wake()
-        return e.job
+        return retried
       },
       async purge(before) {
         let n = 0

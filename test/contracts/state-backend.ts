@@ -1,0 +1,332 @@
+/**
+ * The contract every {@link StateBackend} honours (memory, SQLite, and any a plugin ships): de-dup as a state
+ * machine over jobs, a queue that leases, retries at a time and stops within a grace period, and the jobs
+ * view. Time is a seam: the suite moves a fake clock and the backend's pool polls every few milliseconds.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import type { JobOutcome, JobRecord, JobWorker, LeasedJob, NewJob, StateBackend } from '../../src/core/jobs.js'
+import { silentLogger } from '../../src/core/logger.js'
+import type { Clock } from '../../src/core/types.js'
+import { fakeClock } from '../fixtures/clock.js'
+
+const HOUR = 3_600_000
+
+/** What the suite asks of a backend under test. */
+export interface BackendOptions {
+  readonly now: Clock
+  readonly concurrency: number
+  readonly maxQueue: number
+  /** How often the pool looks at the store; the suite sets a few milliseconds. */
+  readonly pollMs: number
+}
+
+/** How the suite makes backends. */
+export interface StateBackendHarness {
+  /** A backend over a fresh, empty store. */
+  make(options: BackendOptions): StateBackend
+  /** Durable backends only: a new backend over the same store as `previous` (a restart). */
+  reopen?(previous: StateBackend, options: BackendOptions): StateBackend
+}
+
+/** A new job for route `pr` with delivery id `id` (de-duplicated unless `dedup` is false). */
+export function newJob(id: string, dedup = true): NewJob {
+  const payload = { number: 7, id }
+  return {
+    route: 'pr', event: 'pull_request', deliveryId: id, dedupKey: dedup ? `pr\u0000${id}` : undefined, payload,
+    payloadJson: JSON.stringify(payload), receivedAt: 0,
+  }
+}
+
+/** Runs the state-backend contract. */
+export function stateBackendContract(name: string, harness: StateBackendHarness): void {
+  describe(`${name} (StateBackend contract)`, () => {
+    const open: StateBackend[] = []
+    afterEach(async () => {
+      for (const backend of open.splice(0)) {
+        await backend.queue.stop(0)
+        await backend.close?.()
+      }
+    })
+
+    async function setup(overrides: Partial<BackendOptions> = {}) {
+      const clock = fakeClock()
+      const options: BackendOptions = { now: clock.now, concurrency: 2, maxQueue: 100, pollMs: 5, ...overrides }
+      const backend = harness.make(options)
+      await backend.start?.({ log: silentLogger })
+      open.push(backend)
+      /** Reserves and adds one delivery, as the pipeline does. */
+      const accept = async (id: string) => backend.queue.add(newJob(id), await backend.dedup.reserve(`pr\u0000${id}`, HOUR))
+      /** Waits until no job is queued (due) or running. */
+      const settled = async () => {
+        await expect.poll(async () => {
+          const counts = await backend.jobs.counts()
+          return counts.running + (await backend.jobs.list({ state: 'queued' })).filter((j) => j.notBefore <= clock.now()).length
+        }, { timeout: 5_000, interval: 5 }).toBe(0)
+      }
+      return { clock, options, backend, accept, settled }
+    }
+
+    /** A worker that ends every job with `outcome` (or what `decide` says) and remembers what it leased. */
+    function recorder(decide: (job: LeasedJob) => JobOutcome | Promise<JobOutcome> = () => ({ kind: 'done' })) {
+      const leased: JobRecord[] = []
+      const worker: JobWorker = async (job) => {
+        leased.push(job.job)
+        return decide(job)
+      }
+      return { leased, worker }
+    }
+
+    describe('de-dup', () => {
+      it('a new key is accepted once; its next reservation is a duplicate naming the job', async () => {
+        const { backend, accept } = await setup()
+        const added = await accept('a')
+        expect(added.status).toBe('accepted')
+        const again = await backend.dedup.reserve('pr\u0000a', HOUR)
+        expect(again).toMatchObject({ status: 'duplicate', jobId: added.status === 'accepted' ? added.id : '' })
+      })
+
+      it('of 100 concurrent reservations of a key exactly one holds it, and nothing is stored until add', async () => {
+        const { backend } = await setup()
+        const all = await Promise.all(Array.from({ length: 100 }, () => backend.dedup.reserve('pr\u0000burst', HOUR)))
+        const holders = all.filter((r) => r.status !== 'duplicate')
+        expect(holders).toHaveLength(1)
+        expect((await backend.jobs.counts()).queued).toBe(0)
+        await backend.queue.add(newJob('burst'), holders[0])
+        expect((await backend.jobs.list()).map((j) => j.deliveryId)).toEqual(['burst'])
+      })
+
+      it('a released key can be reserved again, once', async () => {
+        const { backend } = await setup()
+        const first = await backend.dedup.reserve('pr\u0000k', HOUR)
+        if (first.status === 'duplicate') throw new Error('expected a holder')
+        first.release()
+        const again = await Promise.all([backend.dedup.reserve('pr\u0000k', HOUR), backend.dedup.reserve('pr\u0000k', HOUR)])
+        expect(again.filter((r) => r.status === 'new')).toHaveLength(1)
+      })
+
+      it('a done job holds its key for the window after it finished, then a redelivery is a new job', async () => {
+        const { backend, accept, clock, settled } = await setup()
+        const first = await accept('w')
+        backend.queue.start(recorder().worker)
+        await settled()
+        clock.advance(HOUR - 1)
+        expect((await backend.dedup.reserve('pr\u0000w', HOUR)).status).toBe('duplicate')
+        clock.advance(1)
+        const second = await accept('w')
+        expect(second.status).toBe('accepted')
+        expect(second).not.toEqual(first)
+        const old = await backend.jobs.get(first.status === 'accepted' ? first.id : '')
+        expect(old?.dedupKey).toBeUndefined() // the key moved to the new job
+      })
+
+      it('a failed job gives its key to a redelivery, which queues the same job again at the stage it failed in', async () => {
+        const { backend, accept, settled } = await setup()
+        const added = await accept('f')
+        let tries = 0
+        backend.queue.start(recorder(async (job) => {
+          tries++
+          if (tries === 1) {
+            await job.saveAnswer('the answer')
+            return { kind: 'failed', reason: 'gh: not authenticated' }
+          }
+          return { kind: 'done' }
+        }).worker)
+        await settled()
+        const failed = await backend.jobs.get(added.status === 'accepted' ? added.id : '')
+        expect(failed).toMatchObject({ state: 'failed', stage: 'deliver', answer: 'the answer', lastError: 'gh: not authenticated' })
+        const redelivery = await backend.dedup.reserve('pr\u0000f', HOUR)
+        expect(redelivery).toMatchObject({ status: 'redeliver', jobId: failed?.id })
+        expect(await backend.queue.add(newJob('f'), redelivery)).toEqual({ status: 'accepted', id: failed?.id })
+        await settled()
+        expect(await backend.jobs.get(failed?.id ?? '')).toMatchObject({ state: 'done', stage: 'deliver', answer: 'the answer' })
+        expect(tries).toBe(2)
+        expect((await backend.jobs.list()).length).toBe(1)
+      })
+
+      it('a job without a de-dup key (a timestamp id) is always accepted', async () => {
+        const { backend } = await setup()
+        const results = await Promise.all([backend.queue.add(newJob('t', false)), backend.queue.add(newJob('t', false))])
+        expect(results.map((r) => r.status)).toEqual(['accepted', 'accepted'])
+      })
+
+      it('refuses past maxQueue waiting jobs, storing nothing and giving the key back', async () => {
+        const { backend, accept } = await setup({ maxQueue: 2 })
+        expect((await accept('q1')).status).toBe('accepted')
+        expect((await accept('q2')).status).toBe('accepted')
+        expect(await accept('q3')).toEqual({ status: 'full' })
+        expect((await backend.jobs.counts()).queued).toBe(2)
+        expect((await backend.dedup.reserve('pr\u0000q3', HOUR)).status).toBe('new')
+      })
+    })
+
+    describe('queue', () => {
+      it('runs each job once, counting one attempt per lease, and stores done with its finish time', async () => {
+        const { backend, accept, settled, clock } = await setup()
+        for (const id of ['a', 'b', 'c']) await accept(id)
+        const { leased, worker } = recorder()
+        backend.queue.start(worker)
+        await settled()
+        expect(leased.map((j) => j.deliveryId).sort()).toEqual(['a', 'b', 'c'])
+        expect(leased.map((j) => [j.state, j.attempts])).toEqual([['running', 1], ['running', 1], ['running', 1]])
+        const done = await backend.jobs.list({ state: 'done' })
+        expect(done).toHaveLength(3)
+        expect(done.every((j) => j.finishedAt === clock.now())).toBe(true)
+      })
+
+      it('runs at most `concurrency` jobs at once', async () => {
+        const { backend, accept, settled } = await setup({ concurrency: 2 })
+        for (let i = 0; i < 6; i++) await accept(`c${i}`)
+        let running = 0
+        let peak = 0
+        backend.queue.start(async () => {
+          running++
+          peak = Math.max(peak, running)
+          await new Promise((resolve) => setTimeout(resolve, 10))
+          running--
+          return { kind: 'done' }
+        })
+        await settled()
+        expect(peak).toBe(2)
+        expect((await backend.jobs.counts()).done).toBe(6)
+      })
+
+      it('holds a job answered `retry` until its time, then leases it again with the answer and progress it saved', async () => {
+        const { backend, accept, settled, clock } = await setup()
+        await accept('r')
+        const { leased, worker } = recorder(async (job) => {
+          if (job.job.attempts > 1) return { kind: 'done' }
+          await job.saveAnswer('stored')
+          await job.saveProgress(2)
+          return { kind: 'retry', at: clock.now() + 60_000, reason: 'HTTP 503' }
+        })
+        backend.queue.start(worker)
+        await expect.poll(() => leased.length).toBe(1)
+        await settled()
+        const waiting = (await backend.jobs.list())[0]
+        expect(waiting).toMatchObject({ state: 'queued', stage: 'deliver', answer: 'stored', progress: 2, lastError: 'HTTP 503', notBefore: clock.now() + 60_000 })
+        await new Promise((resolve) => setTimeout(resolve, 30))
+        expect(leased).toHaveLength(1) // not before its time
+        clock.advance(60_000)
+        await expect.poll(() => leased.length).toBe(2)
+        expect(leased[1]).toMatchObject({ stage: 'deliver', answer: 'stored', progress: 2, attempts: 2 })
+        await settled()
+        expect((await backend.jobs.list())[0]?.state).toBe('done')
+      })
+
+      it('stores a failed outcome with its reason, and a worker that throws as failed', async () => {
+        const { backend, accept, settled } = await setup()
+        await accept('x')
+        await accept('y')
+        backend.queue.start(async (job) => {
+          if (job.job.deliveryId === 'x') return { kind: 'failed', reason: 'exit 1' }
+          throw new Error('kaboom')
+        })
+        await settled()
+        const jobs = await backend.jobs.list({ state: 'failed' })
+        expect(jobs.map((j) => [j.deliveryId, j.lastError]).sort()).toEqual([['x', 'exit 1'], ['y', 'the worker threw: kaboom']])
+      })
+
+      it('stop waits for running jobs within the grace period', async () => {
+        const { backend, accept } = await setup()
+        await accept('s')
+        let finished = false
+        let release = () => {}
+        backend.queue.start(async () => {
+          await new Promise<void>((resolve) => (release = resolve))
+          finished = true
+          return { kind: 'done' }
+        })
+        await expect.poll(async () => (await backend.jobs.counts()).running).toBe(1)
+        const stopping = backend.queue.stop(5_000)
+        setTimeout(() => release(), 30)
+        expect(await stopping).toEqual({ finished: true, left: 0 })
+        expect(finished).toBe(true)
+      })
+
+      it('past the grace period stop aborts running jobs; an interrupted job is queued again, its try not counted', async () => {
+        const { backend, accept } = await setup({ concurrency: 1 })
+        await accept('long')
+        await accept('waiting')
+        backend.queue.start((job) => new Promise<JobOutcome>((resolve) => {
+          job.signal.addEventListener('abort', () => resolve({ kind: 'interrupted' }))
+        }))
+        await expect.poll(async () => (await backend.jobs.counts()).running).toBe(1)
+        expect(await backend.queue.stop(20)).toEqual({ finished: false, left: 2 })
+        const jobs = await backend.jobs.list()
+        expect(jobs.map((j) => [j.deliveryId, j.state, j.attempts])).toEqual([['waiting', 'queued', 0], ['long', 'queued', 0]])
+      })
+    })
+
+    describe('jobs view', () => {
+      it('lists newest first, by state, by route, up to a limit; get answers undefined for an unknown id', async () => {
+        const { backend, accept } = await setup()
+        for (const id of ['1', '2', '3']) await accept(id)
+        await backend.queue.add({ ...newJob('other'), route: 'ci', dedupKey: 'ci\u0000other' })
+        expect((await backend.jobs.list()).map((j) => j.deliveryId)).toEqual(['other', '3', '2', '1'])
+        expect((await backend.jobs.list({ route: 'pr', limit: 2 })).map((j) => j.deliveryId)).toEqual(['3', '2'])
+        expect(await backend.jobs.list({ state: 'failed' })).toEqual([])
+        expect(await backend.jobs.get('no-such-job')).toBeUndefined()
+        expect(await backend.jobs.counts()).toEqual({ queued: 4, running: 0, done: 0, failed: 0 })
+      })
+
+      it('retry: a failed job resumes where it failed, a done one runs from the start, a queued one is refused', async () => {
+        const { backend, accept, settled } = await setup()
+        const a = await accept('a')
+        const b = await accept('b')
+        const ids = [a, b].map((r) => (r.status === 'accepted' ? r.id : ''))
+        const { leased, worker } = recorder(async (job) => {
+          if (job.job.attempts === 1 && job.job.deliveryId === 'a' && job.job.stage === 'run') {
+            await job.saveAnswer('answer a')
+            return { kind: 'failed', reason: 'delivery failed' }
+          }
+          if (job.job.stage === 'run') await job.saveAnswer(`answer ${job.job.deliveryId}`)
+          return { kind: 'done' }
+        })
+        backend.queue.start(worker)
+        await settled()
+        expect(await backend.jobs.retry(ids[0]!)).toMatchObject({ state: 'queued', stage: 'deliver', answer: 'answer a', attempts: 0 })
+        expect(await backend.jobs.retry(ids[1]!)).toMatchObject({ state: 'queued', stage: 'run', answer: undefined })
+        await settled()
+        expect(leased.slice(2).map((j) => [j.deliveryId, j.stage]).sort()).toEqual([['a', 'deliver'], ['b', 'run']])
+        expect(await backend.jobs.retry('no-such-job')).toBeUndefined()
+        await backend.queue.stop(0)
+        const c = await accept('c')
+        await expect(backend.jobs.retry(c.status === 'accepted' ? c.id : '')).rejects.toThrow(/only a done or failed job can be retried/)
+      })
+
+      it('purge deletes jobs that finished before a time, never unfinished ones', async () => {
+        const { backend, accept, settled, clock } = await setup()
+        await accept('old')
+        backend.queue.start(recorder().worker)
+        await settled()
+        clock.advance(10_000)
+        await backend.queue.stop(0)
+        await accept('queued')
+        expect(await backend.jobs.purge(clock.now() - 20_000)).toBe(0)
+        expect(await backend.jobs.purge(clock.now())).toBe(1)
+        expect((await backend.jobs.list()).map((j) => j.deliveryId)).toEqual(['queued'])
+      })
+    })
+
+    if (harness.reopen) {
+      const reopen = harness.reopen
+      describe('durability', () => {
+        it('queued jobs, their answers and their de-dup keys survive a restart, and run after it', async () => {
+          const { backend, accept, options } = await setup()
+          await accept('kept-1')
+          await accept('kept-2')
+          await backend.queue.stop(0)
+          await backend.close?.()
+          open.splice(open.indexOf(backend), 1)
+          const next = reopen(backend, options)
+          await next.start?.({ log: silentLogger })
+          open.push(next)
+          expect((await next.dedup.reserve('pr\u0000kept-1', HOUR)).status).toBe('duplicate')
+          const { leased, worker } = recorder()
+          next.queue.start(worker)
+          await expect.poll(() => leased.map((j) => j.deliveryId).sort()).toEqual(['kept-1', 'kept-2'])
+        })
+      })
+    }
+  })
+}

@@ -1,0 +1,24 @@
+/** The in-memory backend: the state-backend contract, and its bounds. */
+import { describe, expect, it } from 'vitest'
+import { memoryState } from '../../src/plugins/memory-state/index.js'
+import { fakeClock } from '../fixtures/clock.js'
+import { newJob, stateBackendContract } from '../contracts/state-backend.js'
+
+stateBackendContract('memoryState', { make: (options) => memoryState(options) })
+
+describe('memoryState', () => {
+  it('forgets finished jobs past keepFinishedMs, and past maxFinished oldest first', async () => {
+    const clock = fakeClock()
+    const state = memoryState({ concurrency: 1, maxQueue: 10, now: clock.now, keepFinishedMs: 1_000, maxFinished: 2, pollMs: 5 })
+    for (const id of ['a', 'b', 'c']) await state.queue.add(newJob(id), await state.dedup.reserve(`pr\u0000${id}`, 3_600_000))
+    state.queue.start(async () => ({ kind: 'done' }))
+    await expect.poll(async () => (await state.jobs.counts()).done).toBe(3)
+    await state.dedup.reserve('pr\u0000other', 1) // a reservation sweeps
+    expect((await state.jobs.list()).map((j) => j.deliveryId)).toEqual(['c', 'b'])
+    clock.advance(1_000)
+    await state.dedup.reserve('pr\u0000other', 1)
+    expect(await state.jobs.list()).toEqual([])
+    expect((await state.dedup.reserve('pr\u0000a', 3_600_000)).status).toBe('new')
+    await state.queue.stop(0)
+  })
+})

@@ -1,0 +1,108 @@
+/**
+ * The SQLite backend on real files: the state-backend contract (restarts included), and what a user can get
+ * wrong about state.path, each refused with a message that names it.
+ */
+import Database from 'better-sqlite3'
+import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { StateBackend } from '../../src/core/jobs.js'
+import { silentLogger } from '../../src/core/logger.js'
+import { sqliteState } from '../../src/plugins/sqlite-state/index.js'
+import { SCHEMA_VERSION } from '../../src/plugins/sqlite-state/schema.js'
+import { newJob, stateBackendContract, type BackendOptions } from '../contracts/state-backend.js'
+
+const paths = new WeakMap<StateBackend, string>()
+let counter = 0
+const folder = await mkdtemp(join(tmpdir(), 'hookpilot-sqlite-'))
+const backendAt = (path: string, options: BackendOptions) => {
+  const backend = sqliteState({ ...options, path })
+  paths.set(backend, path)
+  return backend
+}
+
+stateBackendContract('sqliteState', {
+  make: (options) => backendAt(join(folder, `state-${++counter}.db`), options),
+  reopen: (previous, options) => backendAt(paths.get(previous) ?? '', options),
+})
+
+const start = async (path: string) => {
+  const state = sqliteState({ path, concurrency: 1, maxQueue: 1000 })
+  await state.start?.({ log: silentLogger })
+  return state
+}
+
+describe('sqliteState: state.path problems are clear and name the file', () => {
+  it('creates the folder of a new file', async () => {
+    const state = await start(join(folder, 'deep', 'er', 'state.db'))
+    expect((await state.jobs.counts()).queued).toBe(0)
+    await state.close?.()
+  })
+
+  it('refuses a file that is not a database', async () => {
+    const path = join(folder, 'not-a-db.db')
+    await writeFile(path, 'this is a text file, not SQLite '.repeat(200))
+    await expect(start(path)).rejects.toThrow(`state.path ${path}: the file is not a SQLite database`)
+  })
+
+  it('refuses a folder it cannot write', async () => {
+    if (process.getuid?.() === 0) {
+      // root writes anywhere: a path under a regular file is the unwritable case that holds for everyone.
+      const file = join(folder, 'a-file')
+      await writeFile(file, '')
+      await expect(start(join(file, 'state.db'))).rejects.toThrow(/state\.path .*a-file\/state\.db: cannot create its folder/)
+      return
+    }
+    const locked = join(folder, 'locked')
+    await mkdir(locked)
+    await chmod(locked, 0o500)
+    await expect(start(join(locked, 'state.db'))).rejects.toThrow(/state\.path .*: (cannot open it|no permission)/)
+  })
+
+  it('refuses a database written by a newer hookpilot, and migrates nothing', async () => {
+    const path = join(folder, 'newer.db')
+    const db = new Database(path)
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`)
+    db.close()
+    await expect(start(path)).rejects.toThrow(`written by a newer hookpilot (schema version ${SCHEMA_VERSION + 1}`)
+  })
+
+  it('keeps the schema version in the file', async () => {
+    const path = join(folder, 'versioned.db')
+    const state = await start(path)
+    await state.close?.()
+    const db = new Database(path, { readonly: true })
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+    db.close()
+  })
+})
+
+describe('sqliteState: group commit', () => {
+  it('stores requests that arrive together in one transaction, each answered after it committed', async () => {
+    const path = join(folder, 'group.db')
+    const state = await start(path)
+    const before = new Database(path, { readonly: true })
+    const results = await Promise.all(Array.from({ length: 50 }, async (_, i) => {
+      const id = `g${i}`
+      return state.queue.add(newJob(id), await state.dedup.reserve(`pr\u0000${id}`, 3_600_000))
+    }))
+    expect(results.every((r) => r.status === 'accepted')).toBe(true)
+    // Another connection sees all of them as soon as the adds resolved: they were committed first.
+    expect(before.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 50 })
+    before.close()
+    await state.close?.()
+  })
+
+  it('a write that fails to commit rejects its callers (the request is answered 503, never 202)', async () => {
+    const path = join(folder, 'broken.db')
+    const state = await start(path)
+    const db = new Database(path)
+    db.exec('CREATE TRIGGER refuse BEFORE INSERT ON jobs BEGIN SELECT RAISE(ABORT, \'disk says no\'); END')
+    db.close()
+    await expect(state.queue.add(newJob('refused'), await state.dedup.reserve('pr\u0000refused', 3_600_000))).rejects.toThrow('disk says no')
+    expect((await state.dedup.reserve('pr\u0000refused', 3_600_000)).status).toBe('new') // the key was given back
+    await state.close?.()
+  })
+})

@@ -15,6 +15,7 @@ Commands:
   remove      remove a dynamic subscription
   test        send a signed test delivery to a dynamic subscription on the running gateway
   send        send a signed delivery to any route (static ones too) on the running gateway
+  jobs        list, show, retry and purge the gateway's jobs (list | show <id> | retry <id> | purge)
   market      query prediction-market data (search, events, markets, book, history, trades, oi)
 
 Run "hookpilot <command> --help" for a command's options, "hookpilot --version" for the version.
@@ -28,6 +29,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   remove: async () => (await import('./remove.js')).remove,
   test: async () => (await import('./test-webhook.js')).testWebhook,
   send: async () => (await import('./send.js')).send,
+  jobs: async () => (await import('./jobs.js')).jobs,
   market: async () => (await import('./market/index.js')).runMarket,
 }
 

@@ -31,15 +31,20 @@ export function recordProcess(pid: number): RecordedProcess {
 }
 
 /**
- * Kills each recorded group whose leader is still the process that was recorded; resolves how many it killed.
- * Without a start time to compare (not Linux) nothing is killed: a wrong guess would kill a stranger's
- * processes, and the watchdog that every program runs under already ends its group when the gateway dies.
+ * Kills each recorded group that is still the one recorded; resolves how many it killed. The group is the same
+ * when its leader is the recorded process (same start time), or when the leader is gone: Linux never hands out
+ * a pid that a live process group still uses, so a group with that id can only be the recorded one. A leader
+ * pid now held by another process means the group ended and the pid was reused: it is left alone. Without a
+ * recorded start time (not Linux) nothing is killed: a wrong guess would kill a stranger's processes, and the
+ * watchdog every program runs under already ends its group when the gateway dies.
  */
 export function killOrphans(processes: readonly RecordedProcess[]): number {
   if (!GROUPS_SUPPORTED) return 0
   let killed = 0
   for (const { pid, start } of processes) {
-    if (start === undefined || processStartTime(pid) !== start) continue
+    if (start === undefined) continue
+    const leader = processStartTime(pid)
+    if (leader !== undefined && leader !== start) continue
     try {
       process.kill(-pid, 'SIGKILL')
       killed++

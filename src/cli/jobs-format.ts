@@ -1,0 +1,53 @@
+/**
+ * How `hookpilot jobs` prints jobs for a person. Payload text can reach an answer and an error (a PR title the
+ * agent echoed), so control characters are shown escaped: nothing printed here can drive the terminal.
+ */
+import type { JobRecord } from '../core/jobs.js'
+import { printable } from '../core/printable.js'
+
+const EXCERPT = 600
+
+/** Jobs as a table, one line each. */
+export function jobsTable(jobs: readonly JobRecord[]): string {
+  const head = ['ID', 'STATE', 'STAGE', 'ROUTE', 'EVENT', 'DELIVERY', 'TRIES', 'UPDATED', 'LAST ERROR']
+  const cells = jobs.map((j) => [
+    j.id, j.state, j.stage, j.route, j.event, j.deliveryId, String(j.attempts), iso(j.updatedAt), oneLine(j.lastError ?? '', 60),
+  ].map((c) => printable(c)))
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)))
+  const line = (c: readonly string[]) => c.map((cell, i) => (i === c.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd()
+  return [line(head), ...cells.map(line)].join('\n')
+}
+
+/** One job, a field a line, with an excerpt of its answer. */
+export function formatJob(job: JobRecord): string {
+  const rows: Array<[string, string | undefined]> = [
+    ['id', job.id],
+    ['state', job.state],
+    ['stage', job.stage === 'run' ? 'run (the agent has not answered yet)' : 'deliver (the answer is stored)'],
+    ['route', job.route],
+    ['event', job.event],
+    ['delivery', job.deliveryId],
+    ['tries', String(job.attempts)],
+    ['received', iso(job.receivedAt)],
+    ['updated', iso(job.updatedAt)],
+    ['finished', job.finishedAt === undefined ? undefined : iso(job.finishedAt)],
+    ['next try', job.state === 'queued' && job.notBefore > Date.now() ? iso(job.notBefore) : undefined],
+    ['parts sent', job.progress > 0 ? String(job.progress) : undefined],
+    ['last error', job.lastError],
+  ]
+  const lines = rows.filter(([, v]) => v !== undefined).map(([k, v]) => `${`${k}:`.padEnd(12)}${printable(v ?? '')}`)
+  if (job.answer !== undefined) {
+    const cut = job.answer.length > EXCERPT ? `${job.answer.slice(0, EXCERPT)}\n… (${job.answer.length - EXCERPT} more characters)` : job.answer
+    lines.push('answer:', ...printable(cut, { keepNewlines: true }).split('\n').map((l) => `  ${l}`))
+  }
+  return lines.join('\n')
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}

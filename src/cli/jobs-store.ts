@@ -1,0 +1,40 @@
+/**
+ * The jobs view `hookpilot jobs` works on: the state store the config names, opened for reading and operator
+ * changes only. It never recovers or runs jobs (that is the serving process's work), so it is safe to use
+ * while `hookpilot serve` runs.
+ */
+import { resolve } from 'node:path'
+import type { HookpilotConfig } from '../core/config.js'
+import { GatewayError } from '../core/errors.js'
+import type { JobsView } from '../core/jobs.js'
+import { groupCommit, openStateDb, sqliteJobsView } from '../plugins/sqlite-state/index.js'
+
+/** An open jobs view and how to close it. */
+export interface OpenJobs {
+  readonly jobs: JobsView
+  /** Where the jobs live, for messages. */
+  readonly where: string
+  close(): Promise<void>
+}
+
+/** Opens the jobs view of `config` (relative paths from `baseDir`, the config file's folder). */
+export async function openJobs(config: HookpilotConfig, baseDir: string): Promise<OpenJobs> {
+  const { state } = config
+  if (state.driver === 'memory') {
+    throw new GatewayError(
+      'ERR_STATE',
+      'state.driver is memory: jobs live only inside the running gateway and cannot be listed from outside it. Use state.driver: sqlite (the default) to keep them.',
+    )
+  }
+  const path = resolve(baseDir, state.path)
+  const db = openStateDb(path, state.sync)
+  const writer = groupCommit(db)
+  return {
+    jobs: sqliteJobsView(db, writer, Date.now),
+    where: path,
+    async close() {
+      await writer.run(() => {})
+      db.close()
+    },
+  }
+}

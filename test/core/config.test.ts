@@ -28,6 +28,16 @@ describe('parseConfig', () => {
     })
     expect(config.agent).toMatchObject({ runner: 'echo', timeout_seconds: 600, concurrency: 4 })
     expect(config.skills_dir).toBe('./skills')
+    expect(config.state).toEqual({ driver: 'sqlite', path: '.hookpilot/state.db', sync: 'normal', keep_done_hours: 24, keep_failed_days: 7 })
+  })
+
+  it('state: says which drivers and sync modes exist, and refuses a retention under an hour', () => {
+    const issues = issuesOf(() => parseConfig({ state: { driver: 'postgres', sync: 'always', keep_done_hours: 0 } } as never, { env: {} }))
+    expect(issues).toEqual(expect.arrayContaining([
+      { path: 'state.driver', message: expect.stringContaining('expected sqlite or memory') },
+      { path: 'state.sync', message: expect.stringContaining('expected normal (survives a killed process) or full (survives power loss)') },
+      { path: 'state.keep_done_hours', message: expect.stringContaining('at least 1') },
+    ]))
   })
 
   it('reports every problem at once, each with its path; unknown keys included', () => {

@@ -1,0 +1,60 @@
+/**
+ * `hookpilot jobs` as an operator types it: its errors say what to change, on a real state file.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { silentLogger } from '../../src/core/logger.js'
+import { sqliteState } from '../../src/plugins/sqlite-state/index.js'
+import { runCli } from '../fixtures/cli.js'
+import { newJob } from '../contracts/state-backend.js'
+
+async function configIn(state = ''): Promise<{ dir: string; config: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'hookpilot-jobs-'))
+  const config = join(dir, 'config.yaml')
+  await writeFile(config, `${state}platforms:\n  webhook:\n    extra:\n      routes:\n        pr: { secret: s3cret-value }\n`)
+  return { dir, config }
+}
+
+describe('hookpilot jobs', () => {
+  it('before serve ever ran: list says there are no jobs yet (exit 0), show says so too (exit 1)', async () => {
+    const { config } = await configIn()
+    const list = await runCli(['jobs', 'list', '--config', config])
+    expect(list.code).toBe(0)
+    expect(list.stderr).toMatch(/No jobs yet: there is no state file at .*\.hookpilot\/state\.db/)
+    expect((await runCli(['jobs', 'show', '1', '--config', config])).code).toBe(1)
+  })
+
+  it('lists, shows and purges jobs of a state file; unknown ids and bad flags say what to do', async () => {
+    const { dir, config } = await configIn()
+    const state = sqliteState({ path: join(dir, '.hookpilot', 'state.db'), concurrency: 1, maxQueue: 10 })
+    await state.start?.({ log: silentLogger })
+    await state.queue.add(newJob('cli-1'), await state.dedup.reserve('pr\u0000cli-1', 3_600_000))
+    await state.close?.()
+
+    const list = await runCli(['jobs', 'list', '--config', config])
+    expect(list.stdout).toMatch(/^ID\s+STATE\s+STAGE\s+ROUTE\s+EVENT\s+DELIVERY/)
+    expect(list.stdout).toMatch(/\n1\s+queued\s+run\s+pr\s+pull_request\s+cli-1\s+0/)
+    expect(JSON.parse((await runCli(['jobs', 'list', '--json', '--state', 'queued', '--config', config])).stdout)).toMatchObject([{ id: '1', deliveryId: 'cli-1' }])
+    const show = await runCli(['jobs', 'show', '1', '--config', config])
+    expect(show.stdout).toMatch(/state:\s+queued/)
+    expect(show.stdout).toMatch(/delivery:\s+cli-1/)
+    expect(show.output).not.toContain('s3cret-value')
+
+    expect(await runCli(['jobs', 'show', '99', '--config', config])).toMatchObject({ code: 1, stderr: expect.stringContaining('No job "99"') })
+    expect(await runCli(['jobs', 'retry', '1', '--config', config])).toMatchObject({ code: 1, stderr: expect.stringContaining('job 1 is queued: only a done or failed job can be retried') })
+    expect(await runCli(['jobs', 'list', '--state', 'stuck', '--config', config])).toMatchObject({ code: 2, stderr: expect.stringContaining('--state takes one of queued, running, done, failed') })
+    expect(await runCli(['jobs', 'purge', '--config', config])).toMatchObject({ code: 2, stderr: expect.stringContaining('purge needs --older-than AGE') })
+    expect(await runCli(['jobs', 'purge', '--older-than', 'week', '--config', config])).toMatchObject({ code: 2, stderr: expect.stringContaining('such as 30m, 12h or 7d') })
+    expect(await runCli(['jobs', 'purge', '--older-than', '1s', '--config', config])).toMatchObject({ code: 0, stdout: 'Purged 0 finished jobs (done or failed) that ended more than 1s ago.\n' })
+    expect(await runCli(['jobs', 'frobnicate', '--config', config])).toMatchObject({ code: 2, stderr: expect.stringContaining('use list, show, retry or purge') })
+  })
+
+  it('state.driver memory: says jobs cannot be seen from outside the gateway', async () => {
+    const { config } = await configIn('state:\n  driver: memory\n')
+    const result = await runCli(['jobs', 'list', '--config', config])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('state.driver is memory: jobs live only inside the running gateway')
+  })
+})

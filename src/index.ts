@@ -42,7 +42,7 @@ export {
   type SubscriptionsFile, type SubscriptionsRead, type SkippedSubscription,
 } from './core/subscriptions/index.js'
 export {
-  definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineVerifiers, defineStateBackend,
+  definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineSources, defineStateBackend,
   defineRateLimiter, type GatewayPlugin,
 } from './core/plugin.js'
 export { GatewayError, ConfigError, ListenError, AgentError, DeliveryError, type GatewayErrorCode, type ConfigIssue } from './core/errors.js'

@@ -1,6 +1,7 @@
 /**
  * The composition root: plugins into a container of the gateway's own, the container into a pipeline, a
- * dispatcher and a node:http handler. Knows no concrete plugin: the built-ins arrive as plugins too.
+ * dispatcher and one request flow with its adapters (node:http, fetch, `handle()`). Knows no concrete plugin:
+ * the built-ins arrive as plugins too.
  */
 import { createServer, type Server } from 'node:http'
 import { dirname, resolve } from 'node:path'
@@ -8,6 +9,8 @@ import { parseConfig, staticRoutes, type HookpilotConfig, type HookpilotConfigIn
 import { createScope, type Scope } from './container.js'
 import { createDispatcher } from './dispatcher.js'
 import { ConfigError, GatewayError } from './errors.js'
+import { createFetchHandler, type FetchHandler } from './fetch.js'
+import { createFlow, PASS, type BodyRead } from './flow.js'
 import { ERRORS, type GatewayResponse } from './http-response.js'
 import { startAll } from './lifecycle.js'
 import { createNodeHandler, type NodeHandler } from './http.js'
@@ -31,6 +34,7 @@ export interface GatewayRequest {
 }
 
 export type { GatewayResponse } from './http-response.js'
+export type { FetchHandler, FetchInfo } from './fetch.js'
 export type { ListenAddress, ListenOptions } from './listen.js'
 
 /** A running (or ready to run) webhook gateway. */
@@ -39,6 +43,16 @@ export interface Gateway {
   handle(req: GatewayRequest): Promise<GatewayResponse>
   /** node `(req, res)` handler and Express/Connect middleware (`next()` for paths that are not the gateway's). */
   readonly handler: NodeHandler
+  /**
+   * Web-standard handler: a `Request` in, a `Response` out, for fetch-style servers (Hono, Bun, Deno).
+   *
+   * @example
+   * ```ts
+   * const app = new Hono()
+   * app.all('/webhooks/*', (c) => gateway.fetch(c.req.raw))
+   * ```
+   */
+  readonly fetch: FetchHandler
   /** Starts a node:http server (host and port from the config unless given) and prints the startup line. */
   listen(options?: ListenOptions): Promise<ListenAddress>
   /** Stops accepting, lets running agent runs finish within the grace period, then stops them. */
@@ -81,10 +95,8 @@ export async function buildGateway(
   // The state backend opens first (a bad state.path stops the start with what to change), then the plugins
   // that hold resources of their own; close() runs them in the reverse order.
   const lifecycle = await startAll([state, ...plugins.filter((p) => p.state !== state)], log)
-  let exposed = false
   const pipeline = createPipeline({
-    routes,
-    verifiers: scope.resolve(TOKENS.verifiers),
+    sources: scope.resolve(TOKENS.sources),
     filters: scope.resolveAll(TOKENS.eventFilters),
     dedup: state.dedup,
     limiter: scope.resolve(TOKENS.rateLimiter),
@@ -92,7 +104,6 @@ export async function buildGateway(
     log,
     clock,
     signal: lifecycle.signal,
-    exposed: () => exposed,
   })
   state.queue.start(
     createDispatcher({
@@ -114,25 +125,32 @@ export async function buildGateway(
 
   let closing = false
   let server: Server | undefined
-  const handler = createNodeHandler(pipeline, { maxBodyBytes: extra.max_body_bytes, log, closing: () => closing })
+  const flow = createFlow({
+    routes,
+    pipeline,
+    maxBodyBytes: extra.max_body_bytes,
+    log,
+    closing: () => closing,
+    readiness: () => lifecycle.ready(),
+    queueFull: async () => (await state.jobs.counts()).queued >= config.agent.max_queue,
+  })
+  const handler = createNodeHandler(flow, log)
 
   async function handle(req: GatewayRequest): Promise<GatewayResponse> {
-    const step = pipeline.preflight(req.method.toUpperCase(), req.path)
-    if (step.kind === 'pass') return ERRORS.notFound
-    if (step.kind === 'respond') return step.response
-    if (closing) return ERRORS.shuttingDown
     const body = typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? new Uint8Array())
-    if (body.byteLength > extra.max_body_bytes) return ERRORS.tooLarge
-    return pipeline.process(step.route, { method: 'POST', path: req.path, headers: lowerCase(req.headers), body })
+    const result = await flow({
+      method: req.method.toUpperCase(),
+      path: req.path,
+      headers: lowerCase(req.headers),
+      readBody: async (limit): Promise<BodyRead> => (body.byteLength > limit ? { kind: 'too-large' } : { kind: 'ok', body }),
+    })
+    return result === PASS ? ERRORS.notFound : result
   }
 
   async function listen(listenOptions: ListenOptions = {}): Promise<ListenAddress> {
     if (server) throw new GatewayError('ERR_LISTEN', 'This gateway is already listening; create another to listen twice.')
     const host = listenOptions.host ?? extra.host
-    if (!isLoopback(host)) {
-      refuseInsecureRoutes(routes.list(), host)
-      exposed = true
-    }
+    if (!isLoopback(host)) refuseInsecureRoutes(routes.list(), host)
     // Check slow clients every second, so the timeouts below hold to the second, not to node's 30 s default.
     server = createServer({ connectionsCheckingInterval: 1000 }, handler)
     server.headersTimeout = extra.headers_timeout_seconds * 1000
@@ -163,7 +181,7 @@ export async function buildGateway(
     await lifecycle.closeAll()
   }
 
-  return { handle, handler, listen, close, routes, config }
+  return { handle, handler, fetch: createFetchHandler(flow), listen, close, routes, config }
 }
 
 /** The folder of a config file, for {@link BuildOptions.baseDir}. */
@@ -185,7 +203,7 @@ function routePath(route: Route): string {
 function register(scope: Scope, plugin: GatewayPlugin): void {
   if (plugin.logger) scope.provide(TOKENS.logger, plugin.logger)
   if (plugin.clock) scope.provide(TOKENS.clock, plugin.clock)
-  if (plugin.verifiers) scope.provide(TOKENS.verifiers, plugin.verifiers)
+  if (plugin.sources) scope.provide(TOKENS.sources, plugin.sources)
   if (plugin.state) scope.provide(TOKENS.state, plugin.state)
   if (plugin.rateLimiter) scope.provide(TOKENS.rateLimiter, plugin.rateLimiter)
   if (plugin.agentRunner) scope.add(TOKENS.agentRunners, plugin.agentRunner)

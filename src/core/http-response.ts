@@ -30,15 +30,29 @@ export const ERRORS = {
   invalidSignature: frozen(401, 'Invalid signature'),
   cannotParse: frozen(400, 'Cannot parse body'),
   webhookMethod: frozen(405, 'Method not allowed', { allow: 'POST' }),
-  healthMethod: frozen(405, 'Method not allowed', { allow: 'GET, HEAD' }),
+  probeMethod: frozen(405, 'Method not allowed', { allow: 'GET, HEAD' }),
   shuttingDown: frozen(503, 'Shutting down', { 'retry-after': '30', connection: 'close' }),
   queueFull: frozen(503, 'Queue full', { 'retry-after': '30' }),
   storeUnavailable: frozen(503, 'State store unavailable', { 'retry-after': '10' }),
   internal: frozen(500, 'Internal error'),
+  bodyAlreadyParsed: frozen(500, 'The request body was already parsed by another middleware: mount the hookpilot handler before express.json() (or give it the raw body with express.raw())'),
 } as const
 
-/** `GET /health`. */
+/** `GET /health` while every part can work. */
 export const HEALTH = Object.freeze(json(200, { status: 'ok', platform: 'webhook' }))
+
+/** `GET /health` while a part cannot work: still 200 (the process is alive; restarting it would not help). */
+export function degraded(reason: string): GatewayResponse {
+  return json(200, { status: 'degraded', platform: 'webhook', reason })
+}
+
+/** `GET /ready` when the gateway can take work. */
+export const READY = Object.freeze(json(200, { status: 'ready' }))
+
+/** `GET /ready` when it cannot: a load balancer stops sending until it can. */
+export function notReady(reason: string): GatewayResponse {
+  return json(503, { status: 'unavailable', reason }, { 'retry-after': '5' })
+}
 
 /** 429 with the seconds until the window frees a slot. */
 export function rateLimited(retryAfterSeconds: number): GatewayResponse {

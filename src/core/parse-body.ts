@@ -30,14 +30,3 @@ export function parsePayload(body: Uint8Array, contentType: string | undefined):
     return undefined
   }
 }
-
-/** The event type: `X-GitHub-Event`, else `X-Gitlab-Event`, else `event_type`, else `type`, else `unknown`. */
-export function eventType(headers: Readonly<Record<string, string>>, payload: JsonObject): string {
-  const fromHeader = headers['x-github-event'] ?? headers['x-gitlab-event']
-  if (fromHeader) return fromHeader
-  for (const key of ['event_type', 'type']) {
-    const value = payload[key]
-    if (typeof value === 'string' && value !== '') return value
-  }
-  return 'unknown'
-}

@@ -1,13 +1,13 @@
 /**
- * One webhook request through the checks of the request table, transport-free. `preflight` needs only the
- * method and path (what the HTTP adapter knows before reading a byte of body); `process` takes the body.
+ * Steps 3 to 10 of the request table for a webhook whose route is known and whose body was read within the
+ * cap: verify, parse, filter, de-dup, rate limit, store. Transport-free: the request flow calls it.
  */
-import { ERRORS, HEALTH, json, rateLimited, type GatewayResponse } from './http-response.js'
-import { eventType, parsePayload } from './parse-body.js'
-import { throttledWarn } from './log-throttle.js'
-import { INSECURE_NO_AUTH } from './routes.js'
+import { ERRORS, json, rateLimited, type GatewayResponse } from './http-response.js'
 import type { DedupStore, JobQueue, NewJob, Reservation } from './jobs.js'
-import type { Clock, EventFilter, Logger, RawRequest, RateLimiter, Route, Verifier, WebhookEvent } from './types.js'
+import { throttledWarn } from './log-throttle.js'
+import { parsePayload } from './parse-body.js'
+import { INSECURE_NO_AUTH, isLoopback } from './routes.js'
+import type { Clock, EventFilter, JsonObject, Logger, RawRequest, RateLimiter, Route, Source, WebhookEvent } from './types.js'
 
 /** De-duplication window of the seed: one hour (after the job finished). */
 export const IDEMPOTENCY_TTL_MS = 60 * 60 * 1000
@@ -20,8 +20,7 @@ export interface RouteTable {
 
 /** What the pipeline is composed of. */
 export interface PipelineParts {
-  readonly routes: RouteTable
-  readonly verifiers: readonly Verifier[]
+  readonly sources: readonly Source[]
   readonly filters: readonly EventFilter[]
   readonly dedup: DedupStore
   readonly limiter: RateLimiter
@@ -30,64 +29,34 @@ export interface PipelineParts {
   readonly clock: Clock
   /** Aborted when the gateway closes; filters receive it. */
   readonly signal: AbortSignal
-  /**
-   * True while the gateway listens on an address other machines can reach. Routes were checked against the
-   * configured host, but `listen({ host })` may bind another, and a dynamic route can arrive after that.
-   */
-  readonly exposed: () => boolean
 }
 
-/** Where a request goes before its body is read. */
-export type Preflight =
-  | { readonly kind: 'respond'; readonly response: GatewayResponse }
-  | { readonly kind: 'webhook'; readonly route: Route }
-  | { readonly kind: 'pass' }
-
-const WEBHOOK_PREFIX = '/webhooks/'
-
-/** The request table, step by step. */
-export interface Pipeline {
-  /**
-   * Steps that need no body: health, unknown paths, unknown routes, wrong methods. `pass` means the path is
-   * not the gateway's (an Express app may handle it).
-   */
-  preflight(method: string, path: string): Preflight
-  /** Steps 3 to 8 for a webhook whose body was read within the size cap. */
-  process(route: Route, req: RawRequest): Promise<GatewayResponse>
-}
+/** Runs a verified-or-not webhook through the checks. */
+export type Pipeline = (route: Route, req: RawRequest) => Promise<GatewayResponse>
 
 /** Builds the pipeline from its parts. */
 export function createPipeline(parts: PipelineParts): Pipeline {
-  const { routes, verifiers, filters, dedup, limiter, queue, log, clock, signal, exposed } = parts
-
-  function preflight(method: string, rawPath: string): Preflight {
-    const path = stripQuery(rawPath)
-    if (path === '/health') {
-      return { kind: 'respond', response: method === 'GET' || method === 'HEAD' ? HEALTH : ERRORS.healthMethod }
-    }
-    if (!path.startsWith(WEBHOOK_PREFIX)) return { kind: 'pass' }
-    const name = path.slice(WEBHOOK_PREFIX.length).replace(/\/$/, '')
-    const route = name.includes('/') ? undefined : routes.get(name)
-    if (!route) return { kind: 'respond', response: ERRORS.unknownRoute }
-    if (method !== 'POST') return { kind: 'respond', response: ERRORS.webhookMethod }
-    return { kind: 'webhook', route }
-  }
-
+  const { sources, filters, dedup, limiter, queue, log, clock, signal } = parts
   const rejected = throttledWarn(log, clock)
   /** Only the route and a fixed reason: nothing the unauthenticated sender wrote. */
-  const reject = (route: Route, message: string, reason?: string): false => {
+  const reject = (route: Route, message: string, reason?: string): undefined => {
     rejected(`${route.name}\u0000${message}\u0000${reason ?? ''}`, message, { route: route.name, reason })
-    return false
+    return undefined
   }
 
-  async function verify(route: Route, req: RawRequest): Promise<boolean> {
+  /** The source that vouches for the request (or, on an `INSECURE_NO_AUTH` route, the one whose headers it carries). */
+  async function verify(route: Route, req: RawRequest): Promise<{ source: Source | undefined } | undefined> {
+    const source = sources.find((s) => req.headers[s.header] !== undefined)
     if (route.secrets.includes(INSECURE_NO_AUTH)) {
-      return exposed() ? reject(route, 'rejected request: INSECURE_NO_AUTH is refused off loopback') : true
+      // Checked on the socket the request came in on: an embedder may serve gateway.handler on any address.
+      if (req.localAddress !== undefined && !isLoopback(req.localAddress)) {
+        return reject(route, 'rejected request: INSECURE_NO_AUTH is refused off loopback')
+      }
+      return { source }
     }
-    const verifier = verifiers.find((v) => req.headers[v.header] !== undefined)
-    if (!verifier) return reject(route, 'rejected request: no signature header')
-    const result = await verifier.verify(req, route.secrets)
-    return result.ok || reject(route, 'rejected request: invalid signature', result.reason)
+    if (!source) return reject(route, 'rejected request: no signature header')
+    const result = await source.verify(req, route.secrets)
+    return result.ok ? { source } : reject(route, 'rejected request: invalid signature', result.reason)
   }
 
   async function accepts(event: WebhookEvent, route: Route): Promise<boolean> {
@@ -98,14 +67,32 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     return true
   }
 
-  async function process(route: Route, req: RawRequest): Promise<GatewayResponse> {
-    if (!(await verify(route, req))) return ERRORS.invalidSignature
+  /** The sender's delivery id: its source's header, else `X-Request-ID`; undefined means none was sent. */
+  function deliveryIdOf(source: Source | undefined, headers: Readonly<Record<string, string>>): string | undefined {
+    const own = source ? source.deliveryId?.(headers) : firstOf(sources, (s) => s.deliveryId?.(headers))
+    return own || headers['x-request-id'] || undefined
+  }
+
+  /** The event type: its source's header, else the payload's `event_type`, else its `type`, else `unknown`. */
+  function typeOf(source: Source | undefined, headers: Readonly<Record<string, string>>, payload: JsonObject): string {
+    const own = source ? source.eventType?.(headers) : firstOf(sources, (s) => s.eventType?.(headers))
+    if (own) return own
+    for (const key of ['event_type', 'type']) {
+      const value = payload[key]
+      if (typeof value === 'string' && value !== '') return value
+    }
+    return 'unknown'
+  }
+
+  return async function process(route, req) {
+    const verified = await verify(route, req)
+    if (!verified) return ERRORS.invalidSignature
     const parsed = parsePayload(req.body, req.headers['content-type'])
     if (!parsed) return ERRORS.cannotParse
     const { payload } = parsed
 
-    const type = eventType(req.headers, payload)
-    const headerId = req.headers['x-github-delivery'] || req.headers['x-request-id'] || undefined
+    const type = typeOf(verified.source, req.headers, payload)
+    const headerId = deliveryIdOf(verified.source, req.headers)
     const deliveryId = headerId ?? String(clock())
     const event: WebhookEvent = { route: route.name, type, deliveryId, payload, receivedAt: clock() }
     const fields = { route: route.name, delivery: deliveryId, event: type }
@@ -127,7 +114,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     }
   }
 
-  /** Steps 6 to 8: de-dup, rate limit, store. The key stays reserved until the job is stored or refused. */
+  /** Steps 6 to 10: de-dup, rate limit, store. The key stays reserved until the job is stored or refused. */
   async function admit(route: Route, job: NewJob, fields: Readonly<Record<string, string>>): Promise<GatewayResponse> {
     const reservation: Reservation | undefined = job.dedupKey === undefined ? undefined : await dedup.reserve(job.dedupKey, IDEMPOTENCY_TTL_MS)
     const duplicate = () => {
@@ -156,11 +143,12 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       release() // after add() a second release does nothing; after a throw it gives the key back
     }
   }
-
-  return { preflight, process }
 }
 
-function stripQuery(path: string): string {
-  const q = path.indexOf('?')
-  return q === -1 ? path : path.slice(0, q)
+function firstOf(sources: readonly Source[], read: (s: Source) => string | undefined): string | undefined {
+  for (const source of sources) {
+    const value = read(source)
+    if (value) return value
+  }
+  return undefined
 }

@@ -1,17 +1,17 @@
 /**
- * Plugins are plain objects. A plugin may fill any slot; slots that hold one implementation (verifiers, state
+ * Plugins are plain objects. A plugin may fill any slot; slots that hold one implementation (sources, state
  * backend, rate limiter, agent runner, logger) take the last plugin's, slots that hold many (event filters,
  * delivery targets) keep all, in order. A plugin that holds resources opens them in `start` and closes them in
  * `close`, with the gateway.
  */
 import type { LifecycleContext, Readiness, StateBackend } from './jobs.js'
-import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Verifier } from './types.js'
+import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Source } from './types.js'
 
 /** What a plugin can contribute to a gateway. */
 export interface GatewayPlugin {
   readonly name: string
-  /** Replaces the whole verifier set (tried in order; the first whose header is present decides). */
-  readonly verifiers?: readonly Verifier[]
+  /** Replaces the whole source set (tried in order; the first whose credential header is present decides). */
+  readonly sources?: readonly Source[]
   readonly eventFilters?: readonly EventFilter[]
   /** Where accepted jobs are kept: queue, de-dup and the jobs view (replaces the configured backend). */
   readonly state?: StateBackend
@@ -68,9 +68,9 @@ export function defineEventFilter(filter: EventFilter): GatewayPlugin {
   return { name: filter.name, eventFilters: [filter] }
 }
 
-/** Declares a verifier set as a plugin (it replaces the built-in set). */
-export function defineVerifiers(name: string, verifiers: readonly Verifier[]): GatewayPlugin {
-  return { name, verifiers }
+/** Declares a source set as a plugin (it replaces the built-in set: include the built-ins you keep). */
+export function defineSources(name: string, sources: readonly Source[]): GatewayPlugin {
+  return { name, sources }
 }
 
 /** Declares a state backend as a plugin (it replaces the one `state.driver` chooses). */

@@ -27,7 +27,9 @@ export interface RouteDefaults {
 
 /** True for addresses only this machine can reach. */
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host)
+  // A dual-stack socket reports an IPv4 peer as ::ffff:127.0.0.1.
+  const address = host.startsWith('::ffff:') ? host.slice(7) : host
+  return address === 'localhost' || address === '::1' || address === '[::1]' || /^127(\.\d{1,3}){3}$/.test(address)
 }
 
 /** Why a route with {@link INSECURE_NO_AUTH} cannot be served on `host`, which other machines can reach. */

@@ -1,9 +1,9 @@
 /**
  * Typed DI tokens: each names a slot of the gateway and carries the type of what fills it, so the composition
- * root cannot put a RateLimiter where a Verifier belongs.
+ * root cannot put a RateLimiter where a Source belongs.
  */
 import type { StateBackend } from './jobs.js'
-import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Verifier } from './types.js'
+import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Source } from './types.js'
 
 /** A slot in the container; `many` slots keep every registration in order, the others keep the last one. */
 export interface Token<T, Many extends boolean = false> {
@@ -24,7 +24,7 @@ function many<T>(name: string): Token<T, true> {
 export const TOKENS = {
   logger: one<Logger>('logger'),
   clock: one<Clock>('clock'),
-  verifiers: one<readonly Verifier[]>('verifiers'),
+  sources: one<readonly Source[]>('sources'),
   state: one<StateBackend>('state'),
   rateLimiter: one<RateLimiter>('rateLimiter'),
   agentRunners: many<AgentRunner>('agentRunners'),

@@ -35,6 +35,11 @@ export interface RawRequest {
   readonly path: string
   readonly headers: Readonly<Record<string, string>>
   readonly body: Uint8Array
+  /**
+   * The local address of the socket the request arrived on (`127.0.0.1`, `10.0.0.5`); undefined for a request
+   * that came through no socket (`gateway.handle()`). Decides whether `INSECURE_NO_AUTH` may pass.
+   */
+  readonly localAddress?: string | undefined
 }
 
 /** Result of checking a request's credentials. */
@@ -49,6 +54,18 @@ export interface Verifier {
   /** Lower-case name of the request header that carries this scheme's credential. */
   readonly header: string
   verify(req: RawRequest, secrets: readonly string[]): VerifyResult | Promise<VerifyResult>
+}
+
+/**
+ * A sender of webhooks (GitHub, GitLab, a generic HMAC signer): how its requests are verified, and which of its
+ * headers carry the delivery id and the event type. Sources are tried in order; the first whose credential
+ * `header` is present decides.
+ */
+export interface Source extends Verifier {
+  /** The delivery id in the sender's headers, stable across its own retries; undefined when it sends none. */
+  deliveryId?(headers: Readonly<Record<string, string>>): string | undefined
+  /** The event type in the sender's headers; undefined when it sends none (the payload is asked next). */
+  eventType?(headers: Readonly<Record<string, string>>): string | undefined
 }
 
 /** A route, resolved from config.yaml or from a dynamic subscription. */
@@ -76,7 +93,7 @@ export interface Route {
 /** An authenticated, parsed webhook. */
 export interface WebhookEvent {
   readonly route: string
-  /** `X-GitHub-Event`, else `X-Gitlab-Event`, else `payload.event_type`, else `payload.type`, else `unknown`. */
+  /** The source's event header (`X-GitHub-Event`, `X-Gitlab-Event`), else `payload.event_type`, else `payload.type`, else `unknown`. */
   readonly type: string
   readonly deliveryId: string
   readonly payload: JsonObject

@@ -10,9 +10,9 @@ import type { AgentRunner } from '../core/types.js'
 import { resolve } from 'node:path'
 import { commandAgent } from './command-agent/index.js'
 import { echoAgent } from './echo-agent/index.js'
-import { genericSignatureVerifier } from './generic-signature/index.js'
-import { githubSignatureVerifier } from './github-signature/index.js'
-import { gitlabTokenVerifier } from './gitlab-token/index.js'
+import { genericSource } from './generic-signature/index.js'
+import { githubSource } from './github-signature/index.js'
+import { gitlabSource } from './gitlab-token/index.js'
 import { logDelivery } from './log-delivery/index.js'
 import { memoryState } from './memory-state/index.js'
 import { openaiAgent } from './openai-agent/index.js'
@@ -23,7 +23,7 @@ import { slidingWindowLimiter } from './sliding-window-limiter/index.js'
 import { sqliteState } from './sqlite-state/index.js'
 
 /**
- * The built-ins for a configuration: verifiers, the state backend `state.driver` names, limiter, the configured
+ * The built-ins for a configuration: sources, the state backend `state.driver` names, limiter, the configured
  * runner, and the delivery targets: `log` and `github_comment` always, each chat platform only when
  * `platforms.<name>.enabled`. `baseDir` is where a relative `state.path` is resolved.
  */
@@ -38,7 +38,7 @@ export function builtinPlugins(config: HookpilotConfig, baseDir: string = proces
     {
       name: 'builtin',
       // The order is the request table's: X-Hub-Signature-256 decides if present, then X-Gitlab-Token, then X-Webhook-Signature.
-      verifiers: [githubSignatureVerifier(), gitlabTokenVerifier(), genericSignatureVerifier()],
+      sources: [githubSource(), gitlabSource(), genericSource()],
       state: stateBackend(config, baseDir),
       rateLimiter: slidingWindowLimiter(),
       deliveryTargets: [logDelivery(), ...targets],

@@ -1,10 +1,10 @@
 /**
- * The built-in plugins the gateway composes by default: verifiers, the state backends, the rate
+ * The built-in plugins the gateway composes by default: sources (GitHub, GitLab, generic HMAC), the state backends, the rate
  * limiter, the delivery targets and the agent runners. Each is a factory returning a plain object.
  */
-export { githubSignatureVerifier } from './github-signature/index.js'
-export { gitlabTokenVerifier } from './gitlab-token/index.js'
-export { genericSignatureVerifier } from './generic-signature/index.js'
+export { githubSource } from './github-signature/index.js'
+export { gitlabSource } from './gitlab-token/index.js'
+export { genericSource } from './generic-signature/index.js'
 export { hmacSignatureVerifier, type HmacSchemeOptions } from './shared/hmac-verifier.js'
 export { memoryState, type MemoryStateOptions } from './memory-state/index.js'
 export { sqliteState, type SqliteStateOptions } from './sqlite-state/index.js'

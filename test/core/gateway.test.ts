@@ -2,7 +2,9 @@
  * The composition root: plugin slots (one vs many), isolation between gateways, graceful close.
  */
 import { mkdtemp, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, createGateway, defineEventFilter, definePlugin, silentLogger, type RateLimiter, type Route } from '../../src/index.js'
@@ -120,17 +122,25 @@ describe('createGateway', () => {
     await gateway.close()
   })
 
-  it('a dynamic INSECURE_NO_AUTH route arriving while listening off loopback is refused 401, never open', async () => {
+  it('INSECURE_NO_AUTH is decided by the socket a request arrived on: an embedder serving 0.0.0.0 gets 401 from the network, 202 on loopback', async () => {
     const { gateway, runs } = await testGateway()
-    await gateway.listen({ host: '0.0.0.0', port: 0 })
     const open: Route = {
       name: 'dev', secrets: ['INSECURE_NO_AUTH'], events: [], prompt: undefined, skills: [], deliver: 'log',
       deliverExtra: {}, silentOutputs: [], rateLimit: 30, source: 'dynamic', description: undefined,
     }
     gateway.routes.setDynamic([open])
-    const res = await gateway.handle({ method: 'POST', path: '/webhooks/dev', headers: { 'content-type': 'application/json' }, body: '{"a":1}' })
-    expect([res.status, JSON.parse(res.body)]).toEqual([401, { error: 'Invalid signature' }])
-    expect(runs).toHaveLength(0)
+    // Embedded: the gateway's own listen() never ran, so only the per-request check stands between the network and the route.
+    const server = createServer(gateway.handler)
+    await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve))
+    const { port } = server.address() as AddressInfo
+    const external = Object.values(networkInterfaces()).flat().find((i) => i?.family === 'IPv4' && !i.internal)?.address
+    if (external === undefined) throw new Error('this test needs a non-loopback IPv4 address on the machine (ip addr)')
+    const post = (host: string) => fetch(`http://${host}:${port}/webhooks/dev`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' })
+    const fromNetwork = await post(external)
+    expect([fromNetwork.status, await fromNetwork.json()]).toEqual([401, { error: 'Invalid signature' }])
+    expect((await post('127.0.0.1')).status).toBe(202)
+    await expect.poll(() => runs.length).toBe(1)
+    await new Promise((resolve) => server.close(resolve))
     await gateway.close()
   })
 })

@@ -39,6 +39,34 @@ function post(port: number, headers: Record<string, string>, chunks: readonly Bu
 }
 
 describe('node:http adapter', () => {
+  it('a client still writing an oversized body sees the 413, not a reset: the rest is read and dropped for a moment', async () => {
+    const { port, runs } = await started({ max_body_bytes: 4096 })
+    const chunk = Buffer.alloc(16 * 1024, 0x61)
+    const outcome = await new Promise<{ status?: number; error?: string; flushed: boolean }>((resolve) => {
+      let status: number | undefined
+      let flushed = false
+      let error: string | undefined
+      const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/webhooks/pr', headers: { 'content-type': 'application/json' } }, (r) => {
+        status = r.statusCode
+        r.resume()
+      })
+      req.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message))
+      req.on('finish', () => (flushed = true))
+      req.on('close', () => resolve({ ...(status === undefined ? {} : { status }), ...(error === undefined ? {} : { error }), flushed }))
+      let sent = 0
+      const pump = () => {
+        while (sent < 2 * 1024 * 1024) {
+          sent += chunk.length
+          if (!req.write(chunk)) return void req.once('drain', pump)
+        }
+        req.end()
+      }
+      pump()
+    })
+    expect(outcome).toEqual({ status: 413, flushed: true })
+    expect(runs).toHaveLength(0)
+  })
+
   it('a chunked body that passes max_body_bytes is refused with 413 while it streams', async () => {
     const { port, runs } = await started({ max_body_bytes: 4096 })
     const chunk = Buffer.alloc(1024, 0x61)

@@ -1,6 +1,7 @@
 /**
- * Every row of the request table (spec/gateway.md), in order, with its exact body: once through
- * `gateway.handle()` and once through a real node:http server on port 0, with real signed GitHub payloads.
+ * Every row of the request table (spec/gateway.md), in order, with its exact body: through `gateway.handle()`,
+ * through a real node:http server on port 0, and through the web-standard `gateway.fetch(Request)`, with real
+ * signed GitHub payloads. One flow, three adapters: the same table must hold for each.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { githubExample, githubHeaders, githubPayload, hmacHex, signGithub } from '../fixtures/github.js'
@@ -50,13 +51,30 @@ const viaHttp: Transport = {
   },
 }
 
+const viaFetch: Transport = {
+  name: 'fetch(Request)',
+  async start({ gateway }) {
+    return async (req) => {
+      const request = new Request(`http://gateway.test${req.path}`, {
+        method: req.method ?? 'POST',
+        headers: req.headers ?? {},
+        ...(req.body === undefined ? {} : { body: req.body }),
+      })
+      // As a fetch-style server that knows its socket (Bun's requestIP, Hono's getConnInfo) would pass it.
+      const res = await gateway.fetch(request, { localAddress: '127.0.0.1' })
+      const text = await res.text()
+      return { status: res.status, headers: Object.fromEntries(res.headers), body: text ? JSON.parse(text) : undefined }
+    }
+  },
+}
+
 const pullRequest = githubPayload('pull_request', 'opened')
 
 function signed(event: string, body: Uint8Array, id?: string): Req {
   return { path: '/webhooks/pr', headers: githubHeaders(event, body, SECRET, id), body }
 }
 
-describe.each([viaHandle, viaHttp])('request table through $name', (transport) => {
+describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (transport) => {
   let current: TestGateway | undefined
   afterEach(async () => {
     await current?.gateway.close()
@@ -73,6 +91,20 @@ describe.each([viaHandle, viaHttp])('request table through $name', (transport) =
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ status: 'ok', platform: 'webhook' })
     expect(res.headers['content-type']).toBe('application/json')
+  })
+
+  it('GET /ready is 200 while the gateway can take work, 503 with the reason while a part cannot; /health stays 200', async () => {
+    let down: string | undefined
+    const { send } = await start({ plugins: [{ name: 'store', ready: () => (down ? { ok: false, reason: down } : { ok: true }) }] })
+    expect(await send({ method: 'GET', path: '/ready' })).toMatchObject({ status: 200, body: { status: 'ready' } })
+    down = 'connection refused'
+    expect(await send({ method: 'GET', path: '/ready' })).toMatchObject({
+      status: 503, headers: { 'retry-after': '5' }, body: { status: 'unavailable', reason: 'store: connection refused' },
+    })
+    expect(await send({ method: 'GET', path: '/health' })).toMatchObject({
+      status: 200, body: { status: 'degraded', platform: 'webhook', reason: 'store: connection refused' },
+    })
+    expect((await send({ method: 'POST', path: '/ready' })).status).toBe(405)
   })
 
   it('step 1: an unknown route is 404 Unknown route; another path is 404 Not found; GET on a route is 405', async () => {
@@ -235,6 +267,22 @@ describe.each([viaHandle, viaHttp])('request table through $name', (transport) =
     })
     const wrong = await send({ path: '/webhooks/mr', headers: { ...headers, 'x-gitlab-token': 'gl-tokem' }, body })
     expect(wrong).toMatchObject({ status: 401, body: { error: 'Invalid signature' } })
+  })
+
+  it('GitLab retries are de-duplicated by Idempotency-Key (17.4+), else X-Gitlab-Event-UUID', async () => {
+    const { send, idle, runs } = await start({ routes: { mr: { secret: 'gl-token', events: ['Merge Request Hook'] } } })
+    const body = JSON.stringify({ object_kind: 'merge_request', object_attributes: { iid: 8 } })
+    const base = { 'content-type': 'application/json', 'x-gitlab-event': 'Merge Request Hook', 'x-gitlab-token': 'gl-token' }
+    // GitLab sends a new X-Gitlab-Event-UUID per attempt but keeps the Idempotency-Key: the key decides.
+    const first = await send({ path: '/webhooks/mr', headers: { ...base, 'idempotency-key': 'idem-1', 'x-gitlab-event-uuid': 'uuid-a' }, body })
+    expect(first.body).toMatchObject({ status: 'accepted', delivery_id: 'idem-1' })
+    const retry = await send({ path: '/webhooks/mr', headers: { ...base, 'idempotency-key': 'idem-1', 'x-gitlab-event-uuid': 'uuid-b' }, body })
+    expect(retry).toMatchObject({ status: 200, body: { status: 'duplicate', delivery_id: 'idem-1' } })
+    const older = { ...base, 'x-gitlab-event-uuid': 'uuid-c' } // a GitLab before 17.4: no Idempotency-Key
+    expect((await send({ path: '/webhooks/mr', headers: older, body })).body).toMatchObject({ status: 'accepted', delivery_id: 'uuid-c' })
+    expect((await send({ path: '/webhooks/mr', headers: older, body })).body).toMatchObject({ status: 'duplicate' })
+    await idle()
+    expect(runs).toHaveLength(2)
   })
 
   it('X-Webhook-Signature (hex HMAC, no prefix) verifies generic senders; the event type comes from the payload', async () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { genericSignatureVerifier } from '../../src/plugins/generic-signature/index.js'
+import { genericSource } from '../../src/plugins/generic-signature/index.js'
 import { verifierContract } from '../contracts/verifier.js'
 import { githubPayload, hmacHex, signGithub } from '../fixtures/github.js'
 
-verifierContract('genericSignatureVerifier', genericSignatureVerifier, hmacHex)
+verifierContract('genericSource', genericSource, hmacHex)
 
-describe('genericSignatureVerifier', () => {
-  const verifier = genericSignatureVerifier()
+describe('genericSource', () => {
+  const verifier = genericSource()
   const body = githubPayload('push')
   const verify = (signature: string) =>
     verifier.verify({ method: 'POST', path: '/webhooks/x', headers: { 'x-webhook-signature': signature }, body }, [

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { githubSignatureVerifier } from '../../src/plugins/github-signature/index.js'
+import { githubSource } from '../../src/plugins/github-signature/index.js'
 import { verifierContract } from '../contracts/verifier.js'
 import { githubHeaders, githubPayload, hmacHex, signGithub } from '../fixtures/github.js'
 
-verifierContract('githubSignatureVerifier', githubSignatureVerifier, signGithub)
+verifierContract('githubSource', githubSource, signGithub)
 
-describe('githubSignatureVerifier', () => {
-  const verifier = githubSignatureVerifier()
+describe('githubSource', () => {
+  const verifier = githubSource()
   const secret = 'gh-webhook-secret'
   const verify = (body: Buffer, signature: string, secrets: readonly string[] = [secret]) => {
     const headers = { 'x-hub-signature-256': signature }

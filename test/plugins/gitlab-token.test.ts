@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { gitlabTokenVerifier } from '../../src/plugins/gitlab-token/index.js'
+import { gitlabSource } from '../../src/plugins/gitlab-token/index.js'
 import { verifierContract } from '../contracts/verifier.js'
 
 // GitLab sends the shared token itself, whatever the body.
-verifierContract('gitlabTokenVerifier', gitlabTokenVerifier, (_body, secret) => secret, { signsBody: false })
+verifierContract('gitlabSource', gitlabSource, (_body, secret) => secret, { signsBody: false })
 
-describe('gitlabTokenVerifier', () => {
-  const verifier = gitlabTokenVerifier()
+describe('gitlabSource', () => {
+  const verifier = gitlabSource()
   const body = Buffer.from(JSON.stringify({ object_kind: 'merge_request', object_attributes: { iid: 1 } }))
   const verify = (token: string, secrets: readonly string[]) =>
     verifier.verify(

@@ -1,18 +1,19 @@
-import type { Verifier } from '../../core/types.js'
+import type { Source } from '../../core/types.js'
 import { hmacSignatureVerifier } from '../shared/hmac-verifier.js'
 
 /**
- * Verifies `X-Webhook-Signature: <hex HMAC-SHA256(secret, raw body)>` (no prefix), the scheme for senders other
- * than GitHub and GitLab, and the one `hookpilot test` signs with.
+ * Any other sender as a source: verifies `X-Webhook-Signature: <hex HMAC-SHA256(secret, raw body)>` (no
+ * prefix), the scheme `hookpilot test` signs with. Its delivery id is the common `X-Request-ID`, and its event
+ * type comes from the payload (`event_type`, else `type`).
  *
  * @example
  * ```ts
- * const result = genericSignatureVerifier().verify(request, [secret])
+ * const result = genericSource().verify(request, [secret])
  * ```
  */
-export function genericSignatureVerifier(): Verifier {
+export function genericSource(): Source {
   return hmacSignatureVerifier({
-    name: 'generic-signature',
+    name: 'generic',
     header: 'x-webhook-signature',
     scheme: 'hmac-sha256',
     prefix: '',

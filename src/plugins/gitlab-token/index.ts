@@ -1,4 +1,4 @@
-import type { Verifier, VerifyResult } from '../../core/types.js'
+import type { Source, VerifyResult } from '../../core/types.js'
 import { matchesAnyToken } from '../shared/secure-compare.js'
 
 const MISSING: VerifyResult = Object.freeze({ ok: false, reason: 'missing token header' })
@@ -7,18 +7,22 @@ const MISMATCH: VerifyResult = Object.freeze({ ok: false, reason: 'token mismatc
 const PASSED: VerifyResult = Object.freeze({ ok: true, scheme: 'gitlab-token' })
 
 /**
- * Verifies GitLab's `X-Gitlab-Token`, a plain shared secret, by a constant-time comparison with each of a
- * route's secrets. GitLab does not sign the body, so this proves only that the sender knows the token.
+ * GitLab as a source: verifies `X-Gitlab-Token`, a plain shared secret, by a constant-time comparison with each
+ * of a route's secrets (GitLab does not sign the body, so this proves only that the sender knows the token).
+ * The delivery id is `Idempotency-Key`, which GitLab (17.4+) keeps the same across its automatic retries, else
+ * `X-Gitlab-Event-UUID`; the event type is `X-Gitlab-Event` (`Merge Request Hook`, `Push Hook`, ...).
  *
  * @example
  * ```ts
- * const result = gitlabTokenVerifier().verify(request, [process.env.GITLAB_WEBHOOK_TOKEN ?? ''])
+ * const result = gitlabSource().verify(request, [process.env.GITLAB_WEBHOOK_TOKEN ?? ''])
  * ```
  */
-export function gitlabTokenVerifier(): Verifier {
+export function gitlabSource(): Source {
   return {
-    name: 'gitlab-token',
+    name: 'gitlab',
     header: 'x-gitlab-token',
+    deliveryId: (headers) => headers['idempotency-key'] || headers['x-gitlab-event-uuid'] || undefined,
+    eventType: (headers) => headers['x-gitlab-event'] || undefined,
     verify(req, secrets) {
       const token = req.headers['x-gitlab-token']
       if (token === undefined || token === '') return MISSING

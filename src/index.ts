@@ -9,15 +9,53 @@
  * ```
  * @packageDocumentation
  */
-import { parseConfig, type HookpilotConfig, type HookpilotConfigInput } from './core/config.js'
+import {
+  loadConfig as loadCoreConfig, parseConfig as parseCoreConfig, resolveConfig, type HookpilotConfig, type HookpilotConfigInput,
+  type ParseConfigOptions,
+} from './core/config.js'
 import { buildGateway, type BuildOptions, type Gateway } from './core/gateway.js'
+import { isPluginDefinition, type PluginDefinition } from './core/plugin-definition.js'
 import type { GatewayPlugin } from './core/plugin.js'
-import { builtinPlugins } from './plugins/builtins.js'
+import { BUILTIN_PLUGINS } from './plugins/builtins.js'
+
+/** Options of the package's {@link parseConfig} and {@link loadConfig}. */
+export interface ConfigOptions extends Omit<ParseConfigOptions, 'definitions' | 'loaded'> {
+  /** Plugins whose sections this configuration holds, beyond the built-ins and its own `plugins:` list. */
+  readonly plugins?: readonly PluginDefinition[] | undefined
+}
+
+const withBuiltins = (options: ConfigOptions): ParseConfigOptions => ({ ...options, definitions: [...BUILTIN_PLUGINS, ...(options.plugins ?? [])] })
 
 /**
- * Creates a gateway from a configuration (validated if it is a plain object) and your plugins, which come after
- * the built-ins: a plugin filling a one-implementation slot replaces the built-in, delivery targets and event
- * filters are added.
+ * Validates a configuration given as a plain object (the shape of config.yaml): the core's keys and each
+ * built-in plugin's section. Throws a ConfigError listing every problem, with its path.
+ *
+ * @example
+ * ```ts
+ * const config = parseConfig({ platforms: { webhook: { extra: { secret: '${WEBHOOK_SECRET}', routes: { pr: {} } } } } })
+ * ```
+ */
+export function parseConfig(input: HookpilotConfigInput | HookpilotConfig, options: ConfigOptions = {}): HookpilotConfig {
+  return parseCoreConfig(input, withBuiltins(options))
+}
+
+/**
+ * Reads and validates a YAML configuration file, loading the plugin modules its `plugins:` lists.
+ *
+ * @example
+ * ```ts
+ * const gateway = await createGateway(await loadConfig('config.yaml'))
+ * ```
+ */
+export function loadConfig(path: string, options: ConfigOptions = {}): Promise<HookpilotConfig> {
+  return loadCoreConfig(path, withBuiltins(options))
+}
+
+/**
+ * Creates a gateway from a configuration (validated if it is a plain object, its `plugins:` loaded from
+ * `options.baseDir`) and your plugins, which come after the built-ins: plugin definitions (`definePlugin` with
+ * `setup`) are set up from their sections of the configuration; plugin objects fill slots (a one-implementation
+ * slot takes the last value, delivery targets and event filters are added).
  *
  * @example
  * ```ts
@@ -27,24 +65,31 @@ import { builtinPlugins } from './plugins/builtins.js'
  */
 export async function createGateway(
   config: HookpilotConfigInput | HookpilotConfig,
-  plugins: readonly GatewayPlugin[] = [],
+  plugins: readonly (GatewayPlugin | PluginDefinition)[] = [],
   options: BuildOptions = {},
 ): Promise<Gateway> {
-  const parsed = parseConfig(config)
-  return buildGateway(parsed, [...builtinPlugins(parsed, options.baseDir), ...plugins], options)
+  const yours = plugins.filter(isPluginDefinition)
+  const definitions = [...BUILTIN_PLUGINS, ...yours]
+  const parsed = await resolveConfig(config, options.baseDir ?? process.cwd(), { definitions })
+  const objects = plugins.filter((p): p is GatewayPlugin => !isPluginDefinition(p))
+  return buildGateway(parsed, { definitions, plugins: objects }, options)
 }
 
-export { loadConfig, parseConfig, type ParseConfigOptions } from './core/config.js'
-export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig } from './core/config.js'
-export { configDir, type Gateway, type GatewayRequest, type GatewayResponse, type BuildOptions, type ListenAddress, type ListenOptions } from './core/gateway.js'
+export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig, PluginEntry } from './core/config.js'
+export {
+  configDir, type Gateway, type GatewayRequest, type GatewayResponse, type BuildOptions, type ListenAddress, type ListenOptions,
+  type FetchHandler, type FetchInfo,
+} from './core/gateway.js'
 export {
   subscriptionsPath, readSubscriptions, updateSubscriptions, resolveSubscriptions, type Subscription, type SubscriptionInput,
   type SubscriptionsFile, type SubscriptionsRead, type SkippedSubscription,
 } from './core/subscriptions/index.js'
 export {
   definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineSources, defineStateBackend,
-  defineRateLimiter, type GatewayPlugin,
+  defineRateLimiter, type GatewayPlugin, type PluginDefinition, type PluginSpec, type SetupContext, type Resources, type Selector,
 } from './core/plugin.js'
+export { isPluginDefinition } from './core/plugin-definition.js'
+export { integer, boolean, text, textList, nonBlank, idText } from './core/schema-kit.js'
 export { GatewayError, ConfigError, ListenError, AgentError, DeliveryError, type GatewayErrorCode, type ConfigIssue } from './core/errors.js'
 export { renderTemplate } from './core/template.js'
 export { createLogger, silentLogger, type LogLevel, type LoggerOptions } from './core/logger.js'
@@ -52,4 +97,4 @@ export { DEFAULT_RETRY, MAX_RUNS, type RetryPolicy } from './core/dispatcher.js'
 export type { NodeHandler } from './core/http.js'
 export type * from './core/types.js'
 export type * from './core/jobs.js'
-export * from './plugins/index.js'
+export { finishedRecord, queuedAgain, retriedRecord } from './core/job-transitions.js'

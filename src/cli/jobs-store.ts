@@ -7,7 +7,14 @@ import { resolve } from 'node:path'
 import type { HookpilotConfig } from '../core/config.js'
 import { GatewayError } from '../core/errors.js'
 import type { JobsView } from '../core/jobs.js'
+import * as v from 'valibot'
 import { groupCommit, openStateDb, sqliteJobsView } from '../plugins/sqlite-state/index.js'
+import { sqliteStateOptions } from '../plugins/sqlite-state/plugin.js'
+
+/** The SQLite backend's options in `state:` (validated when the config was loaded; parsed again for their type). */
+export function sqliteOptions(config: HookpilotConfig): v.InferOutput<typeof sqliteStateOptions> {
+  return v.parse(sqliteStateOptions, config.state)
+}
 
 /** An open jobs view and how to close it. */
 export interface OpenJobs {
@@ -26,8 +33,9 @@ export async function openJobs(config: HookpilotConfig, baseDir: string): Promis
       'state.driver is memory: jobs live only inside the running gateway and cannot be listed from outside it. Use state.driver: sqlite (the default) to keep them.',
     )
   }
-  const path = resolve(baseDir, state.path)
-  const db = openStateDb(path, state.sync)
+  const { path: file, sync } = sqliteOptions(config)
+  const path = resolve(baseDir, file)
+  const db = openStateDb(path, sync)
   const writer = groupCommit(db)
   return {
     jobs: sqliteJobsView(db, writer, Date.now),

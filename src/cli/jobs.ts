@@ -4,11 +4,11 @@
  */
 import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
-import { loadConfig } from '../core/config.js'
+import { loadConfig } from '../index.js'
 import type { JobRecord, JobState } from '../core/jobs.js'
 import { parse, UsageError } from './args.js'
 import { formatJob, jobsTable } from './jobs-format.js'
-import { openJobs } from './jobs-store.js'
+import { openJobs, sqliteOptions } from './jobs-store.js'
 import type { CliIO, Subcommand } from './io.js'
 
 const HELP = `Usage: hookpilot jobs <command> [options]
@@ -48,8 +48,8 @@ export const jobs: Subcommand = async (args, io) => {
   }
   if (!['list', 'show', 'retry', 'purge'].includes(command)) throw new UsageError(`unknown jobs command "${command}"; use list, show, retry or purge.`)
   const configPath = isAbsolute(values.config) ? values.config : resolve(io.cwd, values.config)
-  const config = await loadConfig(configPath, { env: io.env })
-  const statePath = resolve(dirname(configPath), config.state.path)
+  const config = await loadConfig(configPath, { env: io.env, lenientEnv: true })
+  const statePath = resolve(dirname(configPath), sqliteOptions(config).path)
   if (config.state.driver === 'sqlite' && !existsSync(statePath)) {
     io.stderr.write(`No jobs yet: there is no state file at ${statePath} (hookpilot serve creates it when it starts).\n`)
     return command === 'list' ? 0 : 1

@@ -6,7 +6,7 @@ import { readSubscriptions, resolveSubscription } from '../core/subscriptions/in
 import { staticRoutes } from '../core/config.js'
 import { parse } from './args.js'
 import type { Subcommand } from './io.js'
-import { builtinTargets, COMMON_HELP, COMMON_OPTIONS, loadContext, publicUrl } from './subscriptions-common.js'
+import { servedTargets, COMMON_HELP, COMMON_OPTIONS, loadContext, publicUrl } from './subscriptions-common.js'
 
 const HELP = `Usage: hookpilot list [options]
 
@@ -46,9 +46,9 @@ export const list: Subcommand = async (args, io) => {
   }))
   const read = await readSubscriptions(ctx.file)
   if (read.status === 'ok') {
-    const targets = builtinTargets(ctx.config)
+    const served = await servedTargets(ctx)
     for (const [name, raw] of Object.entries(read.file.subscriptions)) {
-      const route = resolveSubscription(name, raw, { config: ctx.config, targets, staticNames: ctx.staticNames })
+      const route = resolveSubscription(name, raw, { config: ctx.config, targets: served?.targets, hints: served?.hints, staticNames: ctx.staticNames })
       const entry = (typeof raw === 'object' && raw !== null ? raw : {}) as { events?: unknown; deliver?: unknown; description?: unknown }
       rows.push({
         name,

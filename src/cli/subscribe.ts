@@ -3,13 +3,12 @@
  * gateway picks it up without a restart. The secret is printed once, when it is set, and never again.
  */
 import { randomBytes } from 'node:crypto'
-import type { HookpilotConfig } from '../core/config.js'
 import type { Route } from '../core/types.js'
 import { routeProblem } from '../core/wiring.js'
 import { parseEntry, resolveSubscription, updateSubscriptions, type SubscriptionInput } from '../core/subscriptions/index.js'
 import { parse, UsageError } from './args.js'
 import type { Subcommand } from './io.js'
-import { builtinTargets, COMMON_HELP, COMMON_OPTIONS, loadContext, oneName, publicUrl, splitList } from './subscriptions-common.js'
+import { servedTargets, COMMON_HELP, COMMON_OPTIONS, loadContext, oneName, publicUrl, splitList, type CliContext } from './subscriptions-common.js'
 
 const HELP = `Usage: hookpilot subscribe <name> [options]
 
@@ -19,10 +18,14 @@ rewritten from these flags (a flag left out goes back to its default); its secre
 
 Options:
       --events a,b         event types to accept (default: every event), e.g. pull_request,push
+      --actions a,b        actions to accept (default: every action), e.g. opened,synchronize,reopened;
+                           others are answered "ignored" and run no agent
       --prompt TEXT        prompt template, e.g. "Review PR #{number}: {pull_request.title}"
       --skills a,b         skills to try, first found is loaded
       --deliver TARGET     where the answer goes (default: log): log, github_comment, telegram, ...
       --deliver-chat-id C  chat id for a chat target (deliver_extra.chat_id)
+      --deliver-extra K=V  a deliver_extra key (repeatable), e.g. --deliver-extra repo={repository.full_name}
+                           --deliver-extra pr_number={number} for github_comment
       --secret S           the webhook secret (default: 32 random bytes, URL-safe base64)
       --description TEXT   shown by "hookpilot list"
 ${COMMON_HELP}
@@ -33,10 +36,12 @@ export const subscribe: Subcommand = async (args, io) => {
   const { values, positionals } = parse(joinNegativeIds(args), {
     ...COMMON_OPTIONS,
     events: { type: 'string' },
+    actions: { type: 'string' },
     prompt: { type: 'string' },
     skills: { type: 'string' },
     deliver: { type: 'string' },
     'deliver-chat-id': { type: 'string' },
+    'deliver-extra': { type: 'string', multiple: true },
     secret: { type: 'string' },
     description: { type: 'string' },
   }, 'subscribe')
@@ -53,13 +58,16 @@ export const subscribe: Subcommand = async (args, io) => {
   }
   const secret = values.secret ?? generateSecret()
   const events = splitList(values.events)
+  const actions = splitList(values.actions)
+  const extra = deliverExtra(values['deliver-extra'] ?? [], values['deliver-chat-id'])
   const entry: SubscriptionInput = {
     secret,
     events,
+    ...(actions.length > 0 ? { actions } : {}),
     ...(values.prompt === undefined ? {} : { prompt: values.prompt }),
     skills: splitList(values.skills),
     deliver: values.deliver ?? 'log',
-    deliver_extra: values['deliver-chat-id'] === undefined ? {} : { chat_id: values['deliver-chat-id'] },
+    deliver_extra: extra,
     ...(values.description === undefined ? {} : { description: values.description }),
     created_at: new Date().toISOString(),
   }
@@ -69,6 +77,14 @@ export const subscribe: Subcommand = async (args, io) => {
   const route = resolveSubscription(name, entry, { config: ctx.config, staticNames: new Set() })
   if ('reason' in route) {
     io.stderr.write(`Cannot subscribe "${name}": ${route.reason}\n`)
+    return 1
+  }
+  // A target that refuses the route (github_comment without repo or pr_number) could never deliver: refused now.
+  // A platform that is only not enabled yet is a warning below: enabling it makes the subscription work.
+  const served = await servedTargets(ctx)
+  const refusal = served?.targets.get(route.deliver)?.checkRoute?.(route)
+  if (refusal !== undefined) {
+    io.stderr.write(`Cannot subscribe "${name}": ${refusal}. Give it with --deliver-extra KEY=VALUE.\n`)
     return 1
   }
 
@@ -91,6 +107,7 @@ export const subscribe: Subcommand = async (args, io) => {
     `  URL:      ${url}`,
     outcome.newSecret ? `  Secret:   ${secret}` : '  Secret:   unchanged (not shown)',
     `  Events:   ${events.length ? events.join(', ') : '(all)'}`,
+    ...(actions.length ? [`  Actions:  ${actions.join(', ')}`] : []),
     `  Deliver:  ${entry.deliver}${values['deliver-chat-id'] === undefined ? '' : ` (chat ${values['deliver-chat-id']})`}`,
     '',
     'In GitHub: repository → Settings → Webhooks → Add webhook, and enter:',
@@ -102,7 +119,7 @@ export const subscribe: Subcommand = async (args, io) => {
     `A running gateway picks this up without a restart. Try it: hookpilot test ${name} --config ${values.config}`,
   ]
   io.stdout.write(lines.join('\n') + '\n')
-  const problem = targetProblem(ctx.config, route)
+  const problem = served === undefined ? undefined : routeProblem(route, served.targets, served.hints)
   if (problem) io.stderr.write(`Warning: ${problem}. "hookpilot serve" skips this subscription (with a warning) until that is fixed.\n`)
   return 0
 }
@@ -133,8 +150,17 @@ function isSecret(value: unknown): value is string | string[] {
   return (typeof value === 'string' && value !== '') || (Array.isArray(value) && value.length > 0 && value.every((s) => typeof s === 'string'))
 }
 
-/** The target check `hookpilot serve` makes (built-in targets only: a custom gateway may add more). */
-function targetProblem(config: HookpilotConfig, route: Route): string | undefined {
-  const targets = builtinTargets(config)
-  return targets === undefined ? undefined : routeProblem(config, route, targets)
+/** `--deliver-extra key=value` flags (and `--deliver-chat-id`) as the route's `deliver_extra`. */
+function deliverExtra(pairs: readonly string[], chatId: string | undefined): Record<string, string> {
+  const extra: Record<string, string> = {}
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=')
+    const key = eq === -1 ? '' : pair.slice(0, eq).trim()
+    if (!/^[a-z][a-z0-9_]*$/.test(key)) {
+      throw new UsageError(`--deliver-extra takes KEY=VALUE with a lower-case key, e.g. repo={repository.full_name}; got "${pair}".`)
+    }
+    extra[key] = pair.slice(eq + 1)
+  }
+  if (chatId !== undefined) extra['chat_id'] = chatId
+  return extra
 }

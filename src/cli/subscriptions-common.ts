@@ -4,12 +4,16 @@
  */
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import * as v from 'valibot'
-import { loadConfig, type HookpilotConfig } from '../core/config.js'
+import type { HookpilotConfig } from '../core/config.js'
 import { routeName } from '../core/config-schema.js'
 import { DEFAULT_SUBSCRIPTIONS_FILE, readSubscriptions, resolveSubscription, subscriptionsPath } from '../core/subscriptions/index.js'
 import type { DeliveryTarget, Route } from '../core/types.js'
 import { targetMap } from '../core/wiring.js'
-import { builtinPlugins } from '../plugins/builtins.js'
+import { createScope } from '../core/container.js'
+import { silentLogger } from '../core/logger.js'
+import { setupPlugins } from '../core/plugin-setup.js'
+import { loadConfig } from '../index.js'
+import { BUILTIN_PLUGINS } from '../plugins/builtins.js'
 import { UsageError } from './args.js'
 import type { CliIO } from './io.js'
 
@@ -33,10 +37,13 @@ export interface CliContext {
   readonly staticNames: ReadonlySet<string>
 }
 
-/** Loads the configuration (paths relative to the command's working directory). */
+/**
+ * Loads the configuration (paths relative to the command's working directory). An unset `${VAR}` is left as
+ * written: these commands never use the secrets it would hold (`send` checks the one it signs with).
+ */
 export async function loadContext(configArg: string, io: CliIO): Promise<CliContext> {
   const configPath = isAbsolute(configArg) ? configArg : resolve(io.cwd, configArg)
-  const config = await loadConfig(configPath, { env: io.env })
+  const config = await loadConfig(configPath, { env: io.env, lenientEnv: true })
   // A config file always has a folder, so the path is always known here.
   const file = subscriptionsPath(config, dirname(configPath)) ?? join(dirname(configPath), DEFAULT_SUBSCRIPTIONS_FILE)
   const staticNames = new Set(Object.keys(config.platforms.webhook.extra.routes))
@@ -101,15 +108,26 @@ export async function findSubscription(ctx: CliContext, name: string): Promise<F
   return 'reason' in route ? { kind: 'error', message: `Subscription "${name}" cannot be used: ${route.reason}` } : { kind: 'found', route }
 }
 
+/** What `hookpilot serve` can deliver to: its targets by name and alias, and how to enable the disabled ones. */
+export interface ServedTargets {
+  readonly targets: ReadonlyMap<string, DeliveryTarget>
+  readonly hints: ReadonlyMap<string, string>
+}
+
 /**
- * The delivery targets `hookpilot serve` has (the built-ins), to tell which subscriptions it would skip; a
- * gateway composed with more plugins may have more. Undefined when the config cannot compose them (serve
- * reports that itself).
+ * The delivery targets `hookpilot serve` would have with this config (the built-ins and its `plugins:`), to tell
+ * which subscriptions it would skip. Undefined when the config cannot compose them (serve reports that itself).
  */
-export function builtinTargets(config: HookpilotConfig): ReadonlyMap<string, DeliveryTarget> | undefined {
+export async function servedTargets(ctx: CliContext): Promise<ServedTargets | undefined> {
+  const scope = createScope()
   try {
-    return targetMap(builtinPlugins(config).flatMap((p) => p.deliveryTargets ?? []))
+    const setUp = await setupPlugins(ctx.config, BUILTIN_PLUGINS, {
+      baseDir: dirname(ctx.configPath), resources: scope.resources, log: silentLogger, childEnv: () => ({}),
+    })
+    return { targets: targetMap(setUp.plugins.flatMap((p) => p.deliveryTargets ?? [])), hints: setUp.hints }
   } catch {
     return undefined
+  } finally {
+    await scope.dispose()
   }
 }

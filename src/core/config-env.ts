@@ -11,14 +11,16 @@ const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
 
 /**
  * Replaces `${VAR}` and `${VAR:-default}` in every string of `raw`. An unset variable without a default is an
- * issue at the string's path (a secret that silently became empty would open a route).
+ * issue at the string's path (a secret that silently became empty would open a route); without `issues`
+ * (commands that never use the values) it stays as written.
  */
-export function interpolateEnv(raw: unknown, env: Env, issues: ConfigIssue[], path = ''): unknown {
+export function interpolateEnv(raw: unknown, env: Env, issues: ConfigIssue[] | undefined, path = ''): unknown {
   if (typeof raw === 'string') {
     return raw.replace(PLACEHOLDER, (whole, name: string, fallback: string | undefined) => {
       const value = env[name]
       if (value !== undefined && value !== '') return value
       if (fallback !== undefined) return fallback
+      if (issues === undefined) return whole
       issues.push({
         path,
         message: `environment variable ${name} is not set (set it, or write \${${name}:-default} to give a default)`,

@@ -1,47 +1,14 @@
 /**
- * The valibot schema of `config.yaml`. Objects are strict so a typo is reported instead of silently ignored;
- * numbers also accept digit strings because `${PORT:-8644}` interpolates to a string.
+ * The valibot schema of the core's part of `config.yaml`: the webhook platform and its routes, the agent's
+ * bounds, the state driver, logging and the plugin list. Plugins own the other sections (`platforms.telegram`,
+ * the command runner's `agent.command`, sqlite's `state.path`) and validate them with their own schemas.
+ * Unknown keys are reported by the walk in config-keys.ts (every one, with a suggestion); numbers also accept
+ * digit strings because `${PORT:-8644}` interpolates to a string.
  */
 import * as v from 'valibot'
+import { boolean, idText, integer, nonBlank, text, textList } from './schema-kit.js'
 
-/** An integer in a range; also accepts a string of digits (what `${VAR}` interpolation produces). */
-export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
-  const expected = max === Number.MAX_SAFE_INTEGER ? `expected a whole number of at least ${min}` : `expected a whole number from ${min} to ${max}`
-  return v.pipe(
-    v.union([v.number(), v.pipe(v.string(), v.regex(/^-?\d+$/), v.transform(Number))], expected),
-    v.integer(expected),
-    v.minValue(min, expected),
-    v.maxValue(max, expected),
-  )
-}
-
-/** A boolean; also `"true"`/`"false"` strings from interpolation. */
-export const boolean = v.union(
-  [v.boolean(), v.pipe(v.picklist(['true', 'false']), v.transform((s) => s === 'true'))],
-  'expected true or false',
-)
-
-const text = v.string('expected a string')
-const textList = v.array(text, 'expected a list of strings')
-const nonBlank = (what: string) => v.pipe(text, v.check((s: string) => s.trim() !== '', `must not be empty: ${what}`))
-
-/**
- * An id that YAML may write as a number (a chat id, a channel). Ids past 2^53 (Discord's, some Telegram
- * ones) are already rounded when YAML reads them, so a number is taken only while it is exact.
- */
-const idText = v.pipe(
-  v.union(
-    [
-      text,
-      v.pipe(
-        v.number(),
-        v.check((n: number) => Number.isSafeInteger(n), 'YAML rounds a number this long (or with a fraction): write the id in quotes, e.g. "1234567890123456789"'),
-      ),
-    ],
-    'expected a string',
-  ),
-  v.transform(String), // after the union: a transform inside an option would hide the check's message
-)
+export { boolean, integer } from './schema-kit.js'
 
 /** Lower-case letters, digits, `-` and `_`: safe in a URL path and a file name. */
 export const routeName = v.pipe(
@@ -58,6 +25,7 @@ const skillName = v.pipe(
 export const routeSchema = v.strictObject({
   secret: v.optional(v.union([text, v.pipe(textList, v.minLength(1, 'list at least one secret'))], 'expected a string or a list of strings')),
   events: v.optional(textList, []),
+  actions: v.optional(textList, []),
   prompt: v.optional(text),
   skills: v.optional(v.array(skillName), []),
   deliver: v.optional(text, 'log'),
@@ -85,70 +53,44 @@ const webhookSchema = v.strictObject({
   extra: v.optional(webhookExtraSchema, {}),
 })
 
-/** `agent:`: which runner answers, and its bounds. Runner-specific keys sit beside the common ones. */
-export const agentSchema = v.strictObject({
-  runner: v.optional(text, 'echo'),
+/**
+ * `agent:`: which runner answers, and the bounds every run has. Runner plugins own their keys beside these
+ * (`command` for the command runner; `base_url`, `model`, ... for openai).
+ */
+export const agentSchema = v.looseObject({
+  runner: v.optional(nonBlank('the runner: echo, command, openai or a plugin\'s'), 'echo'),
   timeout_seconds: v.optional(integer(1), 600),
   concurrency: v.optional(integer(1, 256), 4),
   max_queue: v.optional(integer(1), 1000),
   max_output_bytes: v.optional(integer(1), 1_048_576),
-  // command runner
-  command: v.optional(v.pipe(textList, v.minLength(1, 'give the program to run, e.g. ["claude", "-p"]'))),
-  // openai runner
-  base_url: v.optional(text),
-  api_key: v.optional(text),
-  model: v.optional(text),
-  system: v.optional(text),
-  max_steps: v.optional(integer(1, 100), 8),
-  allow_commands: v.optional(v.array(v.union([text, v.pipe(textList, v.minLength(1))], 'expected a command prefix: "gh pr diff" or ["gh", "pr", "diff"]')), []),
-  command_timeout_seconds: v.optional(integer(1, 3600), 60),
-  max_tool_output_bytes: v.optional(integer(1), 65_536),
-})
-
-/** Keys every chat platform has: `api_base` defaults to the public service, `timeout_seconds` bounds one request. */
-const chatPlatform = <T extends v.ObjectEntries>(entries: T) =>
-  v.strictObject({
-    enabled: v.optional(boolean, false),
-    home_channel: v.optional(idText),
-    api_base: v.optional(text),
-    timeout_seconds: v.optional(integer(1, 600), 30),
-    ...entries,
-  })
-
-/** Delivery platforms beside the webhook one. */
-export const platformsSchema = v.strictObject({
-  webhook: v.optional(webhookSchema, {}),
-  github: v.optional(
-    v.strictObject({ gh_path: v.optional(nonBlank('the gh executable, e.g. gh or /usr/local/bin/gh'), 'gh'), timeout_seconds: v.optional(integer(1), 60) }),
-    {},
-  ),
-  telegram: v.optional(chatPlatform({ token: v.optional(text) })),
-  discord: v.optional(chatPlatform({ token: v.optional(text) })),
-  slack: v.optional(chatPlatform({ token: v.optional(text) })),
-  signal: v.optional(chatPlatform({ account: v.optional(text) })),
-  sms: v.optional(
-    chatPlatform({ account_sid: v.optional(text), auth_token: v.optional(text), from: v.optional(text) }),
-  ),
 })
 
 /**
- * `state:`: where accepted jobs, the de-dup window and the jobs view live. SQLite by default, so a restart
- * loses nothing acknowledged; `memory` for tests and embedding.
+ * `state:`: which backend keeps accepted jobs, the de-dup window and the jobs view (SQLite by default, so a
+ * restart loses nothing acknowledged). Backend plugins own their keys beside `driver` (`path`, `sync`, ...).
  */
-export const stateSchema = v.strictObject({
-  driver: v.optional(v.picklist(['sqlite', 'memory'], 'expected sqlite or memory'), 'sqlite'),
-  path: v.optional(nonBlank('the state database file, e.g. .hookpilot/state.db'), '.hookpilot/state.db'),
-  sync: v.optional(v.picklist(['normal', 'full'], 'expected normal (survives a killed process) or full (survives power loss)'), 'normal'),
-  keep_done_hours: v.optional(integer(1), 24),
-  keep_failed_days: v.optional(integer(1), 7),
+export const stateSchema = v.looseObject({
+  driver: v.optional(nonBlank('the state backend: sqlite, memory or a plugin\'s'), 'sqlite'),
 })
 
-/** The whole `config.yaml`. */
-export const configSchema = v.strictObject({
+/** One entry of `plugins:`: a module to load and its options. */
+export const pluginEntrySchema = v.strictObject({
+  use: nonBlank('a path relative to the config file (./plugins/audit.mjs) or a package name'),
+  with: v.optional(v.unknown()),
+})
+
+/** `platforms:`: the webhook platform (the core's); each delivery plugin owns its own block beside it. */
+export const platformsSchema = v.looseObject({
+  webhook: v.optional(webhookSchema, {}),
+})
+
+/** The whole `config.yaml` as far as the core knows it. */
+export const configSchema = v.looseObject({
   agent: v.optional(agentSchema, {}),
   state: v.optional(stateSchema, {}),
   skills_dir: v.optional(text, './skills'),
   log_level: v.optional(v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'), 'info'),
+  plugins: v.optional(v.array(pluginEntrySchema, 'expected a list of { use: <module>, with: <options> }'), []),
   platforms: v.optional(platformsSchema, {}),
 })
 
@@ -158,7 +100,9 @@ export type HookpilotConfigInput = v.InferInput<typeof configSchema>
 export type HookpilotConfig = v.InferOutput<typeof configSchema>
 /** One route as written in the configuration. */
 export type RouteConfig = v.InferOutput<typeof routeSchema>
-/** `state:` after validation. */
+/** `state:` after validation: the driver, and the backend's own keys beside it. */
 export type StateConfig = v.InferOutput<typeof stateSchema>
+/** One `plugins:` entry. */
+export type PluginEntry = v.InferOutput<typeof pluginEntrySchema>
 /** `agent:` after validation. */
 export type AgentConfig = v.InferOutput<typeof agentSchema>

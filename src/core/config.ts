@@ -1,20 +1,33 @@
 /**
- * Loading and validating `config.yaml`: YAML, then the environment, then the schema, then the checks that span
- * keys. Every problem is reported at once, each with its path.
+ * Loading and validating `config.yaml`: YAML, then the environment, then the core's schema, then each plugin's
+ * own section with the plugin's schema, then the checks that span keys. Every problem is reported at once,
+ * each with its path, and every unknown key with a "did you mean".
  */
 import { readFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
 import * as v from 'valibot'
 import { parseDocument } from 'yaml'
-import { applyEnvOverrides, interpolateEnv, type Env } from './config-env.js'
-import { configSchema, routeSchema, type HookpilotConfig, type HookpilotConfigInput } from './config-schema.js'
+import { applyEnvOverrides, interpolateEnv, isRecord, type Env } from './config-env.js'
+import { knownKeys, unknownKeys } from './config-keys.js'
+import { agentSchema, configSchema, routeSchema, stateSchema, type HookpilotConfig, type HookpilotConfigInput } from './config-schema.js'
 import { ConfigError, GatewayError, type ConfigIssue } from './errors.js'
+import { at, claimsOf, describeIssue, isSelected, validateOptions, type Claims } from './plugin-config.js'
+import type { PluginDefinition } from './plugin-definition.js'
+import { loadPluginModules } from './plugin-loader.js'
 import { resolveRoute, type RouteDefaults } from './routes.js'
 import type { Route } from './types.js'
 
-export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig } from './config-schema.js'
+export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig, PluginEntry } from './config-schema.js'
 
 const PARSED = Symbol.for('hookpilot.parsedConfig')
+const LOADED = Symbol.for('hookpilot.loadedPlugins')
 const ROUTES_PATH = 'platforms.webhook.extra.routes'
+
+/** Sections the core shares with plugins, with the keys the core owns there and the defaults of its selectors. */
+const SHARED: Readonly<Record<string, { readonly keys: readonly string[]; readonly defaults: Readonly<Record<string, string>> }>> = {
+  agent: { keys: knownKeys(agentSchema) ?? [], defaults: { runner: 'echo' } },
+  state: { keys: knownKeys(stateSchema) ?? [], defaults: { driver: 'sqlite' } },
+}
 
 /** Options of {@link parseConfig} and {@link loadConfig}. */
 export interface ParseConfigOptions {
@@ -22,6 +35,15 @@ export interface ParseConfigOptions {
   readonly env?: Env | undefined
   /** Named in error messages (the file path). */
   readonly source?: string | undefined
+  /** The plugins whose sections the configuration may hold (`createGateway` passes the built-ins). */
+  readonly definitions?: readonly PluginDefinition[] | undefined
+  /** The definitions of the `plugins:` entries, in order (loaded by {@link loadConfig}). */
+  readonly loaded?: readonly PluginDefinition[] | undefined
+  /**
+   * Leave an unset `${VAR}` as written instead of refusing it: for commands that never use those values
+   * (`hookpilot list`, `subscribe`, `jobs`). `serve` is always strict.
+   */
+  readonly lenientEnv?: boolean | undefined
 }
 
 /**
@@ -37,21 +59,30 @@ export function parseConfig(input: HookpilotConfigInput | HookpilotConfig, optio
   if (isParsedConfig(input)) return input
   const env = options.env ?? process.env
   const issues: ConfigIssue[] = []
-  const raw = interpolateEnv(applyEnvOverrides(input, env), env, issues)
+  const raw = interpolateEnv(applyEnvOverrides(input, env), env, options.lenientEnv ? undefined : issues)
+  const definitions = options.definitions ?? []
+  const loaded = options.loaded ?? []
   const result = v.safeParse(configSchema, raw)
+  unknownCoreKeys(raw, claimsOf([...definitions, ...loaded], (path) => SHARED[path]?.keys), issues)
   if (result.success) {
     staticRoutes(result.output, issues)
   } else {
-    for (const issue of result.issues) issues.push({ path: v.getDotPath(issue) ?? '', message: describe(issue) })
+    // Unknown keys were reported by the walk, every one with a suggestion; a strict object's "never" repeats the first.
+    for (const issue of result.issues.filter((i) => i.expected !== 'never')) issues.push({ path: v.getDotPath(issue) ?? '', message: describeIssue(issue) })
     routeIssuesOfInvalidConfig(raw, issues)
   }
-  if (issues.length > 0 || !result.success) throw new ConfigError(dedupe(issues), { source: options.source })
-  Object.defineProperty(result.output, PARSED, { value: true })
-  return result.output
+  const output = result.success ? result.output : undefined
+  for (const def of definitions) sectionOptions(def, raw, output, issues)
+  pluginEntryOptions(raw, loaded, output, issues)
+  if (issues.length > 0 || !output) throw new ConfigError(dedupe(issues), { source: options.source })
+  Object.defineProperty(output, PARSED, { value: true })
+  Object.defineProperty(output, LOADED, { value: loaded })
+  return output
 }
 
 /**
- * Reads, interpolates and validates a YAML configuration file.
+ * Reads, interpolates and validates a YAML configuration file, loading the modules its `plugins:` lists
+ * (paths relative to the file's folder, or package names).
  *
  * @example
  * ```ts
@@ -71,7 +102,74 @@ export async function loadConfig(path: string, options: ParseConfigOptions = {})
     const issues = doc.errors.map((e) => ({ path: '', message: `YAML: ${e.message.split('\n')[0] ?? e.message}` }))
     throw new ConfigError(issues, { source: path, cause: doc.errors[0] })
   }
-  return parseConfig((doc.toJS() ?? {}) as HookpilotConfigInput, { ...options, source: options.source ?? path })
+  const raw = (doc.toJS() ?? {}) as HookpilotConfigInput
+  const source = options.source ?? path
+  const loaded = await loadPluginModules(isRecord(raw) ? raw['plugins'] : undefined, dirname(resolve(path)), source)
+  return parseConfig(raw, { ...options, source, loaded })
+}
+
+/**
+ * Validates a plain-object configuration, loading the modules its `plugins:` lists from `baseDir` first
+ * (what `createGateway` does with a configuration that is not parsed yet).
+ */
+export async function resolveConfig(input: HookpilotConfigInput | HookpilotConfig, baseDir: string, options: ParseConfigOptions = {}): Promise<HookpilotConfig> {
+  if (isParsedConfig(input)) return input
+  const loaded = await loadPluginModules(isRecord(input) ? input['plugins'] : undefined, baseDir, options.source)
+  return parseConfig(input, { ...options, loaded })
+}
+
+/** The plugin definitions of a parsed configuration's `plugins:` entries, in order. */
+export function loadedPlugins(config: HookpilotConfig): readonly PluginDefinition[] {
+  return ((config as unknown as Record<symbol, unknown>)[LOADED] as readonly PluginDefinition[] | undefined) ?? []
+}
+
+/** Every unknown key of the core's part, where no plugin claims it. */
+function unknownCoreKeys(raw: unknown, claims: Claims, issues: ConfigIssue[]): void {
+  unknownKeys(configSchema, raw, '', issues, (path) => [...(claims.get(path) ?? [])])
+}
+
+/** Validates a plugin's section (when it is the chosen one of a shared section) and merges it into `output`. */
+function sectionOptions(def: PluginDefinition, raw: unknown, output: Record<string, unknown> | undefined, issues: ConfigIssue[]): void {
+  if (def.section === undefined) return
+  const shared = SHARED[def.section]
+  const sectionRaw = at(raw, def.section)
+  const selector = def.selectedBy?.key
+  if (!isSelected(def, sectionRaw, selector === undefined ? undefined : shared?.defaults[selector])) return
+  const options = validateOptions(def, sectionRaw, def.section, issues, shared?.keys)
+  if (output === undefined || options === undefined) return
+  setAt(output, def.section, shared ? { ...(at(output, def.section) as object), ...(options as object) } : options)
+}
+
+/** Validates each `plugins:` entry's options (its `with:`, else its section) with its plugin's schema. */
+function pluginEntryOptions(raw: unknown, loaded: readonly PluginDefinition[], output: Record<string, unknown> | undefined, issues: ConfigIssue[]): void {
+  const entries = isRecord(raw) && Array.isArray(raw['plugins']) ? (raw['plugins'] as unknown[]) : []
+  entries.forEach((entry, i) => {
+    const def = loaded[i]
+    if (!def) {
+      issues.push({ path: `plugins[${i}].use`, message: 'not loaded: parseConfig does not load modules; use loadConfig() or createGateway(), which do' })
+      return
+    }
+    const given = isRecord(entry) ? entry['with'] : undefined
+    const inSection = def.section === undefined ? undefined : at(raw, def.section)
+    if (given !== undefined && inSection !== undefined) {
+      issues.push({ path: `plugins[${i}].with`, message: `plugin "${def.name}" also has options at ${def.section}: give them in one place` })
+      return
+    }
+    const options = validateOptions(def, given ?? inSection, given !== undefined || def.section === undefined ? `plugins[${i}].with` : def.section, issues)
+    const list = output?.['plugins']
+    if (options !== undefined && Array.isArray(list) && isRecord(list[i])) list[i] = { ...list[i], with: options }
+  })
+}
+
+function setAt(root: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.')
+  let current = root
+  for (const key of keys.slice(0, -1)) {
+    const next = current[key]
+    if (!isRecord(next)) current[key] = {}
+    current = current[key] as Record<string, unknown>
+  }
+  current[keys.at(-1) ?? ''] = value
 }
 
 /** The defaults every route inherits from `platforms.webhook.extra`. */
@@ -120,20 +218,6 @@ const looseExtra = v.object({
 
 function isParsedConfig(value: unknown): value is HookpilotConfig {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PARSED] === true
-}
-
-/**
- * One issue in words. valibot's own messages ("Invalid type: Expected Array but received ...") are rewritten
- * shorter; the schema's messages ("expected a list of strings") are kept, and a wrong type says what it got.
- */
-function describe(issue: v.BaseIssue<unknown>): string {
-  if (issue.expected === 'never') return 'unknown key (check its spelling against docs/configuration.md)'
-  const own = !issue.message.startsWith('Invalid ')
-  if (issue.kind === 'schema' && issue.expected) {
-    if (own) return `${issue.message}, got ${issue.received}`
-    if (issue.type !== 'union') return `expected ${issue.expected}, got ${issue.received}`
-  }
-  return issue.message
 }
 
 function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {

@@ -5,7 +5,8 @@
  */
 import { createServer, type Server } from 'node:http'
 import { dirname, resolve } from 'node:path'
-import { parseConfig, staticRoutes, type HookpilotConfig, type HookpilotConfigInput } from './config.js'
+import { childEnv } from './child-env.js'
+import { staticRoutes, type HookpilotConfig } from './config.js'
 import { createScope, type Scope } from './container.js'
 import { createDispatcher } from './dispatcher.js'
 import { ConfigError, GatewayError } from './errors.js'
@@ -17,6 +18,8 @@ import { createNodeHandler, type NodeHandler } from './http.js'
 import { listenOn, type ListenAddress, type ListenOptions } from './listen.js'
 import { createLogger } from './logger.js'
 import { createPipeline } from './pipeline.js'
+import type { PluginDefinition } from './plugin-definition.js'
+import { setupPlugins, type SetUp } from './plugin-setup.js'
 import type { GatewayPlugin } from './plugin.js'
 import { createRouteTable, type MutableRouteTable } from './route-table.js'
 import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from './routes.js'
@@ -68,33 +71,50 @@ export interface BuildOptions {
   readonly baseDir?: string | undefined
 }
 
+/** What a gateway is composed of: plugin definitions (set up from the configuration) and ready plugin objects. */
+export interface Composition {
+  /** Set up first, in order (the built-ins, then yours); then the configuration's `plugins:` entries. */
+  readonly definitions: readonly PluginDefinition[]
+  /** Registered after them, in order: a one-implementation slot takes the last value. */
+  readonly plugins: readonly GatewayPlugin[]
+}
+
 /**
- * Builds a gateway from a configuration and plugins, applied in order (built-ins first).
- * Throws a ConfigError naming every route whose target or runner is missing.
+ * Builds a gateway from a parsed configuration and its plugins. Throws a ConfigError naming every route whose
+ * target or runner is missing, and every plugin whose options are wrong.
  */
-export async function buildGateway(
-  input: HookpilotConfigInput | HookpilotConfig,
-  plugins: readonly GatewayPlugin[],
-  options: BuildOptions = {},
-): Promise<Gateway> {
-  const config = parseConfig(input)
+export async function buildGateway(config: HookpilotConfig, composition: Composition, options: BuildOptions = {}): Promise<Gateway> {
   const extra = config.platforms.webhook.extra
+  const baseDir = options.baseDir ?? process.cwd()
   const scope = createScope()
-  scope.provide(TOKENS.logger, createLogger({ level: config.log_level }))
+  // A plugin object's logger counts from the start: plugins log while they are set up.
+  const log = composition.plugins.findLast((p) => p.logger)?.logger ?? createLogger({ level: config.log_level })
+  scope.provide(TOKENS.logger, log)
   scope.provide(TOKENS.clock, Date.now)
+  let setUp: SetUp
+  try {
+    setUp = await setupPlugins(config, composition.definitions, { baseDir, resources: scope.resources, log, childEnv: (secrets) => childEnv(secrets) })
+  } catch (err) {
+    await scope.dispose()
+    throw err
+  }
+  const plugins = [...setUp.plugins, ...composition.plugins]
   for (const plugin of plugins) register(scope, plugin)
 
-  const log = scope.resolve(TOKENS.logger)
   const clock = scope.resolve(TOKENS.clock)
   const routes = createRouteTable(staticRoutes(config))
   const targets = targetMap(scope.resolveAll(TOKENS.deliveryTargets))
-  const runner = selectRunner(config, scope.resolveAll(TOKENS.agentRunners))
-  checkRoutes(config, routes.list(), targets)
+  const runnerChoices = composition.definitions.filter((d) => d.selectedBy?.key === 'runner' && d.section === 'agent').map((d) => d.selectedBy?.value ?? '')
+  const runner = selectRunner(config, scope.resolveAll(TOKENS.agentRunners), runnerChoices)
+  checkRoutes(routes.list(), targets, setUp.hints)
 
   const state = scope.resolve(TOKENS.state)
   // The state backend opens first (a bad state.path stops the start with what to change), then the plugins
-  // that hold resources of their own; close() runs them in the reverse order.
-  const lifecycle = await startAll([state, ...plugins.filter((p) => p.state !== state)], log)
+  // that hold resources of their own; close() runs them in the reverse order, then disposes shared resources.
+  const lifecycle = await startAll([state, ...plugins.filter((p) => p.state !== state)], log).catch(async (err: unknown) => {
+    await scope.dispose()
+    throw err
+  })
   const pipeline = createPipeline({
     sources: scope.resolve(TOKENS.sources),
     filters: scope.resolveAll(TOKENS.eventFilters),
@@ -121,7 +141,7 @@ export async function buildGateway(
   const subscriptionsFile = subscriptionsPath(config, options.baseDir)
   const subscriptions = subscriptionsFile === undefined
     ? undefined
-    : await startSubscriptionSource({ path: subscriptionsFile, config, routes, targets, log })
+    : await startSubscriptionSource({ path: subscriptionsFile, config, routes, targets, hints: setUp.hints, log })
 
   let closing = false
   let server: Server | undefined
@@ -179,6 +199,7 @@ export async function buildGateway(
     server?.closeAllConnections()
     await stopped
     await lifecycle.closeAll()
+    await scope.dispose()
   }
 
   return { handle, handler, fetch: createFetchHandler(flow), listen, close, routes, config }

@@ -61,6 +61,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
 
   async function accepts(event: WebhookEvent, route: Route): Promise<boolean> {
     if (route.events.length > 0 && !route.events.includes(event.type)) return false
+    if (route.actions.length > 0 && !route.actions.includes(actionOf(event.payload))) return false
     for (const filter of filters) {
       if (!(await filter.accepts(event, { route, log, signal }))) return false
     }
@@ -143,6 +144,15 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       release() // after add() a second release does nothing; after a throw it gives the key back
     }
   }
+}
+
+/** GitHub's `action`, else GitLab's `object_attributes.action`; empty when the event has none. */
+function actionOf(payload: JsonObject): string {
+  const own = payload['action']
+  if (typeof own === 'string') return own
+  const attributes = payload['object_attributes']
+  const nested = typeof attributes === 'object' && attributes !== null && !Array.isArray(attributes) ? attributes['action'] : undefined
+  return typeof nested === 'string' ? nested : ''
 }
 
 function firstOf(sources: readonly Source[], read: (s: Source) => string | undefined): string | undefined {

@@ -4,7 +4,9 @@
  * delivery targets) keep all, in order. A plugin that holds resources opens them in `start` and closes them in
  * `close`, with the gateway.
  */
+import type * as v from 'valibot'
 import type { LifecycleContext, Readiness, StateBackend } from './jobs.js'
+import { defineConfiguredPlugin, type PluginDefinition, type PluginSpec } from './plugin-definition.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Source } from './types.js'
 
 /** What a plugin can contribute to a gateway. */
@@ -30,16 +32,29 @@ export interface GatewayPlugin {
   ready?(): Readiness | Promise<Readiness>
 }
 
+export type { PluginDefinition, PluginSpec, SetupContext, Resources, Selector } from './plugin-definition.js'
+
 /**
- * Declares a plugin; an identity function that gives you type checking and inference.
+ * Declares a plugin. Given `setup`, it defines a plugin as a package ships it: its options (a valibot schema,
+ * validated with the core's paths and "did you mean"), its secret options, and `setup(options, ctx)` that
+ * returns what it contributes; `hookpilot serve` loads such a plugin from `plugins:` in config.yaml. Given a
+ * plain plugin object, it returns it as it is, with type checking.
  *
  * @example
  * ```ts
- * export const quiet = definePlugin({ name: 'quiet', eventFilters: [{ name: 'no-drafts', accepts: (e) => e.payload['draft'] !== true }] })
+ * import * as v from 'valibot'
+ * export default definePlugin({
+ *   name: 'audit',
+ *   options: v.object({ file: v.string(), token: v.optional(v.string()) }),
+ *   secrets: ['token'],
+ *   setup: (options) => ({ name: 'audit', deliveryTargets: [auditTarget(options.file)] }),
+ * })
  * ```
  */
-export function definePlugin<const P extends GatewayPlugin>(plugin: P): P {
-  return plugin
+export function definePlugin<S extends v.GenericSchema = v.GenericSchema<unknown, Record<string, unknown>>>(spec: PluginSpec<S>): PluginDefinition<v.InferOutput<S>>
+export function definePlugin<const P extends GatewayPlugin>(plugin: P): P
+export function definePlugin(arg: PluginSpec<v.GenericSchema> | GatewayPlugin): PluginDefinition | GatewayPlugin {
+  return 'setup' in arg ? defineConfiguredPlugin(arg) : arg
 }
 
 /**

@@ -9,15 +9,6 @@ import type { Route } from './types.js'
 /** The seed's literal secret that skips verification; accepted only on a loopback bind. */
 export const INSECURE_NO_AUTH = 'INSECURE_NO_AUTH'
 
-/** The seed's neutral target names and the real ones they stand for. */
-export const DELIVER_ALIASES: Readonly<Record<string, string>> = {
-  codehost_comment: 'github_comment',
-  messenger_1: 'telegram',
-  messenger_2: 'discord',
-  messenger_3: 'slack',
-  messenger_4: 'signal',
-}
-
 /** What every route inherits from `platforms.webhook.extra`. */
 export interface RouteDefaults {
   readonly host: string
@@ -76,7 +67,9 @@ export function resolveRoute(
     events: config.events,
     prompt: config.prompt,
     skills: config.skills,
-    deliver: DELIVER_ALIASES[config.deliver] ?? config.deliver,
+    actions: config.actions,
+    // As written: an alias (`messenger_1`) is the target's own, and the target map resolves it.
+    deliver: config.deliver,
     deliverExtra: config.deliver_extra,
     silentOutputs: config.silent_outputs,
     rateLimit: config.rate_limit ?? defaults.rateLimit,

@@ -75,10 +75,15 @@ export interface Route {
   readonly secrets: readonly string[]
   /** Accepted event types; empty accepts every event. */
   readonly events: readonly string[]
+  /**
+   * Accepted actions (`opened`, `synchronize`; GitLab's `open`, `update`), read from the payload's `action`,
+   * else `object_attributes.action`; empty accepts every action. Others are answered `ignored` and run nothing.
+   */
+  readonly actions: readonly string[]
   /** The prompt template; undefined sends the whole payload. */
   readonly prompt: string | undefined
   readonly skills: readonly string[]
-  /** Name of the delivery target (aliases already resolved). */
+  /** Name (or alias) of the delivery target. */
   readonly deliver: string
   /** Templates rendered from the payload at delivery time (`repo`, `pr_number`, `chat_id`, ...). */
   readonly deliverExtra: Readonly<Record<string, string>>

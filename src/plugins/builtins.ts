@@ -1,90 +1,38 @@
 /**
- * The built-in plugins a gateway starts with, chosen from the configuration. User plugins come after these,
- * so theirs replace a built-in's slot or add to the many-slots.
+ * The built-in plugins, in the order a gateway composes them; user plugins come after these, so theirs replace
+ * a built-in's one-implementation slot or add to the many-slots. Each owns its configuration (its section of
+ * config.yaml) and loads its implementation only when it is set up, so importing the package stays cheap.
  */
-import type { HookpilotConfig } from '../core/config.js'
-import { ConfigError, type ConfigIssue } from '../core/errors.js'
-import type { GatewayPlugin } from '../core/plugin.js'
-import type { StateBackend } from '../core/jobs.js'
-import type { AgentRunner } from '../core/types.js'
-import { resolve } from 'node:path'
-import { commandAgent } from './command-agent/index.js'
-import { echoAgent } from './echo-agent/index.js'
-import { genericSource } from './generic-signature/index.js'
-import { githubSource } from './github-signature/index.js'
-import { gitlabSource } from './gitlab-token/index.js'
-import { logDelivery } from './log-delivery/index.js'
-import { memoryState } from './memory-state/index.js'
-import { openaiAgent } from './openai-agent/index.js'
-import { childEnv, configSecrets } from './shared/child-env.js'
-import { gatherIssues } from './shared/gather-issues.js'
-import { platformTargets } from './shared/platform-targets.js'
-import { slidingWindowLimiter } from './sliding-window-limiter/index.js'
-import { sqliteState } from './sqlite-state/index.js'
+import type { PluginDefinition } from '../core/plugin-definition.js'
+import { commandPlugin } from './command-agent/plugin.js'
+import { discordPlugin } from './discord/plugin.js'
+import { echoPlugin } from './echo-agent/plugin.js'
+import { githubCommentPlugin } from './github-comment/plugin.js'
+import { logPlugin } from './log-delivery/plugin.js'
+import { memoryStatePlugin } from './memory-state/plugin.js'
+import { openaiPlugin } from './openai-agent/plugin.js'
+import { signalPlugin } from './signal/plugin.js'
+import { slackPlugin } from './slack/plugin.js'
+import { slidingWindowPlugin } from './sliding-window-limiter/plugin.js'
+import { smsPlugin } from './sms/plugin.js'
+import { sourcesPlugin } from './sources/plugin.js'
+import { sqliteStatePlugin } from './sqlite-state/plugin.js'
+import { telegramPlugin } from './telegram/plugin.js'
 
-/**
- * The built-ins for a configuration: sources, the state backend `state.driver` names, limiter, the configured
- * runner, and the delivery targets: `log` and `github_comment` always, each chat platform only when
- * `platforms.<name>.enabled`. `baseDir` is where a relative `state.path` is resolved.
- */
-export function builtinPlugins(config: HookpilotConfig, baseDir: string = process.cwd()): GatewayPlugin[] {
-  const issues: ConfigIssue[] = []
-  // Programs the gateway runs get its environment less its own secrets (see shared/child-env.ts).
-  const env = childEnv(configSecrets(config))
-  const runner = gatherIssues(() => builtinRunner(config, env), issues)
-  const targets = gatherIssues(() => platformTargets(config.platforms, env), issues) ?? []
-  if (issues.length > 0) throw new ConfigError(issues)
-  return [
-    {
-      name: 'builtin',
-      // The order is the request table's: X-Hub-Signature-256 decides if present, then X-Gitlab-Token, then X-Webhook-Signature.
-      sources: [githubSource(), gitlabSource(), genericSource()],
-      state: stateBackend(config, baseDir),
-      rateLimiter: slidingWindowLimiter(),
-      deliveryTargets: [logDelivery(), ...targets],
-      ...(runner ? { agentRunner: runner } : {}),
-    },
-  ]
-}
-
-/** The backend `state:` chooses. */
-export function stateBackend(config: HookpilotConfig, baseDir: string): StateBackend {
-  const { state, agent } = config
-  const bounds = { concurrency: agent.concurrency, maxQueue: agent.max_queue }
-  if (state.driver === 'memory') return memoryState(bounds)
-  return sqliteState({
-    ...bounds,
-    path: resolve(baseDir, state.path),
-    sync: state.sync,
-    keepDoneMs: state.keep_done_hours * 3_600_000,
-    keepFailedMs: state.keep_failed_days * 86_400_000,
-  })
-}
-
-function builtinRunner(config: HookpilotConfig, env: NodeJS.ProcessEnv): AgentRunner | undefined {
-  const agent = config.agent
-  switch (agent.runner) {
-    case 'echo':
-      return echoAgent()
-    case 'command':
-      if (!agent.command) {
-        throw new ConfigError([{ path: 'agent.command', message: 'the command runner needs the program to run, e.g. command: ["claude", "-p"]' }])
-      }
-      return commandAgent({ command: agent.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, env })
-    case 'openai':
-      return openaiAgent({
-        baseUrl: agent.base_url,
-        apiKey: agent.api_key,
-        model: agent.model,
-        system: agent.system,
-        maxSteps: agent.max_steps,
-        timeoutMs: agent.timeout_seconds * 1000,
-        allowCommands: agent.allow_commands,
-        commandTimeoutMs: agent.command_timeout_seconds * 1000,
-        maxToolOutputBytes: agent.max_tool_output_bytes,
-        env,
-      })
-    default:
-      return undefined // a plugin's runner, chosen by name when the gateway is composed
-  }
-}
+/** Every built-in plugin definition. */
+export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [
+  sourcesPlugin,
+  slidingWindowPlugin,
+  memoryStatePlugin,
+  sqliteStatePlugin,
+  echoPlugin,
+  commandPlugin,
+  openaiPlugin,
+  logPlugin,
+  githubCommentPlugin,
+  telegramPlugin,
+  discordPlugin,
+  slackPlugin,
+  signalPlugin,
+  smsPlugin,
+] as readonly PluginDefinition[]

@@ -31,12 +31,12 @@ describe('parseConfig', () => {
     expect(config.state).toEqual({ driver: 'sqlite', path: '.hookpilot/state.db', sync: 'normal', keep_done_hours: 24, keep_failed_days: 7 })
   })
 
-  it('state: says which drivers and sync modes exist, and refuses a retention under an hour', () => {
-    const issues = issuesOf(() => parseConfig({ state: { driver: 'postgres', sync: 'always', keep_done_hours: 0 } } as never, { env: {} }))
+  it('state: the sqlite backend checks its own keys (sync modes, retention), and a typo gets a suggestion', () => {
+    const issues = issuesOf(() => parseConfig({ state: { sync: 'always', keep_done_hours: 0, pth: 'x.db' } } as never, { env: {} }))
     expect(issues).toEqual(expect.arrayContaining([
-      { path: 'state.driver', message: expect.stringContaining('expected sqlite or memory') },
       { path: 'state.sync', message: expect.stringContaining('expected normal (survives a killed process) or full (survives power loss)') },
       { path: 'state.keep_done_hours', message: expect.stringContaining('at least 1') },
+      { path: 'state.pth', message: expect.stringContaining('did you mean "path"?') },
     ]))
   })
 
@@ -133,15 +133,30 @@ describe('parseConfig', () => {
   it('a wrong type keeps the schema\'s own words and says what it got', () => {
     const issues = issuesOf(() => parseConfig({ log_level: 'verbose', ...route({ events: 'pull_request' }) } as unknown as HookpilotConfigInput, { env: {} }))
     expect(issues).toEqual(expect.arrayContaining([
-      { path: 'log_level', message: 'expected debug, info, warn or error, got "verbose"' },
-      { path: 'platforms.webhook.extra.routes.pr.events', message: 'expected a list of strings, got "pull_request"' },
+      { path: 'log_level', message: 'expected debug, info, warn or error, got a string' },
+      { path: 'platforms.webhook.extra.routes.pr.events', message: 'expected a list of strings, got a string' },
     ]))
   })
 
-  it('resolves the seed\'s neutral delivery names', () => {
+  it('keeps the seed\'s neutral delivery names as written: the target that owns the alias resolves it', () => {
     const config = parseConfig(route({ deliver: 'messenger_2' }), { env: {} })
-    expect(staticRoutes(config)[0]?.deliver).toBe('discord')
-    expect(staticRoutes(parseConfig(route({ deliver: 'codehost_comment' }), { env: {} }))[0]?.deliver).toBe('github_comment')
+    expect(staticRoutes(config)[0]?.deliver).toBe('messenger_2')
+  })
+
+  it('never echoes a value it refuses: a secret written as a YAML number is named by its kind only', () => {
+    const issues = issuesOf(() => parseConfig({ platforms: { webhook: { extra: { routes: { pr: { secret: 918273645546372819 } } } } } } as never, { env: {} }))
+    expect(issues).toEqual([{ path: 'platforms.webhook.extra.routes.pr.secret', message: 'expected a string or a list of strings, got a number' }])
+    expect(JSON.stringify(issues)).not.toContain('918273')
+  })
+
+  it('reports every unknown key of an object, each with a "did you mean" when one is close', () => {
+    const issues = issuesOf(() => parseConfig(route({ secrett: 'x', evnets: ['push'] } as never), { env: {} }))
+    expect(issues).toEqual(expect.arrayContaining([
+      { path: 'platforms.webhook.extra.routes.pr.secrett', message: expect.stringContaining('did you mean "secret"?') },
+      { path: 'platforms.webhook.extra.routes.pr.evnets', message: expect.stringContaining('did you mean "events"?') },
+    ]))
+    const platforms = issuesOf(() => parseConfig({ platforms: { telegrm: { enabled: true } } } as never, { env: {} }))
+    expect(platforms).toEqual([{ path: 'platforms.telegrm', message: expect.stringContaining('did you mean "telegram"?') }])
   })
 })
 

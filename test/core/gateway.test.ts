@@ -125,7 +125,7 @@ describe('createGateway', () => {
   it('INSECURE_NO_AUTH is decided by the socket a request arrived on: an embedder serving 0.0.0.0 gets 401 from the network, 202 on loopback', async () => {
     const { gateway, runs } = await testGateway()
     const open: Route = {
-      name: 'dev', secrets: ['INSECURE_NO_AUTH'], events: [], prompt: undefined, skills: [], deliver: 'log',
+      name: 'dev', secrets: ['INSECURE_NO_AUTH'], events: [], actions: [], prompt: undefined, skills: [], deliver: 'log',
       deliverExtra: {}, silentOutputs: [], rateLimit: 30, source: 'dynamic', description: undefined,
     }
     gateway.routes.setDynamic([open])

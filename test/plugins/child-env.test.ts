@@ -4,7 +4,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createGateway, defineDeliveryTarget, parseConfig, silentLogger, type AgentAnswer } from '../../src/index.js'
-import { childEnv, configSecrets } from '../../src/plugins/shared/child-env.js'
+import { childEnv } from '../../src/core/child-env.js'
+import { createScope } from '../../src/core/container.js'
+import { setupPlugins } from '../../src/core/plugin-setup.js'
+import { BUILTIN_PLUGINS } from '../../src/plugins/builtins.js'
 import { githubHeaders } from '../fixtures/github.js'
 
 const SECRET = 'route-secret-from-env-123'
@@ -17,7 +20,7 @@ afterEach(() => {
 })
 
 describe('child environment', () => {
-  it('lists every secret of the configuration', () => {
+  it('lists every secret of the configuration', async () => {
     const config = parseConfig({
       agent: { runner: 'openai', base_url: 'http://127.0.0.1:1/v1', api_key: 'sk-model', model: 'm' },
       platforms: {
@@ -26,7 +29,9 @@ describe('child environment', () => {
         sms: { enabled: false, auth_token: 'twilio' },
       },
     }, { env: {} })
-    expect(configSecrets(config).sort()).toEqual(['g1', 'g2', 'ra', 'sk-model', 'tg', 'twilio'].sort())
+    // Every plugin declares its secret options; a disabled platform's credentials count too.
+    const { secrets } = await setupPlugins(config, BUILTIN_PLUGINS, { baseDir: '.', resources: createScope().resources, log: silentLogger, childEnv: () => ({}) })
+    expect(secrets.sort()).toEqual(['g1', 'g2', 'ra', 'sk-model', 'tg', 'twilio'].sort())
   })
 
   it('drops variables holding a secret and keeps the rest', () => {

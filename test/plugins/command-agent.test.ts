@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -67,9 +67,10 @@ describe('commandAgent', () => {
     const pidFile = join(scratch, 'timeout.pid')
     const env = { ...process.env, HOOKPILOT_PID_FILE: pidFile }
     const started = Date.now()
-    const reason = reasonOf(await run({ command: fixtureAgent('hang'), timeoutMs: 300, env }))
-    expect(Date.now() - started).toBeLessThan(2_000)
-    expect(reason).toMatch(/timed out after 300 ms.*agent\.timeout_seconds/)
+    // Long enough for the program (under its watchdog) to start and write its grandchild's pid on a busy machine.
+    const reason = reasonOf(await run({ command: fixtureAgent('hang'), timeoutMs: 1_500, env }))
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(reason).toMatch(/timed out after 1500 ms.*agent\.timeout_seconds/)
     expect(await waitForDeath(Number(readFileSync(pidFile, 'utf8')))).toBe(true)
   })
 
@@ -77,8 +78,10 @@ describe('commandAgent', () => {
     const pidFile = join(scratch, 'abort.pid')
     const env = { ...process.env, HOOKPILOT_PID_FILE: pidFile }
     const controller = new AbortController()
-    setTimeout(() => controller.abort(), 300)
+    // Aborted once the program is running (it wrote its grandchild's pid), however long starting took.
+    const poll = setInterval(() => existsSync(pidFile) && controller.abort(), 20)
     const reason = reasonOf(await run({ command: fixtureAgent('hang'), env }, 'hi', controller.signal))
+    clearInterval(poll)
     expect(reason).toMatch(/^aborted/)
     expect(await waitForDeath(Number(readFileSync(pidFile, 'utf8')))).toBe(true)
   })

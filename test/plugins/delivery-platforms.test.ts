@@ -69,7 +69,7 @@ describe('built-in delivery targets from the configuration', () => {
       expect(error.issues).toEqual([
         {
           path: 'platforms.webhook.extra.routes.alerts.deliver',
-          message: `route "alerts" delivers to ${platform}, but platforms.${platform} is not enabled: set platforms.${platform}.enabled: true and its credentials`,
+          message: `route "alerts" delivers to ${deliver}, but platforms.${platform} is not enabled: set platforms.${platform}.enabled: true and its credentials`,
         },
       ])
     },

@@ -173,7 +173,7 @@ describe('githubCommentDelivery', () => {
 
   describe('checkRoute', () => {
     const route = (deliverExtra: Record<string, string>): Route => ({
-      name: 'pr', secrets: ['s'], events: [], prompt: undefined, skills: [], deliver: 'github_comment', deliverExtra,
+      name: 'pr', secrets: ['s'], events: [], actions: [], prompt: undefined, skills: [], deliver: 'github_comment', deliverExtra,
       silentOutputs: [], rateLimit: 30, source: 'static', description: undefined,
     })
     const check = (extra: Record<string, string>) => githubCommentDelivery().checkRoute?.(route(extra))

@@ -28,6 +28,8 @@ export interface ResolveContext {
   readonly config: HookpilotConfig
   /** Delivery targets by name and alias; without them the target is not checked. */
   readonly targets?: ReadonlyMap<string, DeliveryTarget> | undefined
+  /** Target names a plugin could provide but did not (a disabled platform), with how to enable them. */
+  readonly hints?: ReadonlyMap<string, string> | undefined
   /** Names of the static routes, which win a clash. */
   readonly staticNames: ReadonlySet<string>
 }
@@ -46,7 +48,7 @@ export function resolveSubscriptions(file: SubscriptionsFile, context: ResolveCo
 
 /** Resolves one entry: its route, or why it is set aside. */
 export function resolveSubscription(name: string, raw: unknown, context: ResolveContext): Route | SkippedSubscription {
-  const { config, targets, staticNames } = context
+  const { config, targets, hints, staticNames } = context
   if (staticNames.has(name)) {
     return { name, reason: `a static route in config.yaml has the same name and wins; rename or remove the subscription` }
   }
@@ -55,6 +57,6 @@ export function resolveSubscription(name: string, raw: unknown, context: Resolve
   const issues: ConfigIssue[] = []
   const route = resolveRoute(name, entry.value, routeDefaults(config), 'dynamic', `subscriptions.${name}`, issues)
   if (!route) return { name, reason: issues.map((i) => `${i.path}: ${i.message}`).join('; ') }
-  const problem = targets === undefined ? undefined : routeProblem(config, route, targets)
+  const problem = targets === undefined ? undefined : routeProblem(route, targets, hints)
   return problem === undefined ? route : { name, reason: problem }
 }

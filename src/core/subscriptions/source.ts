@@ -19,6 +19,8 @@ export interface SubscriptionSourceOptions {
   readonly config: HookpilotConfig
   readonly routes: MutableRouteTable
   readonly targets: ReadonlyMap<string, DeliveryTarget>
+  /** Target names a plugin could provide but did not (a disabled platform), with how to enable them. */
+  readonly hints?: ReadonlyMap<string, string> | undefined
   readonly log: Logger
   /** How often the file's stat is polled, as a backstop to `fs.watch`; 1000 ms by default. */
   readonly pollMs?: number | undefined
@@ -46,7 +48,7 @@ export interface SubscriptionSource {
  * ```
  */
 export async function startSubscriptionSource(options: SubscriptionSourceOptions): Promise<SubscriptionSource> {
-  const { path, config, routes, targets, log } = options
+  const { path, config, routes, targets, hints, log } = options
   const staticNames = new Set(routes.list().filter((r) => r.source === 'static').map((r) => r.name))
   let lastSeen: string | undefined
   let loadedNames: readonly string[] = []
@@ -65,7 +67,7 @@ export async function startSubscriptionSource(options: SubscriptionSourceOptions
     } else if (read.status === 'invalid') {
       log.error(`subscriptions file is invalid, keeping the ${loadedNames.length} subscription(s) loaded before: ${read.reason}`, { file: path })
     } else {
-      const { routes: usable, skipped } = resolveSubscriptions(read.file, { config, targets, staticNames })
+      const { routes: usable, skipped } = resolveSubscriptions(read.file, { config, targets, hints, staticNames })
       for (const { name, reason } of skipped) log.warn(`subscription "${name}" skipped: ${reason}`, { subscription: name, file: path })
       routes.setDynamic(usable)
       loadedNames = usable.map((r) => r.name)

@@ -32,7 +32,6 @@ export function discordDelivery(options: DiscordOptions): DeliveryTarget {
 
   return httpChatTarget({
     name: 'discord',
-    aliases: ['messenger_2'],
     limit: DISCORD_LIMIT,
     homeChannel: options.homeChannel,
     http: options,

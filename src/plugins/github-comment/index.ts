@@ -34,7 +34,6 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
   const timeoutMs = options.timeoutMs ?? 60_000
   return {
     name: 'github_comment',
-    aliases: ['codehost_comment'],
     checkRoute: routeProblem,
     async deliver(answer, ctx) {
       const repo = answer.extra['repo'] ?? ''

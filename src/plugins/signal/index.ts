@@ -31,7 +31,6 @@ export function signalDelivery(options: SignalOptions): DeliveryTarget {
 
   return httpChatTarget({
     name: 'signal',
-    aliases: ['messenger_4'],
     limit: SIGNAL_LIMIT,
     homeChannel: options.homeChannel,
     http: options,

@@ -46,7 +46,6 @@ export function slackDelivery(options: SlackOptions): DeliveryTarget {
 
   return httpChatTarget({
     name: 'slack',
-    aliases: ['messenger_3'],
     limit: SLACK_LIMIT,
     homeChannel: options.homeChannel,
     http: options,

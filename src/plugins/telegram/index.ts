@@ -34,7 +34,6 @@ export function telegramDelivery(options: TelegramOptions): DeliveryTarget {
 
   return httpChatTarget({
     name: 'telegram',
-    aliases: ['messenger_1'],
     limit: TELEGRAM_LIMIT,
     homeChannel: options.homeChannel,
     http: options,

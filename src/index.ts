@@ -90,6 +90,8 @@ export {
 } from './core/plugin.js'
 export { isPluginDefinition } from './core/plugin-definition.js'
 export { integer, boolean, text, textList, nonBlank, idText } from './core/schema-kit.js'
+/** valibot, the schema library of plugin options: the same copy the gateway validates with. */
+export * as v from 'valibot'
 export { GatewayError, ConfigError, ListenError, AgentError, DeliveryError, type GatewayErrorCode, type ConfigIssue } from './core/errors.js'
 export { renderTemplate } from './core/template.js'
 export { createLogger, silentLogger, type LogLevel, type LoggerOptions } from './core/logger.js'

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { silentLogger } from '../../src/core/logger.js'
 import { sqliteState } from '../../src/plugins/sqlite-state/index.js'
 import { runCli } from '../fixtures/cli.js'
-import { newJob } from '../contracts/state-backend.js'
+import { newJob } from '../../src/testing/state-backend.js'
 
 async function configIn(state = ''): Promise<{ dir: string; config: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'hookpilot-jobs-'))

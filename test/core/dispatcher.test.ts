@@ -11,7 +11,7 @@ import { createDispatcher, MAX_RUNS, type DispatcherParts } from '../../src/core
 import { DeliveryError } from '../../src/core/errors.js'
 import { createRouteTable } from '../../src/core/route-table.js'
 import type { AgentAnswer, AgentInput, AgentRunner, DeliveryTarget, Route } from '../../src/core/types.js'
-import { recordingLogger } from '../fixtures/context.js'
+import { recordingLogger } from '../../src/testing/context.js'
 import { drive, testRoute, type DriveOptions } from '../fixtures/dispatch.js'
 
 const PAYLOAD = { number: 5, repository: { full_name: 'o/r' } }

@@ -41,12 +41,37 @@ describe('createGateway', () => {
     await gateway.close()
   })
 
-  it('two gateways in one process share nothing', async () => {
-    const one = await testGateway()
-    const two = await testGateway()
-    expect((await one.gateway.handle(request('same'))).status).toBe(202)
-    expect((await two.gateway.handle(request('same'))).status).toBe(202)
-    await Promise.all([one.gateway.close(), two.gateway.close()])
+  it('two gateways in one process share nothing: a refuse-all filter in one leaves the other alone', async () => {
+    // With one container for both (tsyringe's global one), the second gateway would resolve the first's filter.
+    const refusing = await testGateway({ plugins: [defineEventFilter({ name: 'refuse-all', accepts: () => false })] })
+    const open = await testGateway()
+    expect(JSON.parse((await refusing.gateway.handle(request('same'))).body)).toMatchObject({ status: 'ignored' })
+    expect((await open.gateway.handle(request('same'))).status).toBe(202)
+    await Promise.all([refusing.gateway.close(), open.gateway.close()])
+  })
+
+  it('plugins of one gateway share a resource (created once, disposed on close); another gateway gets its own', async () => {
+    const made: Array<{ id: number; closed: boolean }> = []
+    const open = () => {
+      const resource = { id: made.length + 1, closed: false }
+      made.push(resource)
+      return resource
+    }
+    const seen: Array<[string, number]> = []
+    const user = (name: string) => definePlugin({
+      name,
+      setup: (_options, ctx) => {
+        seen.push([name, ctx.resources.get('db', open, (db) => void (db.closed = true)).id])
+        return { name }
+      },
+    })
+    const first = await testGateway({ plugins: [user('queue'), user('store')] })
+    const second = await testGateway({ plugins: [user('queue')] })
+    expect(seen).toEqual([['queue', 1], ['store', 1], ['queue', 2]])
+    await first.gateway.close()
+    expect(made.map((m) => m.closed)).toEqual([true, false])
+    await second.gateway.close()
+    expect(made.map((m) => m.closed)).toEqual([true, true])
   })
 
   it('close() refuses new webhooks and lets a running agent run finish and deliver', async () => {

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '../../src/core/errors.js'
 import type { AgentInput, AgentResult } from '../../src/core/types.js'
 import { commandAgent, type CommandAgentOptions } from '../../src/plugins/command-agent/index.js'
-import { agentRunnerContract } from '../contracts/agent-runner.js'
-import { pluginContext } from '../fixtures/context.js'
+import { agentRunnerContract } from '../../src/testing/agent-runner.js'
+import { pluginContext } from '../../src/testing/context.js'
 import { fixtureAgent, waitForDeath } from '../fixtures/process.js'
 
 agentRunnerContract('commandAgent', () => commandAgent({ command: fixtureAgent('upper'), timeoutMs: 10_000 }), {

@@ -8,7 +8,7 @@ import { createGateway, type Gateway, type HookpilotConfigInput } from '../../sr
 import { ConfigError } from '../../src/core/errors.js'
 import type { GatewayPlugin } from '../../src/core/plugin.js'
 import { jsonOf, useChatApi } from '../fixtures/chat-api.js'
-import { recordingLogger } from '../fixtures/context.js'
+import { recordingLogger } from '../../src/testing/context.js'
 import { installFakeGh, type FakeGh } from '../fixtures/fake-gh.js'
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
 

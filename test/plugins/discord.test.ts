@@ -4,7 +4,7 @@ import { DeliveryError } from '../../src/core/errors.js'
 import { discordDelivery } from '../../src/plugins/discord/index.js'
 import { jsonOf, useChatApi } from '../fixtures/chat-api.js'
 import { chatTargetSuite } from '../fixtures/chat-suite.js'
-import { deliveryContext } from '../fixtures/context.js'
+import { deliveryContext } from '../../src/testing/context.js'
 
 const TOKEN = 'MTA5ODc2NTQzMjEwOTg3NjU0Mw.GhIjKl.discord-bot-secret-token-value'
 const CHANNEL = '1098765432109876543'

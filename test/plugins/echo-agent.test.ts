@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { echoAgent } from '../../src/plugins/echo-agent/index.js'
-import { agentRunnerContract } from '../contracts/agent-runner.js'
-import { pluginContext } from '../fixtures/context.js'
+import { agentRunnerContract } from '../../src/testing/agent-runner.js'
+import { pluginContext } from '../../src/testing/context.js'
 
 agentRunnerContract('echoAgent', echoAgent, { expected: (prompt) => prompt })
 

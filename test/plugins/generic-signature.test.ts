@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { genericSource } from '../../src/plugins/generic-signature/index.js'
-import { verifierContract } from '../contracts/verifier.js'
+import { verifierContract } from '../../src/testing/verifier.js'
 import { githubPayload, hmacHex, signGithub } from '../fixtures/github.js'
 
-verifierContract('genericSource', genericSource, hmacHex)
+verifierContract('genericSource', genericSource, hmacHex, { body: githubPayload('pull_request', 'opened') })
 
 describe('genericSource', () => {
   const verifier = genericSource()

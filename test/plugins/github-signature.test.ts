@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { githubSource } from '../../src/plugins/github-signature/index.js'
-import { verifierContract } from '../contracts/verifier.js'
+import { verifierContract } from '../../src/testing/verifier.js'
 import { githubHeaders, githubPayload, hmacHex, signGithub } from '../fixtures/github.js'
 
-verifierContract('githubSource', githubSource, signGithub)
+verifierContract('githubSource', githubSource, signGithub, { body: githubPayload('pull_request', 'opened') })
 
 describe('githubSource', () => {
   const verifier = githubSource()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { gitlabSource } from '../../src/plugins/gitlab-token/index.js'
-import { verifierContract } from '../contracts/verifier.js'
+import { verifierContract } from '../../src/testing/verifier.js'
 
 // GitLab sends the shared token itself, whatever the body.
 verifierContract('gitlabSource', gitlabSource, (_body, secret) => secret, { signsBody: false })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { logDelivery } from '../../src/plugins/log-delivery/index.js'
-import { deliveryTargetContract } from '../contracts/delivery-target.js'
-import { deliveryContext } from '../fixtures/context.js'
+import { deliveryTargetContract } from '../../src/testing/delivery-target.js'
+import { deliveryContext } from '../../src/testing/context.js'
 
 deliveryTargetContract('logDelivery', (log) => ({
   target: logDelivery(),

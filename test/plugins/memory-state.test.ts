@@ -1,8 +1,8 @@
 /** The in-memory backend: the state-backend contract, and its bounds. */
 import { describe, expect, it } from 'vitest'
 import { memoryState } from '../../src/plugins/memory-state/index.js'
-import { fakeClock } from '../fixtures/clock.js'
-import { newJob, stateBackendContract } from '../contracts/state-backend.js'
+import { fakeClock } from '../../src/testing/clock.js'
+import { newJob, stateBackendContract } from '../../src/testing/state-backend.js'
 
 stateBackendContract('memoryState', { make: (options) => memoryState(options) })
 

@@ -5,7 +5,7 @@ import { signalDelivery } from '../../src/plugins/signal/index.js'
 import { jsonOf, useChatApi } from '../fixtures/chat-api.js'
 import { chatTargetSuite } from '../fixtures/chat-suite.js'
 import { issuePaths } from '../fixtures/config-issues.js'
-import { deliveryContext } from '../fixtures/context.js'
+import { deliveryContext } from '../../src/testing/context.js'
 
 const API = 'http://127.0.0.1:8080'
 const ACCOUNT = '+4915112345678'

@@ -4,7 +4,7 @@ import { DeliveryError } from '../../src/core/errors.js'
 import { slackDelivery } from '../../src/plugins/slack/index.js'
 import { jsonOf, useChatApi } from '../fixtures/chat-api.js'
 import { chatTargetSuite } from '../fixtures/chat-suite.js'
-import { deliveryContext } from '../fixtures/context.js'
+import { deliveryContext } from '../../src/testing/context.js'
 import { dispatchTo } from '../fixtures/dispatch.js'
 
 const TOKEN = 'xoxb-1234567890-0987654321-slackSecretTokenValue'

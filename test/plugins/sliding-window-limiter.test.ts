@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { slidingWindowLimiter } from '../../src/plugins/sliding-window-limiter/index.js'
-import { rateLimiterContract } from '../contracts/rate-limiter.js'
-import { fakeClock } from '../fixtures/clock.js'
+import { rateLimiterContract } from '../../src/testing/rate-limiter.js'
+import { fakeClock } from '../../src/testing/clock.js'
 
 rateLimiterContract('slidingWindowLimiter', (now) => slidingWindowLimiter({ now }))
 

@@ -4,7 +4,7 @@ import type { DeliveryError } from '../../src/core/errors.js'
 import { smsDelivery } from '../../src/plugins/sms/index.js'
 import { useChatApi, type ChatRequest } from '../fixtures/chat-api.js'
 import { chatTargetSuite } from '../fixtures/chat-suite.js'
-import { deliveryContext } from '../fixtures/context.js'
+import { deliveryContext } from '../../src/testing/context.js'
 
 const SID = 'AC0123456789abcdef0123456789abcdef'
 const AUTH_TOKEN = 'twilio-auth-token-0123456789abcdef'

@@ -11,7 +11,7 @@ import type { StateBackend } from '../../src/core/jobs.js'
 import { silentLogger } from '../../src/core/logger.js'
 import { sqliteState } from '../../src/plugins/sqlite-state/index.js'
 import { SCHEMA_VERSION } from '../../src/plugins/sqlite-state/schema.js'
-import { newJob, stateBackendContract, type BackendOptions } from '../contracts/state-backend.js'
+import { newJob, stateBackendContract, type BackendOptions } from '../../src/testing/state-backend.js'
 
 const paths = new WeakMap<StateBackend, string>()
 let counter = 0

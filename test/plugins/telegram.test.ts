@@ -5,7 +5,7 @@ import { telegramDelivery } from '../../src/plugins/telegram/index.js'
 import { jsonOf, useChatApi } from '../fixtures/chat-api.js'
 import { chatTargetSuite } from '../fixtures/chat-suite.js'
 import { issuePaths } from '../fixtures/config-issues.js'
-import { deliveryContext } from '../fixtures/context.js'
+import { deliveryContext } from '../../src/testing/context.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
 const URL = `https://api.telegram.org/bot${TOKEN}/sendMessage`

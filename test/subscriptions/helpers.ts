@@ -11,7 +11,7 @@ import { createGateway, loadConfig, type Gateway } from '../../src/index.js'
 import type { GatewayPlugin } from '../../src/core/plugin.js'
 import type { AgentAnswer, AgentInput, AgentResult } from '../../src/core/types.js'
 import { assertBuilt, CLI, runCli, type CliResult } from '../fixtures/cli.js'
-import { recordingLogger, type RecordingLogger } from '../fixtures/context.js'
+import { recordingLogger, type RecordingLogger } from '../../src/testing/context.js'
 import { githubHeaders } from '../fixtures/github.js'
 
 /** The built CLI (`npm test` builds dist/ first); a clear error when it is missing. */

@@ -72,3 +72,6 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
     },
   }
 }
+
+/** This plugin as config.yaml composes it (its options at its section). */
+export { commandPlugin } from './plugin.js'

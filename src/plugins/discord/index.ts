@@ -59,3 +59,6 @@ export function discordDelivery(options: DiscordOptions): DeliveryTarget {
 function nonce(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 25)
 }
+
+/** This plugin as config.yaml composes it (its options at its section). */
+export { discordPlugin } from './plugin.js'

@@ -19,3 +19,6 @@ export function echoAgent(): AgentRunner {
     },
   }
 }
+
+/** This plugin as config.yaml composes it (its options at its section). */
+export { echoPlugin } from './plugin.js'

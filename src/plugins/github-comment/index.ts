@@ -83,3 +83,6 @@ function routeProblem(route: Route): string | undefined {
   const problem = (repo.includes('{') ? undefined : repoProblem(repo)) ?? (prNumber.includes('{') ? undefined : prNumberProblem(prNumber))
   return problem === undefined ? undefined : `route "${route.name}": ${problem}`
 }
+
+/** This plugin as config.yaml composes it (its options at its section). */
+export { githubCommentPlugin } from './plugin.js'

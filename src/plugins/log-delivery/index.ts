@@ -23,3 +23,6 @@ export function logDelivery(): DeliveryTarget {
     },
   }
 }
+
+/** This plugin as config.yaml composes it (its options at its section). */
+export { logPlugin } from './plugin.js'

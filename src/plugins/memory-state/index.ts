@@ -229,3 +229,6 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
     },
   }
 }
+
+/** This plugin as config.yaml composes it (its options at its section). */
+export { memoryStatePlugin } from './plugin.js'

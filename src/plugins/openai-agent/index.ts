@@ -113,3 +113,6 @@ function checkOptions(options: OpenaiAgentOptions): void {
   if ((options.model ?? '').trim() === '') issues.push({ path: 'agent.model', message: 'the openai runner needs a model name' })
   if (issues.length > 0) throw new ConfigError(issues)
 }
+
+/** This plugin as config.yaml composes it (its options at its section). */
+export { openaiPlugin } from './plugin.js'

@@ -43,3 +43,6 @@ export function signalDelivery(options: SignalOptions): DeliveryTarget {
     }),
   })
 }
+
+/** This plugin as config.yaml composes it (its options at its section). */
+export { signalPlugin } from './plugin.js'

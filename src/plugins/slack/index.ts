@@ -70,3 +70,6 @@ function slackError(reply: HttpReply): DeliveryError {
     retryAfterMs: retryable ? parseRetryAfter(reply.headers.get('retry-after')) : undefined,
   })
 }
+
+/** This plugin as config.yaml composes it (its options at its section). */
+export { slackPlugin } from './plugin.js'

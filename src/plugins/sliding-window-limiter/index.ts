@@ -57,3 +57,6 @@ export function slidingWindowLimiter(options: SlidingWindowOptions = {}): RateLi
     },
   }
 }
+
+/** This plugin as config.yaml composes it (its options at its section). */
+export { slidingWindowPlugin } from './plugin.js'

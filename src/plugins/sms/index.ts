@@ -56,3 +56,6 @@ export function smsDelivery(options: SmsOptions): DeliveryTarget {
     },
   })
 }
+
+/** This plugin as config.yaml composes it (its options at its section). */
+export { smsPlugin } from './plugin.js'

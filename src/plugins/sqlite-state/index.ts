@@ -158,3 +158,6 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
     },
   }
 }
+
+/** This plugin as config.yaml composes it (its options at its section). */
+export { sqliteStatePlugin } from './plugin.js'

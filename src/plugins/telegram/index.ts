@@ -59,3 +59,6 @@ export function telegramDelivery(options: TelegramOptions): DeliveryTarget {
     },
   })
 }
+
+/** This plugin as config.yaml composes it (its options at its section). */
+export { telegramPlugin } from './plugin.js'

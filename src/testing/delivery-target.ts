@@ -3,9 +3,9 @@
  * wrapped in a harness that knows how to observe its destination (a log, a local HTTP server, a fake `gh`).
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { GatewayError } from '../../src/core/errors.js'
-import type { AgentAnswer, DeliveryTarget } from '../../src/core/types.js'
-import { deliveryContext, type RecordingLogger } from '../fixtures/context.js'
+import { GatewayError } from '../core/errors.js'
+import type { AgentAnswer, DeliveryTarget } from '../core/types.js'
+import { deliveryContext, type RecordingLogger } from './context.js'
 
 /** A target together with a view of where its answers land. */
 export interface DeliveryHarness {

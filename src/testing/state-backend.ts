@@ -4,10 +4,10 @@
  * view. Time is a seam: the suite moves a fake clock and the backend's pool polls every few milliseconds.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import type { JobOutcome, JobRecord, JobWorker, LeasedJob, NewJob, StateBackend } from '../../src/core/jobs.js'
-import { silentLogger } from '../../src/core/logger.js'
-import type { Clock } from '../../src/core/types.js'
-import { fakeClock } from '../fixtures/clock.js'
+import type { JobOutcome, JobRecord, JobWorker, LeasedJob, NewJob, StateBackend } from '../core/jobs.js'
+import { silentLogger } from '../core/logger.js'
+import type { Clock } from '../core/types.js'
+import { fakeClock } from './clock.js'
 
 const HOUR = 3_600_000
 

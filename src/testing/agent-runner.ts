@@ -2,8 +2,8 @@
  * The contract every {@link AgentRunner} honours, run by each implementation's own test file.
  */
 import { describe, expect, it } from 'vitest'
-import type { AgentInput, AgentRunner } from '../../src/core/types.js'
-import { pluginContext } from '../fixtures/context.js'
+import type { AgentInput, AgentRunner } from '../core/types.js'
+import { pluginContext } from './context.js'
 
 /** Options of {@link agentRunnerContract}. */
 export interface AgentRunnerContractOptions {

@@ -3,8 +3,8 @@
  * spec's rolling window of 60 s.
  */
 import { describe, expect, it } from 'vitest'
-import type { Clock, RateDecision, RateLimiter } from '../../src/core/types.js'
-import { fakeClock } from '../fixtures/clock.js'
+import type { Clock, RateDecision, RateLimiter } from '../core/types.js'
+import { fakeClock } from './clock.js'
 
 const WINDOW = 60_000
 

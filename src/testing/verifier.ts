@@ -2,14 +2,21 @@
  * The contract every {@link Verifier} honours, run by each implementation's own test file.
  */
 import { describe, expect, it } from 'vitest'
-import type { RawRequest, Verifier, VerifyResult } from '../../src/core/types.js'
-import { githubPayload } from '../fixtures/github.js'
+import type { RawRequest, Verifier, VerifyResult } from '../core/types.js'
 
 /** Options of {@link verifierContract}. */
 export interface VerifierContractOptions {
   /** False for schemes that do not sign the body (a plain token): skips the one-byte-change test. */
   readonly signsBody?: boolean
+  /** The body to sign (real payload bytes of the sender); a small pull-request payload by default. */
+  readonly body?: Uint8Array
 }
+
+/** A small pull-request payload with a multi-byte title, as a sender's raw bytes. */
+const SAMPLE = Buffer.from(JSON.stringify({
+  action: 'opened', number: 2, pull_request: { title: 'Ünïcode title — with “quotes”', body: 'line\nbreak' },
+  repository: { full_name: 'octo/repo' },
+}))
 
 /**
  * Runs the verifier contract against `makeVerifier()`; `sign(body, secret)` produces the header value a
@@ -21,7 +28,7 @@ export function verifierContract(
   sign: (body: Uint8Array, secret: string) => string,
   options: VerifierContractOptions = {},
 ): void {
-  const body = githubPayload('pull_request', 'opened')
+  const body = options.body ?? SAMPLE
   const secret = 'It’s a Secret to Everybody'
 
   describe(`${name} (Verifier contract)`, () => {

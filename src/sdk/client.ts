@@ -16,12 +16,16 @@ import { MarketUsageError } from './errors.js'
 import { createTransport } from './http.js'
 import { MarketHandle } from './market-handle.js'
 import { retryPolicy, type RetryOptions } from './retry.js'
+import type { MarketEvent, StreamEvent } from './stream/events.js'
+import { booksOf, type BookUpdate } from './stream/watch-books.js'
+import { DEFAULT_WS_URL, tokenIdsOf, watchTokens, type MarketStream, type WatchOptions, type WatchTarget } from './stream/watch.js'
 
 /** The real services, used unless overridden. */
 export const DEFAULT_URLS = {
   gammaUrl: 'https://gamma-api.polymarket.com',
   clobUrl: 'https://clob.polymarket.com',
   dataUrl: 'https://data-api.polymarket.com',
+  wsUrl: DEFAULT_WS_URL,
 } as const
 
 /** Sent as `User-Agent`: some edges answer a default fetch agent with a 403 page. */
@@ -35,6 +39,8 @@ export interface MarketClientOptions {
   readonly clobUrl?: string | undefined
   /** Trades service base URL. */
   readonly dataUrl?: string | undefined
+  /** The market WebSocket channel (default the real one, `wss://ws-subscriptions-clob.polymarket.com/ws/market`). */
+  readonly wsUrl?: string | undefined
   /** A fetch to use instead of `globalThis.fetch` (read at each call, so msw and test doubles apply). */
   readonly fetch?: typeof globalThis.fetch | undefined
   /** Ms before one attempt fails with MarketTimeoutError (default 15,000; `false` for none). */
@@ -75,6 +81,26 @@ export interface MarketClient {
   spreads(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, number>>
   /** Open interest of markets by condition id. */
   openInterest(conditionIds: string | readonly string[], options?: CallOptions): Promise<OpenInterest[]>
+  /**
+   * Live events of tokens (ids, outcomes, token or market handles) from the market channel, with `reconnected`
+   * when continuity was lost.
+   *
+   * @example
+   * ```ts
+   * for await (const e of pm.watch(pm.market(m), { signal })) if (e.type === 'last_trade_price') console.log(e.price)
+   * ```
+   */
+  watch(tokens: WatchTarget | readonly WatchTarget[], options: WatchOptions & { readonly customFeatures: true }): MarketStream<StreamEvent>
+  watch(tokens: WatchTarget | readonly WatchTarget[], options?: WatchOptions): MarketStream<MarketEvent>
+  /**
+   * Local order books of tokens, kept from the market channel: `{ tokenId, book, source }` after every change.
+   *
+   * @example
+   * ```ts
+   * for await (const { book } of pm.watchBooks(pm.market(m).yes)) console.log(book.bids[0], book.asks[0])
+   * ```
+   */
+  watchBooks(tokens: WatchTarget | readonly WatchTarget[], options?: WatchOptions): MarketStream<BookUpdate>
 }
 
 /**
@@ -104,6 +130,8 @@ export function createMarketClient(options: MarketClientOptions = {}): MarketCli
     retry: retryPolicy(options.retry),
   })
   const ctx: ClientContext = { request, limit: pLimit(concurrency) }
+  const stream = { wsUrl: options.wsUrl ?? DEFAULT_URLS.wsUrl }
+  const watch = (tokens: WatchTarget | readonly WatchTarget[], o?: WatchOptions) => watchTokens(stream, tokenIdsOf(tokens), o)
   return {
     markets: new MarketsQuery(ctx, { filter: {} }),
     events: new EventsQuery(ctx, { filter: {} }),
@@ -124,5 +152,8 @@ export function createMarketClient(options: MarketClientOptions = {}): MarketCli
     midpoints: (ids, o) => batch.midpoints(ctx, ids, o),
     spreads: (ids, o) => batch.spreads(ctx, ids, o),
     openInterest: (ids, o) => openInterest(ctx, ids, o),
+    // The overloads only narrow the event type: one implementation serves both.
+    watch: watch as MarketClient['watch'],
+    watchBooks: (tokens, o) => booksOf(watch(tokens, o), (id) => new TokenHandle(ctx, id).book({ signal: o?.signal })),
   }
 }

@@ -19,6 +19,11 @@ import {
   type TokenPrices,
   type Trade,
   type TradesQuery,
+  type MarketStream,
+  type MarketEvent,
+  type StreamEvent,
+  type BookUpdate,
+  type LiveBook,
 } from 'hookpilot/sdk'
 import { startMockMarketServer, type MockMarketServer } from 'hookpilot/sdk/mock'
 
@@ -103,3 +108,21 @@ if (MarketError.is(err, 'ERR_MARKET_NOT_FOUND')) {
 
 // The mock.
 expectType<Promise<MockMarketServer>>(startMockMarketServer({ port: 0 }))
+
+// The stream: custom-feature events only in the type of a stream that asked for them.
+expectType<MarketStream<MarketEvent>>(pm.watch(handle))
+expectType<MarketStream<MarketEvent>>(pm.watch([handle.yes, market.outcomes[0]!, '123'], { signal: undefined, heartbeat: { intervalMs: 5000 } }))
+expectType<MarketStream<StreamEvent>>(pm.watch('123', { customFeatures: true }))
+expectType<MarketStream<BookUpdate>>(pm.watchBooks(handle))
+expectError(pm.watch(42))
+expectError(pm.watch('1', { heartbeat: 10 }))
+async function stream(): Promise<void> {
+  for await (const e of pm.watch(handle)) {
+    if (e.type === 'book') expectType<number>(e.bids[0]!.price)
+    if (e.type === 'reconnected') expectType<readonly string[]>(e.tokenIds)
+    // @ts-expect-error best_bid_ask is not an event of a stream without custom features
+    if (e.type === 'best_bid_ask') void e
+  }
+  for await (const u of pm.watchBooks('1')) expectType<LiveBook>(u.book)
+}
+void stream

@@ -49,7 +49,7 @@ export interface MarketClientOptions {
   readonly retry?: RetryOptions | number | false | undefined
   /** Sent as `User-Agent` (default {@link DEFAULT_USER_AGENT}). */
   readonly userAgent?: string | undefined
-  /** Parallel requests of fan-out helpers such as batch chunks (default 4). */
+  /** Requests in flight at once, across every call of this client (default 4): batch chunks, histories of many markets, ... */
   readonly concurrency?: number | undefined
 }
 
@@ -118,6 +118,7 @@ export function createMarketClient(options: MarketClientOptions = {}): MarketCli
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new MarketUsageError(`concurrency must be a positive integer, got ${concurrency}`)
   }
+  const limit = pLimit(concurrency)
   const request = createTransport({
     urls: {
       gamma: options.gammaUrl ?? DEFAULT_URLS.gammaUrl,
@@ -128,8 +129,9 @@ export function createMarketClient(options: MarketClientOptions = {}): MarketCli
     timeoutMs: options.timeout ?? 15_000,
     userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
     retry: retryPolicy(options.retry),
+    limit,
   })
-  const ctx: ClientContext = { request, limit: pLimit(concurrency) }
+  const ctx: ClientContext = { request }
   const stream = { wsUrl: options.wsUrl ?? DEFAULT_URLS.wsUrl }
   const watch = (tokens: WatchTarget | readonly WatchTarget[], o?: WatchOptions) => watchTokens(stream, tokenIdsOf(tokens), o)
   return {

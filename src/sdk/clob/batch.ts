@@ -19,16 +19,15 @@ export interface TokenPrices {
 
 const BooksSchema = v.pipe(v.array(ClobBookSchema), v.transform((books) => books.map(toBook)))
 
-/** Runs `run` on chunks of `size` items, at most `concurrency` at a time, and joins the results in order. */
+/** Runs `run` on chunks of `size` items and joins the results in order (the transport bounds how many run at once). */
 async function chunked<T, R>(
-  ctx: ClientContext,
   items: readonly T[],
   run: (chunk: readonly T[]) => Promise<readonly R[]>,
   size = BATCH_LIMIT,
 ): Promise<R[]> {
   const chunks: (readonly T[])[] = []
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size))
-  const results = await Promise.all(chunks.map((chunk) => ctx.limit(() => run(chunk))))
+  const results = await Promise.all(chunks.map(run))
   return results.flat()
 }
 
@@ -38,7 +37,7 @@ function post<T>(ctx: ClientContext, path: string, body: unknown, schema: v.Gene
 
 /** Books of many tokens, in the service's order (tokens without a book are left out by the service). */
 export function books(ctx: ClientContext, tokenIds: readonly string[], o: CallOptions = {}): Promise<Book[]> {
-  return chunked(ctx, unique(tokenIds), (chunk) =>
+  return chunked(unique(tokenIds), (chunk) =>
     post(ctx, '/books', chunk.map((token_id) => ({ token_id })), BooksSchema, o),
   )
 }
@@ -55,7 +54,7 @@ export async function prices(
     return Object.entries(answer).map(([id, p]) => [id, { buy: toNumber(p.BUY), sell: toNumber(p.SELL) }] as const)
   }
   // Two items per token (one per side): half as many tokens per request keeps it within the limit.
-  return new Map(await chunked(ctx, unique(tokenIds), run, BATCH_LIMIT / 2))
+  return new Map(await chunked(unique(tokenIds), run, BATCH_LIMIT / 2))
 }
 
 /** Midpoints of many tokens, keyed by token id. */
@@ -74,7 +73,7 @@ async function values(
   tokenIds: readonly string[],
   o: CallOptions,
 ): Promise<Map<string, number>> {
-  const entries = await chunked(ctx, unique(tokenIds), async (chunk) => {
+  const entries = await chunked(unique(tokenIds), async (chunk) => {
     const answer = await post(ctx, path, chunk.map((token_id) => ({ token_id })), ClobBatchValuesSchema, o)
     return Object.entries(answer).map(([id, value]) => [id, num(value)] as const)
   })

@@ -73,12 +73,12 @@ export interface MarketClient {
   market(market: Market): MarketHandle
   /** Books of many tokens (batched by 500, bounded by `concurrency`). */
   books(tokenIds: readonly string[], options?: CallOptions): Promise<Book[]>
-  /** Best buy/sell prices of many tokens. */
-  prices(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, batch.TokenPrices>>
-  /** Midpoints of many tokens. */
-  midpoints(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, number>>
-  /** Spreads of many tokens. */
-  spreads(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, number>>
+  /** Best buy/sell prices of many tokens: a key for every token asked for, `null` for those the service does not know. */
+  prices(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, batch.TokenPrices | null>>
+  /** Midpoints of many tokens: a key for every token asked for, `null` for those the service does not know. */
+  midpoints(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, number | null>>
+  /** Spreads of many tokens: a key for every token asked for, `null` for those the service does not know. */
+  spreads(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, number | null>>
   /** Open interest of markets by condition id. */
   openInterest(conditionIds: string | readonly string[], options?: CallOptions): Promise<OpenInterest[]>
   /**

@@ -226,3 +226,16 @@ describe('linking flow', () => {
     expect(urls(requests).map((u) => u.pathname)).toEqual(['/markets/slug/odd-market-without-outcomes'])
   })
 })
+
+describe('batch maps', () => {
+  it('have a key for every token asked for, null where the service had nothing', async () => {
+    const { pm } = testClient()
+    const closed = (await pm.markets.bySlug('microstrategy-sells-any-bitcoin-by-may-31-2026')).outcomes[0]!.tokenId!
+    const ids = [YES_2_CUTS, closed, '123456789012345']
+    const mids = await pm.midpoints(ids)
+    expect([...mids]).toEqual([[YES_2_CUTS, 0.645], [closed, null], ['123456789012345', null]])
+    expect([...(await pm.spreads(ids)).values()]).toEqual([0.01, null, null])
+    expect((await pm.prices(ids)).get(closed)).toBeNull()
+    expect((await pm.prices(ids)).get(YES_2_CUTS)).toEqual({ buy: 0.64, sell: 0.65 })
+  })
+})

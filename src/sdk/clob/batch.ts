@@ -42,27 +42,28 @@ export function books(ctx: ClientContext, tokenIds: readonly string[], o: CallOp
   )
 }
 
-/** Best buy and sell prices of many tokens, keyed by token id. */
+/** Best buy and sell prices of many tokens: every token asked for is a key, `null` when the service had none. */
 export async function prices(
   ctx: ClientContext,
   tokenIds: readonly string[],
   o: CallOptions = {},
-): Promise<Map<string, TokenPrices>> {
+): Promise<Map<string, TokenPrices | null>> {
   const run = async (chunk: readonly string[]) => {
     const body = chunk.flatMap((token_id) => [{ token_id, side: 'BUY' }, { token_id, side: 'SELL' }])
     const answer = await post(ctx, '/prices', body, ClobBatchPricesSchema, o)
     return Object.entries(answer).map(([id, p]) => [id, { buy: toNumber(p.BUY), sell: toNumber(p.SELL) }] as const)
   }
   // Two items per token (one per side): half as many tokens per request keeps it within the limit.
-  return new Map(await chunked(unique(tokenIds), run, BATCH_LIMIT / 2))
+  const ids = unique(tokenIds)
+  return complete(ids, await chunked(ids, run, BATCH_LIMIT / 2))
 }
 
-/** Midpoints of many tokens, keyed by token id. */
+/** Midpoints of many tokens: every token asked for is a key, `null` when the service had none. */
 export function midpoints(ctx: ClientContext, tokenIds: readonly string[], o: CallOptions = {}) {
   return values(ctx, '/midpoints', tokenIds, o)
 }
 
-/** Spreads of many tokens, keyed by token id. */
+/** Spreads of many tokens: every token asked for is a key, `null` when the service had none. */
 export function spreads(ctx: ClientContext, tokenIds: readonly string[], o: CallOptions = {}) {
   return values(ctx, '/spreads', tokenIds, o)
 }
@@ -72,12 +73,22 @@ async function values(
   path: '/midpoints' | '/spreads',
   tokenIds: readonly string[],
   o: CallOptions,
-): Promise<Map<string, number>> {
-  const entries = await chunked(unique(tokenIds), async (chunk) => {
+): Promise<Map<string, number | null>> {
+  const ids = unique(tokenIds)
+  const entries = await chunked(ids, async (chunk) => {
     const answer = await post(ctx, path, chunk.map((token_id) => ({ token_id })), ClobBatchValuesSchema, o)
     return Object.entries(answer).map(([id, value]) => [id, num(value)] as const)
   })
-  return new Map(entries)
+  return complete(ids, entries)
+}
+
+/**
+ * A map with a key for every token asked for, in the order asked: the service leaves unknown and closed tokens out
+ * of its answer, and a missing key was too easy to miss. `null` says "asked, no answer".
+ */
+function complete<V>(ids: readonly string[], entries: readonly (readonly [string, V])[]): Map<string, V | null> {
+  const answered = new Map(entries)
+  return new Map(ids.map((id) => [id, answered.get(id) ?? null]))
 }
 
 function unique(ids: readonly string[]): string[] {

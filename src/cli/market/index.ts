@@ -7,9 +7,10 @@ import type { CliIO, Subcommand } from '../io.js'
 import { book, history, oi, trades } from './tokens.js'
 import { events, markets, search } from './catalog.js'
 import { flag, type MarketCommand } from './command.js'
+import { watch } from './watch.js'
 import { CliUsageError, parse } from './options.js'
 
-const COMMANDS: Readonly<Record<string, MarketCommand>> = { search, events, markets, book, history, trades, oi }
+const COMMANDS: Readonly<Record<string, MarketCommand>> = { search, events, markets, book, history, trades, oi, watch }
 
 const COMMON_HELP = `Common options:
   --json            print JSON instead of tables
@@ -76,7 +77,8 @@ async function withClient(io: CliIO, mock: boolean, run: (pm: MarketClient) => P
   }
   // Only the node:http server: msw is an optional peer dependency and may be absent.
   const { startMockMarketServer } = await import('../../sdk/mock/server.js')
-  const server = await startMockMarketServer({ port: 0 })
+  // Four moves a second: `watch --mock` shows a market that moves at a pace a person can follow.
+  const server = await startMockMarketServer({ port: 0, tickMs: 250 })
   try {
     return await run(createMarketClient(server))
   } finally {

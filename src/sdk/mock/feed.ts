@@ -51,11 +51,13 @@ export class MockFeed {
     if (open.length === 0) return []
     const n = this.#steps++
     const tokenId = open[n % open.length] as string
+    // Each token goes through every kind of move in turn, whatever the number of tokens.
+    const move = Math.floor(n / open.length) % 4
     const l = this.#levels(tokenId) as Levels
     const ts = String(this.#now())
     const bestBid = Math.max(...l.bids.keys())
     const bestAsk = Math.min(...l.asks.keys())
-    switch (n % 4) {
+    switch (move) {
       case 0:
         return [this.#change(tokenId, l, 'BUY', bestBid, (l.bids.get(bestBid) ?? 0) + 10 * ((n % 5) + 1), ts)]
       case 1: {

@@ -11,9 +11,9 @@ export function sample(name: string): string {
 export const SAMPLE_YES = '71321045679252212594626385532706912750332728571942532289631379312455583992563'
 export const SAMPLE_NO = '52114319501245915516055106046884209969926127482827954674443846427813813222426'
 
-/** Short heartbeat and backoff so reconnects happen in milliseconds (the mechanism is the same at any scale). */
+/** Short heartbeat and backoff: reconnects in milliseconds, and a timeout that a busy machine's late PONG does not reach. */
 export const FAST: WatchOptions = {
-  heartbeat: { intervalMs: 20, timeoutMs: 120 },
+  heartbeat: { intervalMs: 25, timeoutMs: 1000 },
   reconnect: { baseDelayMs: 5, maxDelayMs: 20 },
 }
 

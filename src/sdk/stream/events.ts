@@ -146,6 +146,11 @@ const time = (ms: number | string | null | undefined): Date | null => {
 }
 const side = (s: 'BUY' | 'SELL'): Side => (s === 'BUY' ? 'buy' : 'sell')
 
+/** The fields every event about one token has. */
+function about<W extends { asset_id: string; market?: string | null | undefined; timestamp?: number | string | null | undefined }>(w: W) {
+  return { tokenId: w.asset_id, market: w.market ?? '', timestamp: time(w.timestamp), raw: w }
+}
+
 /** Turns a wire `book` into a {@link BookEvent}. */
 export function toBookEvent(w: StreamBookWire): BookEvent {
   return { type: 'book', ...toBook(w), hash: w.hash ?? null }
@@ -171,43 +176,23 @@ export function toPriceChangeEvent(w: PriceChangeWire): PriceChangeEvent {
 export function toLastTradeEvent(w: LastTradePriceWire): LastTradePriceEvent {
   return {
     type: 'last_trade_price',
-    tokenId: w.asset_id,
-    market: w.market ?? '',
+    ...about(w),
     price: num(w.price),
     size: num(w.size),
     side: side(w.side),
     feeRateBps: toNumber(w.fee_rate_bps),
-    timestamp: time(w.timestamp),
     transactionHash: w.transaction_hash || null,
-    raw: w,
   }
 }
 
 /** Turns a wire `tick_size_change` into a {@link TickSizeChangeEvent}. */
 export function toTickSizeEvent(w: TickSizeChangeWire): TickSizeChangeEvent {
-  return {
-    type: 'tick_size_change',
-    tokenId: w.asset_id,
-    market: w.market ?? '',
-    oldTickSize: toNumber(w.old_tick_size),
-    newTickSize: num(w.new_tick_size),
-    timestamp: time(w.timestamp),
-    raw: w,
-  }
+  return { type: 'tick_size_change', ...about(w), oldTickSize: toNumber(w.old_tick_size), newTickSize: num(w.new_tick_size) }
 }
 
 /** Turns a wire `best_bid_ask` into a {@link BestBidAskEvent}. */
 export function toBestBidAskEvent(w: BestBidAskWire): BestBidAskEvent {
-  return {
-    type: 'best_bid_ask',
-    tokenId: w.asset_id,
-    market: w.market ?? '',
-    bestBid: toNumber(w.best_bid),
-    bestAsk: toNumber(w.best_ask),
-    spread: toNumber(w.spread),
-    timestamp: time(w.timestamp),
-    raw: w,
-  }
+  return { type: 'best_bid_ask', ...about(w), bestBid: toNumber(w.best_bid), bestAsk: toNumber(w.best_ask), spread: toNumber(w.spread) }
 }
 
 /** Turns a wire `new_market` into a {@link NewMarketEvent}. */

@@ -207,6 +207,16 @@ describe('connections', () => {
     expect(err).toMatchObject({ code: 'ERR_MARKET_STREAM', message: expect.stringContaining('after 3 attempts') })
   })
 
+  it('fails at once, with the cause, on a URL no WebSocket can open', async () => {
+    const pm = createMarketClient({ wsUrl: 'http//not-a-url' })
+    const loop = (async () => {
+      for await (const _ of pm.watch('123456789012', FAST)) void _
+    })()
+    const err = await loop.catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(MarketStreamError)
+    expect(err).toMatchObject({ message: expect.stringContaining('Cannot open the market channel at http//not-a-url'), cause: expect.any(Error) })
+  })
+
   it('waits a jittered, doubling, capped backoff between attempts', () => {
     const policy = { baseDelayMs: 100, maxDelayMs: 1000, maxAttempts: Infinity, random: () => 0.5 }
     expect([1, 2, 3, 4, 5, 6].map((n) => reconnectDelayMs(policy, n))).toEqual([50, 100, 200, 400, 500, 500])

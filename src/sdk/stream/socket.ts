@@ -86,7 +86,15 @@ export function openConnection(o: ConnectionOptions, on: ConnectionHandlers): { 
   })
 
   function connect(): void {
-    const ws = new o.WebSocket(o.url)
+    let ws: SocketLike
+    try {
+      ws = new o.WebSocket(o.url)
+    } catch (cause) {
+      // A URL the WebSocket refuses (not ws: or wss:, malformed) will not work on a later try either.
+      closed = true
+      on.failed(new MarketStreamError(`Cannot open the market channel at ${o.url}: ${(cause as Error).message}`, { cause }))
+      return
+    }
     socket = ws
     ws.onopen = () => {
       ws.send(subscription)

@@ -26,6 +26,7 @@ import {
   type LiveBook,
 } from 'hookpilot/sdk'
 import { startMockMarketServer, type MockMarketServer } from 'hookpilot/sdk/mock'
+import { createMarketHandlers, type MarketMockHandlers } from 'hookpilot/sdk/mock/msw'
 
 const pm = createMarketClient()
 
@@ -109,7 +110,13 @@ if (MarketError.is(err, 'ERR_MARKET_NOT_FOUND')) {
 }
 
 // The mock.
-expectType<Promise<MockMarketServer>>(startMockMarketServer({ port: 0 }))
+expectType<Promise<MockMarketServer>>(startMockMarketServer({ port: 0, tickMs: 0 }))
+expectType<MarketMockHandlers>(createMarketHandlers())
+declare const mockServer: MockMarketServer
+expectType<string>(mockServer.wsUrl)
+expectType<readonly unknown[]>(mockServer.received)
+expectType<void>(mockServer.drop())
+createMarketClient(mockServer)
 
 // The stream: custom-feature events only in the type of a stream that asked for them.
 expectType<MarketStream<MarketEvent>>(pm.watch(handle))

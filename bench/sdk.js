@@ -3,8 +3,9 @@
  * the same run (see docs/benchmarks.md):
  *
  *   1. client CPU per call with the network taken out: a fetch that answers from memory, for hookpilot, a plain
- *      fetch + JSON.parse of the same body, and @polymarket/clob-client (axios on its fetch adapter, given the
- *      same in-memory fetch), on the calls both clients have (book, midpoint);
+ *      fetch + JSON.parse of the same body (alone, then with the SDK's schemas: its own work without ky), ky alone,
+ *      and @polymarket/clob-client (axios on its fetch adapter, given the same in-memory fetch), on the calls both
+ *      clients have (book, midpoint);
  *   2. the same calls over loopback HTTP to a node:http server in another process: wall time and client CPU;
  *   3. pm.watchBooks() fed 10,000 price_change frames a second by a WebSocket server in another process: the
  *      client's CPU as a share of one core, beside a bare `ws` + JSON.parse reader of the same frames.
@@ -22,7 +23,10 @@ import { ClobClient } from '@polymarket/clob-client'
 import axios from 'axios'
 import ky from 'ky'
 import WebSocket from 'ws'
+import * as v from 'valibot'
 import { createMarketClient } from '../dist/sdk/index.js'
+import { toBook } from '../dist/sdk/clob/model.js'
+import { ClobBookSchema, ClobMidpointSchema } from '../dist/sdk/wire/clob.js'
 import { BOOK_BODY, MIDPOINT_BODY, STREAM_TOKENS, TOKEN } from './sdk-fixtures.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -83,8 +87,11 @@ async function inMemory() {
   // ky alone, set up as the client sets it up, with nothing of the client's own: the floor that keeping ky sets.
   const api = ky.create({ fetch: memoryFetch, retry: 0, throwHttpErrors: false, timeout: 15_000, headers: { 'user-agent': 'bench', accept: 'application/json' } })
   const kyOnly = (path) => async () => JSON.parse(await (await api(`${host}${path}?token_id=${TOKEN}`)).text())
-  const book = await compare({ raw: raw('/book'), 'ky alone': kyOnly('/book'), hookpilot: () => token.book(), 'clob-client': () => clob.getOrderBook(TOKEN) }, CALLS)
-  const midpoint = await compare({ raw: raw('/midpoint'), 'ky alone': kyOnly('/midpoint'), hookpilot: () => token.midpoint(), 'clob-client': () => clob.getMidpoint(TOKEN) }, CALLS)
+  // raw fetch + the SDK's own schemas and conversion, no ky: what the client's work costs without ky's.
+  const validated = (path, schema) => async () => v.parse(schema, JSON.parse(await (await memoryFetch(`${host}${path}?token_id=${TOKEN}`)).text()))
+  const bookSchema = v.pipe(ClobBookSchema, v.transform(toBook))
+  const book = await compare({ raw: raw('/book'), '+ validation': validated('/book', bookSchema), 'ky alone': kyOnly('/book'), hookpilot: () => token.book(), 'clob-client': () => clob.getOrderBook(TOKEN) }, CALLS)
+  const midpoint = await compare({ raw: raw('/midpoint'), '+ validation': validated('/midpoint', ClobMidpointSchema), 'ky alone': kyOnly('/midpoint'), hookpilot: () => token.midpoint(), 'clob-client': () => clob.getMidpoint(TOKEN) }, CALLS)
   axios.defaults.adapter = ['xhr', 'http', 'fetch']
   delete axios.defaults.env.fetch
   return { book, midpoint }
@@ -184,7 +191,7 @@ function printCalls(title, results, goal) {
   console.log(title)
   console.log('  call       client        CPU us/call  wall us/call  CPU vs raw  CPU vs clob-client')
   for (const [call, r] of Object.entries(results)) {
-    for (const name of ['raw', 'ky alone', 'hookpilot', 'clob-client']) {
+    for (const name of ['raw', '+ validation', 'ky alone', 'hookpilot', 'clob-client']) {
       const v = r[name]
       if (v === undefined) continue
       console.log(`  ${call.padEnd(10)} ${name.padEnd(12)} ${us(v.cpu)}      ${us(v.wall)}      ${x(v.cpu / r.raw.cpu).padStart(7)}     ${x(v.cpu / r['clob-client'].cpu).padStart(7)}`)

@@ -103,6 +103,23 @@ describe('pm.watchBooks', () => {
     await it.return?.()
   })
 
+  it('checks the book against best_bid_ask (custom features) and takes tick-size changes', async () => {
+    const pm = createMarketClient(mock)
+    const m = pm.market(await pm.markets.bySlug('will-2-fed-rate-cuts-happen-in-2025'))
+    const it = pm.watchBooks(m.yes, { ...FAST, customFeatures: true })[Symbol.asyncIterator]()
+    await readUntil(it, (s) => s.length === 1)
+    const tick = { event_type: 'tick_size_change', asset_id: m.yes.id, market: m.market.conditionId, old_tick_size: '0.01', new_tick_size: '0.001', timestamp: '1757912044871' }
+    const agreeing = { event_type: 'best_bid_ask', asset_id: m.yes.id, market: m.market.conditionId, best_bid: '0.64', best_ask: '0.65', spread: '0.01', timestamp: '1' }
+    mock.publish(tick)
+    mock.publish(agreeing)
+    mock.publish({ ...agreeing, best_ask: '0.66' })
+    const updates = await readUntil(it, (s) => s.length === 2)
+    expect(updates.map((u) => u.source)).toEqual(['change', 'resync'])
+    expect(updates[0]?.book.tickSize).toBe(0.001)
+    expect(prices(updates[1]!.book.asks)).toEqual([0.65, 0.66, 0.67])
+    await it.return?.()
+  })
+
   it('drops its books on a reconnect and rebuilds them from the fresh snapshot', async () => {
     const pm = createMarketClient(mock)
     const it = pm.watchBooks(SAMPLE_YES, FAST)[Symbol.asyncIterator]()

@@ -1,6 +1,7 @@
 // `hookpilot market` driven through runMarket with a fake CliIO; --mock starts the real mock server on port 0.
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { runMarket } from '../../src/cli/market/index.js'
+import { startMockMarketServer } from '../../src/sdk/mock/server.js'
 import type { CliIO } from '../../src/cli/io.js'
 
 function fakeIO(tty = false) {
@@ -206,6 +207,23 @@ describe('hookpilot market', () => {
     expect(lastFrame).toContain('Will 2 Fed rate cuts happen in 2025? — No')
     expect(lastFrame).toMatch(/BIDS\s+SIZE\s+ASKS\s+SIZE\n\s+36%\s+[\d,]+\s+37%/)
     expect(lastFrame).toContain('LAST TRADES')
+  })
+
+  it('says so when the connection was lost and the books are rebuilt', async () => {
+    const mock = await startMockMarketServer({ tickMs: 0 })
+    try {
+      const f = fakeIO()
+      const env = { HOOKPILOT_GAMMA_URL: mock.gammaUrl, HOOKPILOT_CLOB_URL: mock.clobUrl, HOOKPILOT_WS_URL: mock.wsUrl }
+      const running = runMarket(['watch', 'will-2-fed-rate-cuts-happen-in-2025', '--count', '5'], { ...f.io, env })
+      await vi.waitFor(() => expect(f.stdout().split('\n')).toHaveLength(3))
+      mock.drop()
+      expect(await running).toBe(0)
+      const lines = f.stdout().trim().split('\n')
+      expect(lines[2]).toMatch(/reconnected after the connection closed: books rebuilt from fresh snapshots$/)
+      expect(lines.slice(3).map((l) => l.split(/\s+/)[1])).toEqual(['book', 'book'])
+    } finally {
+      await mock.close()
+    }
   })
 
   it('refuses a watch it cannot do before connecting', async () => {

@@ -26,7 +26,7 @@ ${Object.entries(COMMANDS)
   .join('\n')}
 
 ${COMMON_HELP}
-Base URLs can be changed with HOOKPILOT_GAMMA_URL, HOOKPILOT_CLOB_URL and HOOKPILOT_DATA_URL.
+Base URLs can be changed with HOOKPILOT_GAMMA_URL, HOOKPILOT_CLOB_URL, HOOKPILOT_DATA_URL and HOOKPILOT_WS_URL.
 Run "hookpilot market <command> --help" for a command's options. Docs: docs/sdk.md
 `
 
@@ -72,8 +72,8 @@ export const runMarket: Subcommand = async (args, io) => {
 
 async function withClient(io: CliIO, mock: boolean, run: (pm: MarketClient) => Promise<number>): Promise<number> {
   if (!mock) {
-    const { HOOKPILOT_GAMMA_URL: gammaUrl, HOOKPILOT_CLOB_URL: clobUrl, HOOKPILOT_DATA_URL: dataUrl } = io.env
-    return run(createMarketClient({ gammaUrl, clobUrl, dataUrl }))
+    const { HOOKPILOT_GAMMA_URL: gammaUrl, HOOKPILOT_CLOB_URL: clobUrl, HOOKPILOT_DATA_URL: dataUrl, HOOKPILOT_WS_URL: wsUrl } = io.env
+    return run(createMarketClient({ gammaUrl, clobUrl, dataUrl, wsUrl }))
   }
   // Only the node:http server: msw is an optional peer dependency and may be absent.
   const { startMockMarketServer } = await import('../../sdk/mock/server.js')

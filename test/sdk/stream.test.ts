@@ -186,11 +186,12 @@ describe('connections', () => {
     expect(sent.flat().sort()).toEqual([...ids].sort())
     expect(sent.every((a) => a.length <= 4)).toBe(true)
     await reading
-    // Every connection gets the listing; each then gets a marker after it on the same socket (frames keep their order).
+    // Every connection gets the listing, then a marker after it on the same socket (frames keep their order).
+    // publish() reaches every connection, so once all shards × shards markers are in, every listing was read.
     mock.publish(sample('new_market'))
     const trade = JSON.parse(sample('last_trade_price')) as object
     for (const shard of sent) mock.publish({ ...trade, asset_id: shard[0] })
-    const after = await readUntil(it, (s) => s.filter((e) => e.type === 'last_trade_price').length === shards)
+    const after = await readUntil(it, (s) => s.filter((e) => e.type === 'last_trade_price').length === shards * shards)
     expect(after.filter((e) => e.type === 'new_market')).toHaveLength(1)
     stream.close()
   })

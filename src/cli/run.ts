@@ -16,7 +16,7 @@ Commands:
   test        send a signed test delivery to a dynamic subscription on the running gateway
   send        send a signed delivery to any route (static ones too) on the running gateway
   jobs        list, show, retry and purge the gateway's jobs (list | show <id> | retry <id> | purge)
-  market      query prediction-market data (search, events, markets, book, history, trades, oi)
+  market      query prediction-market data (search, events, markets, book, history, trades, oi, watch)
 
 Run "hookpilot <command> --help" for a command's options, "hookpilot --version" for the version.
 Docs: docs/README.md

@@ -16,12 +16,16 @@ import { MarketUsageError } from './errors.js'
 import { createTransport } from './http.js'
 import { MarketHandle } from './market-handle.js'
 import { retryPolicy, type RetryOptions } from './retry.js'
+import type { MarketEvent, StreamEvent } from './stream/events.js'
+import { booksOf, type BookUpdate } from './stream/watch-books.js'
+import { DEFAULT_WS_URL, tokenIdsOf, watchTokens, type MarketStream, type WatchOptions, type WatchTarget } from './stream/watch.js'
 
 /** The real services, used unless overridden. */
 export const DEFAULT_URLS = {
   gammaUrl: 'https://gamma-api.polymarket.com',
   clobUrl: 'https://clob.polymarket.com',
   dataUrl: 'https://data-api.polymarket.com',
+  wsUrl: DEFAULT_WS_URL,
 } as const
 
 /** Sent as `User-Agent`: some edges answer a default fetch agent with a 403 page. */
@@ -35,6 +39,8 @@ export interface MarketClientOptions {
   readonly clobUrl?: string | undefined
   /** Trades service base URL. */
   readonly dataUrl?: string | undefined
+  /** The market WebSocket channel (default the real one, `wss://ws-subscriptions-clob.polymarket.com/ws/market`). */
+  readonly wsUrl?: string | undefined
   /** A fetch to use instead of `globalThis.fetch` (read at each call, so msw and test doubles apply). */
   readonly fetch?: typeof globalThis.fetch | undefined
   /** Ms before one attempt fails with MarketTimeoutError (default 15,000; `false` for none). */
@@ -43,7 +49,7 @@ export interface MarketClientOptions {
   readonly retry?: RetryOptions | number | false | undefined
   /** Sent as `User-Agent` (default {@link DEFAULT_USER_AGENT}). */
   readonly userAgent?: string | undefined
-  /** Parallel requests of fan-out helpers such as batch chunks (default 4). */
+  /** Requests in flight at once, across every call of this client (default 4): batch chunks, histories of many markets, ... */
   readonly concurrency?: number | undefined
 }
 
@@ -67,14 +73,34 @@ export interface MarketClient {
   market(market: Market): MarketHandle
   /** Books of many tokens (batched by 500, bounded by `concurrency`). */
   books(tokenIds: readonly string[], options?: CallOptions): Promise<Book[]>
-  /** Best buy/sell prices of many tokens. */
-  prices(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, batch.TokenPrices>>
-  /** Midpoints of many tokens. */
-  midpoints(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, number>>
-  /** Spreads of many tokens. */
-  spreads(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, number>>
+  /** Best buy/sell prices of many tokens: a key for every token asked for, `null` for those the service does not know. */
+  prices(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, batch.TokenPrices | null>>
+  /** Midpoints of many tokens: a key for every token asked for, `null` for those the service does not know. */
+  midpoints(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, number | null>>
+  /** Spreads of many tokens: a key for every token asked for, `null` for those the service does not know. */
+  spreads(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, number | null>>
   /** Open interest of markets by condition id. */
   openInterest(conditionIds: string | readonly string[], options?: CallOptions): Promise<OpenInterest[]>
+  /**
+   * Live events of tokens (ids, outcomes, token or market handles) from the market channel, with `reconnected`
+   * when continuity was lost.
+   *
+   * @example
+   * ```ts
+   * for await (const e of pm.watch(pm.market(m), { signal })) if (e.type === 'last_trade_price') console.log(e.price)
+   * ```
+   */
+  watch(tokens: WatchTarget | readonly WatchTarget[], options: WatchOptions & { readonly customFeatures: true }): MarketStream<StreamEvent>
+  watch(tokens: WatchTarget | readonly WatchTarget[], options?: WatchOptions): MarketStream<MarketEvent>
+  /**
+   * Local order books of tokens, kept from the market channel: `{ tokenId, book, source }` after every change.
+   *
+   * @example
+   * ```ts
+   * for await (const { book } of pm.watchBooks(pm.market(m).yes)) console.log(book.bids[0], book.asks[0])
+   * ```
+   */
+  watchBooks(tokens: WatchTarget | readonly WatchTarget[], options?: WatchOptions): MarketStream<BookUpdate>
 }
 
 /**
@@ -92,6 +118,7 @@ export function createMarketClient(options: MarketClientOptions = {}): MarketCli
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new MarketUsageError(`concurrency must be a positive integer, got ${concurrency}`)
   }
+  const limit = pLimit(concurrency)
   const request = createTransport({
     urls: {
       gamma: options.gammaUrl ?? DEFAULT_URLS.gammaUrl,
@@ -102,8 +129,11 @@ export function createMarketClient(options: MarketClientOptions = {}): MarketCli
     timeoutMs: options.timeout ?? 15_000,
     userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
     retry: retryPolicy(options.retry),
+    limit,
   })
-  const ctx: ClientContext = { request, limit: pLimit(concurrency) }
+  const ctx: ClientContext = { request }
+  const stream = { wsUrl: options.wsUrl ?? DEFAULT_URLS.wsUrl }
+  const watch = (tokens: WatchTarget | readonly WatchTarget[], o?: WatchOptions) => watchTokens(stream, tokenIdsOf(tokens), o)
   return {
     markets: new MarketsQuery(ctx, { filter: {} }),
     events: new EventsQuery(ctx, { filter: {} }),
@@ -124,5 +154,8 @@ export function createMarketClient(options: MarketClientOptions = {}): MarketCli
     midpoints: (ids, o) => batch.midpoints(ctx, ids, o),
     spreads: (ids, o) => batch.spreads(ctx, ids, o),
     openInterest: (ids, o) => openInterest(ctx, ids, o),
+    // The overloads only narrow the event type: one implementation serves both.
+    watch: watch as MarketClient['watch'],
+    watchBooks: (tokens, o) => booksOf(watch(tokens, o), (id) => new TokenHandle(ctx, id).book({ signal: o?.signal })),
   }
 }

@@ -1,12 +1,9 @@
-/** What every query and handle of one client shares: its transport and its concurrency bound. */
-import type { LimitFunction } from 'p-limit'
+/** What every query and handle of one client shares: its transport (which holds the concurrency bound). */
 import type { Transport } from './http.js'
 
 /** Internal: the per-client state handed to queries and handles. */
 export interface ClientContext {
   readonly request: Transport
-  /** Bounds fan-out (the chunks of batch reads) to the client's `concurrency`. */
-  readonly limit: LimitFunction
 }
 
 /** Options every terminal accepts. */

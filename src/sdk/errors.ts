@@ -15,6 +15,7 @@ export type MarketErrorCode =
   | 'ERR_MARKET_TIMEOUT'
   | 'ERR_MARKET_HTTP'
   | 'ERR_MARKET_USAGE'
+  | 'ERR_MARKET_STREAM'
 
 /** What a response told us, shared by every error that came from one. */
 export interface MarketErrorDetails {
@@ -136,5 +137,13 @@ export class MarketUsageError extends MarketError {
   override readonly name = 'MarketUsageError'
   constructor(message: string) {
     super('ERR_MARKET_USAGE', message)
+  }
+}
+
+/** The market channel could not be reached again within the stream's `reconnect.maxAttempts`. */
+export class MarketStreamError extends MarketError {
+  override readonly name = 'MarketStreamError'
+  constructor(message: string, details?: MarketErrorDetails) {
+    super('ERR_MARKET_STREAM', message, details)
   }
 }

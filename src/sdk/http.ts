@@ -1,8 +1,10 @@
 /**
  * The transport of the market client: one ky instance per client, JSON in and out, errors mapped to the client's
- * own classes, valibot validation of every body and the retry loop of idempotent reads.
+ * own classes, valibot validation of every body, the retry loop of idempotent reads, and the client's concurrency
+ * bound around every attempt (so every fan-out, not only batch chunks, is bounded).
  */
 import ky, { TimeoutError as KyTimeoutError } from 'ky'
+import type { LimitFunction } from 'p-limit'
 import * as v from 'valibot'
 import {
   BadRequestError,
@@ -44,6 +46,8 @@ export interface TransportOptions {
   readonly timeoutMs: number | false
   readonly userAgent: string
   readonly retry: RetryPolicy
+  /** Bounds the attempts in flight (the client's `concurrency`); a request waiting to retry holds no slot. */
+  readonly limit: LimitFunction
 }
 
 /** Sends requests of one client. */
@@ -60,18 +64,25 @@ export function createTransport(options: TransportOptions): Transport {
   })
 
   async function once<T>(spec: RequestSpec<T>, url: string, endpoint: string): Promise<T> {
+    const started = Date.now()
     let response: Response
     let text: string
     try {
-      response = await api(url, {
-        method: spec.method ?? 'GET',
-        ...(spec.body === undefined ? {} : { json: spec.body }),
-        ...(spec.signal === undefined ? {} : { signal: spec.signal }),
-      })
-      text = await response.text()
+      // A GET without a signal is most calls: it takes ky's shortest path (no per-call options to merge).
+      response =
+        spec.method === undefined && spec.signal === undefined
+          ? await api(url)
+          : await api(url, {
+              method: spec.method ?? 'GET',
+              ...(spec.body === undefined ? {} : { json: spec.body }),
+              ...(spec.signal === undefined ? {} : { signal: spec.signal }),
+            })
+      // ky's timeout ends when the headers arrive: the body gets what is left of the same budget.
+      const left = options.timeoutMs === false ? false : Math.max(1, options.timeoutMs - (Date.now() - started))
+      text = await readText(response, left, spec.signal)
     } catch (cause) {
       if (spec.signal?.aborted) throw spec.signal.reason
-      if (cause instanceof KyTimeoutError) {
+      if (cause instanceof KyTimeoutError || cause === BODY_TIMEOUT) {
         throw new MarketTimeoutError(`${endpoint} did not answer within ${options.timeoutMs} ms`, { url, cause })
       }
       throw new MarketHttpError(`${endpoint} failed: ${(cause as Error).message}`, { url, cause })
@@ -101,7 +112,7 @@ export function createTransport(options: TransportOptions): Transport {
     const endpoint = `${spec.service} ${spec.method ?? 'GET'} ${spec.path}`
     for (let attempt = 1; ; attempt++) {
       try {
-        return await once(spec, url, endpoint)
+        return await options.limit(() => once(spec, url, endpoint))
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason
         if (attempt > options.retry.limit || !isRetryable(err)) throw err
@@ -125,6 +136,40 @@ export function buildUrl(base: string, path: string, query: QueryInit | undefine
 }
 
 const NOT_JSON = Symbol('not JSON')
+const BODY_TIMEOUT = new Error('the body did not arrive in time')
+
+/**
+ * The body as text, given up (and the stream cancelled, which closes the connection) after `ms` or on `signal`:
+ * a server that sends its headers and then stalls must not hang a call forever.
+ */
+async function readText(response: Response, ms: number | false, signal: AbortSignal | undefined): Promise<string> {
+  const body = response.body
+  if (body === null) return ''
+  if (ms === false && signal === undefined) return response.text()
+  const reader = body.getReader()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let onAbort: (() => void) | undefined
+  const stop = new Promise<never>((_, reject) => {
+    const give = (reason: unknown): void => {
+      reject(reason)
+      reader.cancel(reason).catch(() => {})
+    }
+    if (ms !== false) timer = setTimeout(() => give(BODY_TIMEOUT), ms)
+    if (signal !== undefined) signal.addEventListener('abort', (onAbort = () => give(signal.reason)), { once: true })
+  })
+  try {
+    const chunks: Uint8Array[] = []
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), stop])
+      if (done) break
+      chunks.push(value)
+    }
+    return Buffer.concat(chunks).toString('utf8')
+  } finally {
+    clearTimeout(timer)
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort)
+  }
+}
 
 function parseJson(text: string): unknown {
   try {

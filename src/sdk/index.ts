@@ -24,6 +24,7 @@ export {
   MarketTimeoutError,
   MarketHttpError,
   MarketUsageError,
+  MarketStreamError,
 } from './errors.js'
 export type { MarketErrorCode, MarketErrorDetails, ShapeIssue } from './errors.js'
 export type { Market, Event, Tag, Outcome, Profile, SearchResult } from './catalog/model.js'
@@ -53,3 +54,31 @@ export type { MarketHandle } from './market-handle.js'
 export type { GammaMarketWire, GammaEventWire, GammaTagWire, GammaSearchWire } from './wire/gamma.js'
 export type { ClobBookWire, ClobMarketWire } from './wire/clob.js'
 export type { DataTradeWire } from './wire/data.js'
+export type {
+  StreamEvent,
+  MarketEvent,
+  CustomFeatureEvent,
+  BookEvent,
+  PriceChange,
+  PriceChangeEvent,
+  LastTradePriceEvent,
+  TickSizeChangeEvent,
+  BestBidAskEvent,
+  NewMarketEvent,
+  MarketResolvedEvent,
+  ReconnectedEvent,
+} from './stream/events.js'
+export type { WatchOptions, WatchTarget, MarketStream } from './stream/watch.js'
+export { DEFAULT_TOKENS_PER_CONNECTION } from './stream/watch.js'
+export type { UnknownFrameHandler } from './stream/parse.js'
+export type { LiveBook } from './stream/order-book.js'
+export type { BookUpdate, BookUpdateSource } from './stream/watch-books.js'
+export type {
+  StreamBookWire,
+  PriceChangeWire,
+  LastTradePriceWire,
+  TickSizeChangeWire,
+  BestBidAskWire,
+  NewMarketWire,
+  MarketResolvedWire,
+} from './stream/wire.js'

@@ -27,14 +27,25 @@ export class MarketHandle {
     this.market = market
   }
 
-  /** The Yes token (outcome 0). */
+  /** The Yes token; MarketUsageError on a market whose outcomes are not Yes and No, or that has no order book. */
   get yes(): TokenHandle {
-    return this.outcome(0)
+    return this.outcome(this.#binary('yes'))
   }
 
-  /** The No token (outcome 1). */
+  /** The No token; MarketUsageError on a market whose outcomes are not Yes and No, or that has no order book. */
   get no(): TokenHandle {
-    return this.outcome(1)
+    return this.outcome(this.#binary('no'))
+  }
+
+  /** True when every outcome has an order-book token: filter with it before `Promise.all` over many markets. */
+  get hasOrderBook(): boolean {
+    const { outcomes } = this.market
+    return outcomes.length > 0 && outcomes.every((o) => o.tokenId !== null)
+  }
+
+  /** The tokens of the outcomes that have one, in outcome order (`[]` for a market without an order book). */
+  get tokens(): readonly TokenHandle[] {
+    return this.market.outcomes.flatMap((o) => (o.tokenId === null ? [] : [new TokenHandle(this.#ctx, o.tokenId)]))
   }
 
   /** The token of an outcome, by index or by label (case-insensitive); MarketUsageError if it has no token. */
@@ -54,7 +65,7 @@ export class MarketHandle {
     return new TokenHandle(this.#ctx, found.tokenId)
   }
 
-  /** Price history of the Yes token: the service keys history by token, not by market. */
+  /** Price history of the Yes token (the service keys history by token); on other markets use `outcome(o).history()`. */
   history(params: HistoryParams, options: CallOptions = {}): Promise<PricePoint[]> {
     return this.yes.history(params, options)
   }
@@ -69,6 +80,16 @@ export class MarketHandle {
     const id = this.#conditionId()
     const rows = await openInterest(this.#ctx, id, options)
     return rows.find((r) => r.market.toLowerCase() === id.toLowerCase())?.value ?? null
+  }
+
+  // Outcome 0 and 1 of any market would be a silent guess: only a market whose outcomes are Yes and No has them.
+  #binary(which: 'yes' | 'no'): number {
+    const labels = this.market.outcomes.map((o) => o.label)
+    if (labels.length === 2 && labels[0]?.toLowerCase() === 'yes' && labels[1]?.toLowerCase() === 'no') return which === 'yes' ? 0 : 1
+    const listed = labels.join(', ') || 'none'
+    throw new MarketUsageError(
+      `Market "${this.market.slug}" is not a Yes/No market (outcomes: ${listed}): use outcome(label) or outcome(index) instead of .${which}`,
+    )
   }
 
   // Without a condition id the trades service would answer for every market, not for none.

@@ -98,6 +98,25 @@ export async function* offsetPages<T>(
   }
 }
 
+/**
+ * Up to `limit` items of an offset list from `start`, following further pages when the service clamps a page
+ * short (a `limit(20).list()` that silently gave 5 was a trap); without a limit, one page of the service's default.
+ */
+export async function upTo<T>(
+  fetchPage: (offset: number, size: number | undefined) => Promise<T[]>,
+  start: number,
+  limit: number | undefined,
+  maxOffset?: number,
+): Promise<T[]> {
+  if (limit === undefined) return fetchPage(start, undefined)
+  const out: T[] = []
+  for await (const page of offsetPages((offset) => fetchPage(offset, limit - out.length), start, maxOffset)) {
+    out.push(...page)
+    if (out.length >= limit) return out.slice(0, limit)
+  }
+  return out
+}
+
 /** One page of a cursor list: its items and the cursor of the next page (`undefined` on the last). */
 export interface Page<T> {
   readonly items: readonly T[]

@@ -177,17 +177,17 @@ describe('events', () => {
 describe('search and tags', () => {
   it('searches, turning null lists into empty ones', async () => {
     const { pm } = testClient()
-    const r = await pm.search('bitcoin').list()
+    const r = await pm.search('bitcoin').page()
     expect(r.events.map((e) => e.slug)).toContain('bitcoin-above-on-august-15')
     expect(r.tags.map((t) => t.slug)).toEqual(['bitcoin'])
     expect(r.profiles[0]?.name).toBe('btcmaxi')
-    const none = await pm.search('zzz-nothing').list()
+    const none = await pm.search('zzz-nothing').page()
     expect(none).toMatchObject({ events: [], tags: [], profiles: [], hasMore: false, totalResults: 0 })
   })
 
   it('sends the search options the service knows', async () => {
     const { pm } = testClient()
-    const r = await pm.search('bitcoin').status('closed').keepClosedMarkets().list()
+    const r = await pm.search('bitcoin').status('closed').keepClosedMarkets().page()
     expect(r.events.map((e) => e.slug)).toEqual(['microstrategy-sell-any-bitcoin-in-2025'])
     expect(r.events[0]?.markets).toHaveLength(1)
     const [u] = urls(requests)
@@ -208,5 +208,63 @@ describe('search and tags', () => {
     expect(tags).toHaveLength(7)
     expect(urls(requests).map((u) => u.searchParams.get('offset'))).toEqual(['0', '3', '6', '7'])
     await expect(pm.tags.bySlug('crypto')).resolves.toMatchObject({ id: '21', label: 'Crypto' })
+  })
+})
+
+describe('paging the way the builders say', () => {
+  it('starts iteration and toArray at offset(), on markets and events alike', async () => {
+    const { pm } = testClient()
+    const all = await pm.markets.toArray({ max: 100 })
+    const skipped = await pm.markets.offset(2).toArray({ max: 4 })
+    expect(skipped.map((m) => m.id)).toEqual(all.slice(2, 6).map((m) => m.id))
+    const seen: string[] = []
+    for await (const m of pm.markets.offset(7)) seen.push(m.id)
+    expect(seen).toEqual(all.slice(7).map((m) => m.id))
+    const events = await pm.events.toArray({ max: 50 })
+    expect((await pm.events.offset(3).toArray({ max: 50 })).map((e) => e.id)).toEqual(events.slice(3).map((e) => e.id))
+  })
+
+  it('asks every list for no bigger a page than toArray needs', async () => {
+    const { pm } = testClient()
+    await pm.tags.toArray({ max: 1 })
+    await pm.search('will').toArray({ max: 2 })
+    await pm.trades.toArray({ max: 3 })
+    await pm.markets.toArray({ max: 4 })
+    const [tags, search, trades, markets] = urls(requests)
+    expect(tags?.searchParams.get('limit')).toBe('1')
+    expect(search?.searchParams.get('limit_per_type')).toBe('2')
+    expect(trades?.searchParams.get('limit')).toBe('3')
+    expect(markets?.searchParams.get('limit')).toBe('4')
+  })
+
+  it('gives list() as many items as limit() asked for, across pages the service cut short', async () => {
+    const { pm } = testClient()
+    const markets = await pm.markets.where({ closed: false }).limit(8).list()
+    expect(markets).toHaveLength(8)
+    expect(urls(requests).map((u) => [u.searchParams.get('offset'), u.searchParams.get('limit')])).toEqual([[null, '8'], ['5', '3']])
+    expect(await pm.tags.limit(5).list()).toHaveLength(5)
+    expect(await pm.trades.limit(15).list()).toHaveLength(15)
+    // Fewer only when there are no more.
+    expect(await pm.tags.offset(5).limit(10).list()).toHaveLength(2)
+  })
+
+  it('fails an unknown tag slug the same way on markets and events, while a known tag may match nothing', async () => {
+    const { pm } = testClient()
+    for (const query of [pm.markets.where({ tag: 'politcs' }), pm.events.where({ tag: 'politcs' })]) {
+      await expect(query.list()).rejects.toThrow(NotFoundError)
+      await expect(query.toArray({ max: 5 })).rejects.toThrow('No tag has the slug "politcs"')
+      await expect(query.page()).rejects.toMatchObject({ code: 'ERR_MARKET_NOT_FOUND' })
+    }
+    await expect(pm.events.where({ tag: 'bitcoin', closed: true }).list()).resolves.toEqual([])
+  })
+
+  it('names the terminals alike on search: list() gives events, page() the whole page, pageNumber() picks one', async () => {
+    const { pm } = testClient()
+    const events = await pm.search('will').limitPerType(2).pageNumber(2).list()
+    expect(events.map((e) => e.slug)).toHaveLength(2)
+    const page = await pm.search('will').limitPerType(2).pageNumber(2).page()
+    expect(page.events.map((e) => e.slug)).toEqual(events.map((e) => e.slug))
+    expect(page).toMatchObject({ hasMore: false, totalResults: 4 })
+    expect(urls(requests).map((u) => u.searchParams.get('page'))).toEqual(['2', '2'])
   })
 })

@@ -1,6 +1,7 @@
 // `hookpilot market` driven through runMarket with a fake CliIO; --mock starts the real mock server on port 0.
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { runMarket } from '../../src/cli/market/index.js'
+import { startMockMarketServer } from '../../src/sdk/mock/server.js'
 import type { CliIO } from '../../src/cli/io.js'
 
 function fakeIO(tty = false) {
@@ -158,7 +159,7 @@ describe('hookpilot market', () => {
   it('has --help for the command and every subcommand', async () => {
     const top = await market('--help')
     expect(top.code).toBe(0)
-    for (const sub of ['search', 'events', 'markets', 'book', 'history', 'trades', 'oi']) {
+    for (const sub of ['search', 'events', 'markets', 'book', 'history', 'trades', 'oi', 'watch']) {
       expect(top.stdout).toContain(`  ${sub} `)
       const r = await market(sub, '--help')
       expect(r.code).toBe(0)
@@ -178,6 +179,60 @@ describe('hookpilot market', () => {
       expect(r).toMatchObject({ code: 0, stderr: '' })
       expect(r.stdout).toBe(none.stderr)
     }
+  })
+
+  it('watches a market live: one line per event when piped', async () => {
+    const r = await market('watch', 'will-2-fed-rate-cuts-happen-in-2025', '--mock', '--count', '6')
+    expect(r).toMatchObject({ code: 0, stderr: '' })
+    const lines = r.stdout.trim().split('\n')
+    expect(lines).toHaveLength(6)
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d book {3}Yes {2}bid 64% × [\d,]+ {2}ask 65% × [\d,]+$/)
+    expect(lines[1]).toMatch(/ book {3}No /)
+    expect(lines.slice(2).some((l) => / change (Yes|No) {2}(bid|ask) \d+% → [\d,]+$/.test(l))).toBe(true)
+  })
+
+  it('watches as JSON lines for scripts, and draws a view in place on a terminal', async () => {
+    const r = await market('watch', 'will-2-fed-rate-cuts-happen-in-2025', '--mock', '--count', '5', '--json')
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; raw?: unknown; bids?: { price: number }[] })
+    expect(events.map((e) => e.type).slice(0, 2)).toEqual(['book', 'book'])
+    expect(events[0]?.bids?.[0]?.price).toBe(0.64)
+    expect(events.every((e) => e.raw === undefined)).toBe(true)
+    const tty = fakeIO(true)
+    expect(await runMarket(['watch', 'will-2-fed-rate-cuts-happen-in-2025', '--outcome', 'No', '--mock', '--count', '4', '--depth', '3'], tty.io)).toBe(0)
+    const out = tty.stdout()
+    // Later frames move the cursor up over the previous one and clear it: redrawn in place.
+    expect(out).toMatch(/\x1b\[\d+F\x1b\[J/)
+    const frames = out.split('\x1b[J')
+    const lastFrame = frames.at(-1) ?? ''
+    expect(lastFrame).toContain('Will 2 Fed rate cuts happen in 2025? — No')
+    expect(lastFrame).toMatch(/BIDS\s+SIZE\s+ASKS\s+SIZE\n\s+36%\s+[\d,]+\s+37%/)
+    expect(lastFrame).toContain('LAST TRADES')
+  })
+
+  it('says so when the connection was lost and the books are rebuilt', async () => {
+    const mock = await startMockMarketServer({ tickMs: 0 })
+    try {
+      const f = fakeIO()
+      const env = { HOOKPILOT_GAMMA_URL: mock.gammaUrl, HOOKPILOT_CLOB_URL: mock.clobUrl, HOOKPILOT_WS_URL: mock.wsUrl }
+      const running = runMarket(['watch', 'will-2-fed-rate-cuts-happen-in-2025', '--count', '5'], { ...f.io, env })
+      await vi.waitFor(() => expect(f.stdout().split('\n')).toHaveLength(3))
+      mock.drop()
+      expect(await running).toBe(0)
+      const lines = f.stdout().trim().split('\n')
+      expect(lines[2]).toMatch(/reconnected after the connection closed: books rebuilt from fresh snapshots$/)
+      expect(lines.slice(3).map((l) => l.split(/\s+/)[1])).toEqual(['book', 'book'])
+    } finally {
+      await mock.close()
+    }
+  })
+
+  it('refuses a watch it cannot do before connecting', async () => {
+    expect(await market('watch', 'odd-market-without-outcomes', '--mock')).toMatchObject({ code: 2, stderr: expect.stringContaining('has no outcome 0') })
+    expect(await market('watch', 'presidential-election-winner-2028', '--mock', '--outcome', 'Dave', '--count', '1')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('(outcomes: Alice, Bob, Carol)'),
+    })
+    expect((await market('watch', 'x', '--count', '0')).stderr).toContain('--count must be a whole number')
   })
 
   it('shows a spinner on stderr only when it is a terminal', async () => {

@@ -1,6 +1,6 @@
 import { http, HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { BadRequestError, NotFoundError, type Market } from '../../src/sdk/index.js'
+import { BadRequestError, MarketUsageError, NotFoundError, type Market } from '../../src/sdk/index.js'
 import { CLOB, testClient, urls, useMarketMock } from './helpers/msw.js'
 
 const { server, requests } = useMarketMock()
@@ -186,10 +186,35 @@ describe('linking flow', () => {
   it('refuses outcomes a market does not have, saying which it has', async () => {
     const { pm } = testClient()
     const odd = pm.market(await pm.markets.bySlug('odd-market-without-outcomes'))
-    expect(() => odd.yes).toThrow(/has no outcome 0 \(outcomes: none\)/)
+    expect(() => odd.outcome(0)).toThrow(/has no outcome 0 \(outcomes: none\)/)
     const multi = pm.market(await pm.markets.bySlug('presidential-election-winner-2028'))
     expect(multi.outcome('Carol').id).toMatch(/^\d+$/)
     expect(() => multi.outcome('Dave')).toThrow(/Alice, Bob, Carol/)
+  })
+
+  it('gives .yes and .no only on Yes/No markets, and says which outcomes another market has', async () => {
+    const { pm } = testClient()
+    const multi = pm.market(await pm.markets.bySlug('presidential-election-winner-2028'))
+    expect(() => multi.yes).toThrow(MarketUsageError)
+    expect(() => multi.no).toThrow(/"presidential-election-winner-2028" is not a Yes\/No market \(outcomes: Alice, Bob, Carol\): use outcome/)
+    expect(() => multi.history({ interval: '1d' })).toThrow(/not a Yes\/No market/)
+    expect(multi.outcome('Bob').id).toBe(multi.market.outcomes[1]?.tokenId)
+    const binary = pm.market(await pm.markets.bySlug('will-1-fed-rate-cut-happen-in-2025'))
+    expect([binary.yes.id, binary.no.id]).toEqual(binary.market.outcomes.map((o) => o.tokenId))
+    const untokened = pm.market({ ...binary.market, outcomes: binary.market.outcomes.map((o) => ({ ...o, tokenId: null })) })
+    expect(() => untokened.yes).toThrow(/Outcome "Yes" of market .* has no order-book token/)
+  })
+
+  it('lets a fan-out over many markets skip those without an order book', async () => {
+    const { pm } = testClient()
+    const markets = await pm.markets.toArray({ max: 100 })
+    const handles = markets.map((m) => pm.market(m))
+    expect(handles.some((h) => !h.hasOrderBook)).toBe(true)
+    const books = await Promise.all(handles.filter((h) => h.hasOrderBook && !h.market.closed).map((h) => h.tokens[0]!.book()))
+    expect(books.length).toBe(handles.filter((h) => h.hasOrderBook && !h.market.closed).length)
+    const odd = handles.find((h) => h.market.slug === 'odd-market-without-outcomes')!
+    expect(odd.tokens).toEqual([])
+    expect(handles.find((h) => h.market.slug === 'presidential-election-winner-2028')!.tokens).toHaveLength(3)
   })
 
   it('refuses trades and open interest of a market without a condition id instead of asking for every market', async () => {
@@ -199,5 +224,18 @@ describe('linking flow', () => {
     expect(() => handle.trades()).toThrow(/has no condition id/)
     await expect(handle.openInterest()).rejects.toThrow(/has no condition id/)
     expect(urls(requests).map((u) => u.pathname)).toEqual(['/markets/slug/odd-market-without-outcomes'])
+  })
+})
+
+describe('batch maps', () => {
+  it('have a key for every token asked for, null where the service had nothing', async () => {
+    const { pm } = testClient()
+    const closed = (await pm.markets.bySlug('microstrategy-sells-any-bitcoin-by-may-31-2026')).outcomes[0]!.tokenId!
+    const ids = [YES_2_CUTS, closed, '123456789012345']
+    const mids = await pm.midpoints(ids)
+    expect([...mids]).toEqual([[YES_2_CUTS, 0.645], [closed, null], ['123456789012345', null]])
+    expect([...(await pm.spreads(ids)).values()]).toEqual([0.01, null, null])
+    expect((await pm.prices(ids)).get(closed)).toBeNull()
+    expect((await pm.prices(ids)).get(YES_2_CUTS)).toEqual({ buy: 0.64, sell: 0.65 })
   })
 })

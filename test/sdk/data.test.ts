@@ -11,8 +11,8 @@ import { CLOB, DATA, GAMMA, testClient, urls, useMarketMock } from './helpers/ms
 const { requests, server } = useMarketMock()
 /** What a client hands its queries, made by hand so a query can hold a state its builders refuse. */
 function bareContext(): ClientContext {
-  const request = createTransport({ urls: { gamma: GAMMA, clob: CLOB, data: DATA }, fetch: undefined, timeoutMs: false, userAgent: 'test', retry: retryPolicy(false) })
-  return { request, limit: pLimit(1) }
+  const request = createTransport({ urls: { gamma: GAMMA, clob: CLOB, data: DATA }, fetch: undefined, timeoutMs: false, userAgent: 'test', retry: retryPolicy(false), limit: pLimit(1) })
+  return { request }
 }
 
 const MSTR = '0x0216999502169995021699950216999502169995021699950216999502169995'

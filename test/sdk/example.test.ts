@@ -15,9 +15,9 @@ beforeAll(async () => {
 afterAll(() => mock.close())
 
 /** `node` with hooks that run TypeScript and map `hookpilot/sdk` to src/ (no build needed). */
-function runExample(args: string[], env: Record<string, string> = {}) {
+function runExample(args: string[], env: Record<string, string> = {}, script = 'examples/sdk/linking-flow.ts') {
   const register = fileURLToPath(new URL('./helpers/ts-register.mjs', import.meta.url))
-  return run(process.execPath, ['--import', register, 'examples/sdk/linking-flow.ts', ...args], {
+  return run(process.execPath, ['--import', register, script, ...args], {
     cwd: root,
     env: { ...process.env, ...env },
   })
@@ -38,5 +38,18 @@ describe('examples/sdk/linking-flow.ts', () => {
     const args = ['no-such-market', `--gamma=${mock.gammaUrl}`, `--clob=${mock.clobUrl}`, `--data=${mock.dataUrl}`]
     const err = await runExample(args).catch((e: unknown) => e as { code: number; stderr: string })
     expect(err).toMatchObject({ code: 1, stderr: expect.stringContaining('ERR_MARKET_NOT_FOUND') })
+  })
+})
+
+describe('examples/sdk/live-book.ts', () => {
+  it('follows a market\'s books on the mock\'s market channel', async () => {
+    const env = { GAMMA_URL: mock.gammaUrl, CLOB_URL: mock.clobUrl, WS_URL: mock.wsUrl }
+    const { stdout } = await runExample(['will-2-fed-rate-cuts-happen-in-2025', '--updates=4'], env, 'examples/sdk/live-book.ts')
+    const lines = stdout.trim().split('\n')
+    expect(lines[0]).toBe('Will 2 Fed rate cuts happen in 2025?')
+    expect(lines[1]).toBe('Yes snapshot: best bid 0.64 x 3175, best ask 0.65 x 3800')
+    expect(lines[2]).toMatch(/^No snapshot: best bid 0\.36/)
+    expect(lines.slice(3)).toHaveLength(2)
+    expect(lines.slice(3).every((l) => / change: best bid /.test(l))).toBe(true)
   })
 })

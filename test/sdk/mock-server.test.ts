@@ -39,6 +39,25 @@ describe('startMockMarketServer', () => {
     expect(await route(new Request('https://example.com/markets'))).toBeUndefined()
   })
 
+  it('resets: pending throttles dropped, the moved market back where it started', async () => {
+    const pm = createMarketClient({ ...mock, retry: false })
+    const m = pm.market(await pm.markets.bySlug('will-2-fed-rate-cuts-happen-in-2025'))
+    const start = await m.yes.book()
+    mock.throttle(3)
+    mock.reset()
+    await expect(pm.tags.list()).resolves.toHaveLength(3)
+    // The channel moves only subscribed tokens: subscribe, move, and the REST book follows the stream's.
+    const stream = pm.watch(m.yes)[Symbol.asyncIterator]()
+    await stream.next()
+    mock.tick(2)
+    await stream.next()
+    await stream.next()
+    expect((await m.yes.book()).bids).not.toEqual(start.bids)
+    mock.reset()
+    expect((await m.yes.book()).bids).toEqual(start.bids)
+    await stream.return?.()
+  })
+
   it('closes', async () => {
     const other = await startMockMarketServer()
     await other.close()

@@ -1,4 +1,6 @@
-import { http, HttpResponse, delay } from 'msw'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { http, HttpResponse, delay, passthrough } from 'msw'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
   MarketError,
@@ -151,6 +153,31 @@ describe('errors', () => {
     expect(requests).toHaveLength(2)
   })
 
+  it('times out a server that sends its headers and then stalls in the body', async () => {
+    let requestsSeen = 0
+    const stall = createServer((_req, res) => {
+      requestsSeen++
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write('[{"id": "1", "label": "half a bo')
+    })
+    await new Promise<void>((resolve) => stall.listen(0, '127.0.0.1', resolve))
+    const { port } = stall.address() as AddressInfo
+    // This file intercepts fetch with msw: let this request reach the real socket.
+    server.use(http.all(`http://127.0.0.1:${port}/*`, () => passthrough()))
+    try {
+      // Long enough for the headers on a busy machine: it is the body that must be cut off.
+      const pm = createMarketClient({ gammaUrl: `http://127.0.0.1:${port}`, timeout: 300, retry: { limit: 1, sleep: async () => {} } })
+      const err = await pm.tags.list().catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(MarketTimeoutError)
+      expect(err).toMatchObject({ message: expect.stringContaining('within 300 ms'), url: expect.stringContaining(`:${port}/tags`) })
+      // A timed-out attempt is retried like one whose headers never came.
+      await vi.waitFor(() => expect(requestsSeen).toBe(2))
+    } finally {
+      stall.closeAllConnections()
+      await new Promise((resolve) => stall.close(resolve))
+    }
+  })
+
   it('rejects with the signal reason when aborted, also while waiting to retry', async () => {
     server.use(http.get(`${GAMMA}/tags`, async () => delay('infinite')))
     const { pm } = testClient()
@@ -215,6 +242,26 @@ describe('errors', () => {
 })
 
 describe('options', () => {
+  it('bounds every fan-out by `concurrency`, not only batch chunks', async () => {
+    let inFlight = 0
+    let peak = 0
+    server.use(
+      http.get(`${CLOB}/prices-history`, async () => {
+        peak = Math.max(peak, ++inFlight)
+        await new Promise((r) => setTimeout(r, 5))
+        inFlight--
+        return HttpResponse.json({ history: [{ t: 1, p: 0.5 }] })
+      }),
+    )
+    const { pm } = testClient({ concurrency: 2 })
+    const markets = await pm.markets.where({ closed: false }).toArray({ max: 100 })
+    const binary = markets.map((m) => pm.market(m)).filter((h) => h.hasOrderBook && h.market.outcomes.length === 2)
+    expect(binary.length).toBeGreaterThan(4)
+    const histories = await Promise.all(binary.map((h) => h.history({ interval: '1d' })))
+    expect(histories.every((h) => h.length === 1)).toBe(true)
+    expect(peak).toBe(2)
+  })
+
   it('sends a User-Agent, uses a given fetch, read at call time', async () => {
     const calls: string[] = []
     const pm = createMarketClient({

@@ -19,8 +19,14 @@ import {
   type TokenPrices,
   type Trade,
   type TradesQuery,
+  type MarketStream,
+  type MarketEvent,
+  type StreamEvent,
+  type BookUpdate,
+  type LiveBook,
 } from 'hookpilot/sdk'
 import { startMockMarketServer, type MockMarketServer } from 'hookpilot/sdk/mock'
+import { createMarketHandlers, type MarketMockHandlers } from 'hookpilot/sdk/mock/msw'
 
 const pm = createMarketClient()
 
@@ -41,10 +47,12 @@ expectType<Promise<Market[]>>(pm.markets.toArray({ max: 10 }))
 expectType<Promise<Page<Event>>>(pm.events.page())
 expectType<Promise<Market>>(pm.markets.bySlug('s'))
 expectType<Promise<Tag[]>>(pm.tags.list())
-expectType<Promise<SearchResult>>(pm.search('x').list())
+expectType<Promise<SearchResult>>(pm.search('x').page())
+expectType<Promise<Event[]>>(pm.search('x').pageNumber(2).list())
 expectType<Promise<Trade[]>>(pm.trades.list())
 expectType<Promise<ClobMarket[]>>(pm.clobMarkets.toArray({ max: 5 }))
-expectType<Promise<Map<string, TokenPrices>>>(pm.prices(['1']))
+expectType<Promise<Map<string, TokenPrices | null>>>(pm.prices(['1']))
+expectType<Promise<Map<string, number | null>>>(pm.midpoints(['1']))
 expectType<Promise<Book[]>>(pm.books(['1']))
 expectType<Promise<OpenInterest[]>>(pm.openInterest('0x1'))
 // Open interest the service has no figure for is null, not 0.
@@ -102,4 +110,28 @@ if (MarketError.is(err, 'ERR_MARKET_NOT_FOUND')) {
 }
 
 // The mock.
-expectType<Promise<MockMarketServer>>(startMockMarketServer({ port: 0 }))
+expectType<Promise<MockMarketServer>>(startMockMarketServer({ port: 0, tickMs: 0 }))
+expectType<MarketMockHandlers>(createMarketHandlers())
+declare const mockServer: MockMarketServer
+expectType<string>(mockServer.wsUrl)
+expectType<readonly unknown[]>(mockServer.received)
+expectType<void>(mockServer.drop())
+createMarketClient(mockServer)
+
+// The stream: custom-feature events only in the type of a stream that asked for them.
+expectType<MarketStream<MarketEvent>>(pm.watch(handle))
+expectType<MarketStream<MarketEvent>>(pm.watch([handle.yes, market.outcomes[0]!, '123'], { signal: undefined, heartbeat: { intervalMs: 5000 } }))
+expectType<MarketStream<StreamEvent>>(pm.watch('123', { customFeatures: true }))
+expectType<MarketStream<BookUpdate>>(pm.watchBooks(handle))
+expectError(pm.watch(42))
+expectError(pm.watch('1', { heartbeat: 10 }))
+async function stream(): Promise<void> {
+  for await (const e of pm.watch(handle)) {
+    if (e.type === 'book') expectType<number>(e.bids[0]!.price)
+    if (e.type === 'reconnected') expectType<readonly string[]>(e.tokenIds)
+    // @ts-expect-error best_bid_ask is not an event of a stream without custom features
+    if (e.type === 'best_bid_ask') void e
+  }
+  for await (const u of pm.watchBooks('1')) expectType<LiveBook>(u.book)
+}
+void stream

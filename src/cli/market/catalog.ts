@@ -63,7 +63,7 @@ export const search: MarketCommand = {
     const limit = count('limit', str(parsed, 'limit'), 10, 50)
     return async ({ pm, io, json }) => {
       const query = pm.search(text).limitPerType(limit)
-      const result = await (status ? query.status(status) : query).list()
+      const result = await (status ? query.status(status) : query).page()
       if (json) return writeJson(io, result)
       io.stdout.write(`${result.totalResults ?? result.events.length} events match "${text}"\n\n`)
       io.stdout.write(table(result.events, eventRow))

@@ -7,9 +7,10 @@ import type { CliIO, Subcommand } from '../io.js'
 import { book, history, oi, trades } from './tokens.js'
 import { events, markets, search } from './catalog.js'
 import { flag, type MarketCommand } from './command.js'
+import { watch } from './watch.js'
 import { CliUsageError, parse } from './options.js'
 
-const COMMANDS: Readonly<Record<string, MarketCommand>> = { search, events, markets, book, history, trades, oi }
+const COMMANDS: Readonly<Record<string, MarketCommand>> = { search, events, markets, book, history, trades, oi, watch }
 
 const COMMON_HELP = `Common options:
   --json            print JSON instead of tables
@@ -25,7 +26,7 @@ ${Object.entries(COMMANDS)
   .join('\n')}
 
 ${COMMON_HELP}
-Base URLs can be changed with HOOKPILOT_GAMMA_URL, HOOKPILOT_CLOB_URL and HOOKPILOT_DATA_URL.
+Base URLs can be changed with HOOKPILOT_GAMMA_URL, HOOKPILOT_CLOB_URL, HOOKPILOT_DATA_URL and HOOKPILOT_WS_URL.
 Run "hookpilot market <command> --help" for a command's options. Docs: docs/sdk.md
 `
 
@@ -71,12 +72,13 @@ export const runMarket: Subcommand = async (args, io) => {
 
 async function withClient(io: CliIO, mock: boolean, run: (pm: MarketClient) => Promise<number>): Promise<number> {
   if (!mock) {
-    const { HOOKPILOT_GAMMA_URL: gammaUrl, HOOKPILOT_CLOB_URL: clobUrl, HOOKPILOT_DATA_URL: dataUrl } = io.env
-    return run(createMarketClient({ gammaUrl, clobUrl, dataUrl }))
+    const { HOOKPILOT_GAMMA_URL: gammaUrl, HOOKPILOT_CLOB_URL: clobUrl, HOOKPILOT_DATA_URL: dataUrl, HOOKPILOT_WS_URL: wsUrl } = io.env
+    return run(createMarketClient({ gammaUrl, clobUrl, dataUrl, wsUrl }))
   }
   // Only the node:http server: msw is an optional peer dependency and may be absent.
   const { startMockMarketServer } = await import('../../sdk/mock/server.js')
-  const server = await startMockMarketServer({ port: 0 })
+  // Four moves a second: `watch --mock` shows a market that moves at a pace a person can follow.
+  const server = await startMockMarketServer({ port: 0, tickMs: 250 })
   try {
     return await run(createMarketClient(server))
   } finally {

@@ -8,6 +8,7 @@ import { toEvent, type Event } from './model.js'
 
 const spec: CatalogSpec<Event, EventFilter> = {
   path: '/events',
+  sendsTagSlug: true,
   noun: 'event',
   one: v.pipe(GammaEventSchema, v.transform(toEvent)),
   list: v.pipe(v.array(GammaEventSchema), v.transform((es) => es.map(toEvent))),

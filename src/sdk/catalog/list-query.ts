@@ -6,7 +6,8 @@
 import type * as v from 'valibot'
 import type { CallOptions, ClientContext } from '../context.js'
 import type { QueryInit } from '../http.js'
-import { PagedQuery, checkCount, cursorPages, type Page } from '../query.js'
+import { PagedQuery, checkCount, cursorPages, upTo, type Page } from '../query.js'
+import { tagIdOf } from './tags.js'
 import type { CatalogFilter, SortDirection } from './filters.js'
 
 /** Internal state of a catalog list query. */
@@ -27,6 +28,8 @@ export interface CatalogSpec<T, F> {
   readonly list: v.GenericSchema<unknown, T[]>
   readonly keyset: v.GenericSchema<unknown, Page<T>>
   readonly params: (ctx: ClientContext, filter: F, signal: AbortSignal | undefined) => Promise<QueryInit>
+  /** The list filters by tag slug itself (events), so an unknown slug would quietly match nothing. */
+  readonly sendsTagSlug: boolean
 }
 
 /** Page size of walks: the service clamps `limit` to 100 anyway. */
@@ -56,7 +59,10 @@ export abstract class CatalogQuery<T, F extends CatalogFilter, O extends string>
     return this.with({ limit: checkCount('limit', n, 1) })
   }
 
-  /** Offset of {@link list}; deep offsets are refused by the service (use iteration, which walks the keyset list). */
+  /**
+   * Skips this many items: {@link list} sends it as `offset` (deep ones are refused by the service); iteration and
+   * `toArray` walk the keyset list and drop that many first (for a deep start, use {@link after} with a cursor).
+   */
   offset(n: number): this {
     return this.with({ offset: checkCount('offset', n) })
   }
@@ -76,26 +82,49 @@ export abstract class CatalogQuery<T, F extends CatalogFilter, O extends string>
     return this.one(`/slug/${encodeURIComponent(slug)}`, `slug "${slug}"`, options.signal)
   }
 
-  /** One page of the offset list (`limit`, `offset`): one request. */
+  /** Up to `limit` items of the offset list from `offset` (more requests when the service clamps a page short). */
   async list(options: CallOptions = {}): Promise<T[]> {
     const { limit, offset } = this.state
-    const query = { ...(await this.query(options.signal)), limit, offset }
-    return this.ctx.request({ service: 'gamma', path: this.spec().path, query, schema: this.spec().list, ...options })
+    const base = await this.query(options.signal)
+    const { path, list } = this.spec()
+    const fetch = (at: number, size: number | undefined) =>
+      this.ctx.request({ service: 'gamma', path, query: { ...base, limit: size, offset: offset === undefined && at === 0 ? undefined : at }, schema: list, signal: options.signal })
+    return this.checkTag(await upTo(fetch, offset ?? 0, limit), options.signal)
   }
 
-  /** One page of the keyset list: items and the cursor of the next page. */
+  /** One page of the keyset list: items and the cursor of the next page (`undefined` after the last). */
   async page(options: CallOptions = {}): Promise<Page<T>> {
-    return this.keysetPage(await this.query(options.signal), this.state.after, this.state.limit, options.signal)
+    const page = await this.keysetPage(await this.query(options.signal), this.state.after, this.state.limit, options.signal)
+    await this.checkTag(page.items, options.signal)
+    return page
   }
 
   protected async *pages(signal: AbortSignal | undefined, want: number): AsyncGenerator<readonly T[]> {
     const query = await this.query(signal)
+    let skip = this.state.offset ?? 0
     let left = want
+    let first = true
     yield* cursorPages(async (cursor) => {
-      const page = await this.keysetPage(query, cursor, Math.min(this.state.limit ?? WALK_PAGE, left), signal)
-      left -= page.items.length
-      return { items: page.items, next: left > 0 ? page.nextCursor : undefined }
+      // The page-size hint: no more than the caller still wants (plus what is to be skipped).
+      const page = await this.keysetPage(query, cursor, Math.min(this.state.limit ?? WALK_PAGE, left + skip), signal)
+      if (first) await this.checkTag(page.items, signal)
+      first = false
+      const dropped = Math.min(skip, page.items.length)
+      skip -= dropped
+      const items = dropped === 0 ? page.items : page.items.slice(dropped)
+      left -= items.length
+      return { items, next: left > 0 ? page.nextCursor : undefined }
     }, this.state.after)
+  }
+
+  // Markets resolve the tag slug first (a NotFoundError when unknown); events send it as is, so an empty answer
+  // may hide a typo: the same NotFoundError is raised then, at the cost of a lookup on empty answers only.
+  private async checkTag<I>(items: I, signal: AbortSignal | undefined): Promise<I> {
+    const { tag, tagId } = this.state.filter
+    if (this.spec().sendsTagSlug && Array.isArray(items) && items.length === 0 && tag !== undefined && tagId === undefined) {
+      await tagIdOf(this.ctx, tag, signal)
+    }
+    return items
   }
 
   private one(suffix: string, what: string, signal: AbortSignal | undefined): Promise<T> {

@@ -9,6 +9,7 @@ import { tagIdOf } from './tags.js'
 
 const spec: CatalogSpec<Market, MarketFilter> = {
   path: '/markets',
+  sendsTagSlug: false,
   noun: 'market',
   one: v.pipe(GammaMarketSchema, v.transform(toMarket)),
   list: v.pipe(v.array(GammaMarketSchema), v.transform((ms) => ms.map(toMarket))),

@@ -20,11 +20,12 @@ export interface SearchState {
 }
 
 /**
- * A search. `list()` answers one page with events, tags and profiles; iteration yields the events of every page.
+ * A search. `list()` gives the events of one page, `page()` the whole page (events, tags, profiles, `hasMore`),
+ * iteration the events of every page: the same names as on every other query.
  *
  * @example
  * ```ts
- * const { events, totalResults } = await pm.search('bitcoin').status('active').list()
+ * const { events, tags, totalResults } = await pm.search('bitcoin').status('active').page()
  * ```
  */
 export class SearchQuery extends PagedQuery<Event, SearchState> {
@@ -33,9 +34,9 @@ export class SearchQuery extends PagedQuery<Event, SearchState> {
     return this.with({ limitPerType: checkCount('limitPerType', n, 1) })
   }
 
-  /** The page {@link list} reads and iteration starts at (1-based). */
-  page(n: number): this {
-    return this.with({ page: checkCount('page', n, 1) })
+  /** The page number {@link list} and {@link page} read and iteration starts at (1-based). */
+  pageNumber(n: number): this {
+    return this.with({ page: checkCount('pageNumber', n, 1) })
   }
 
   /** Only active or closed events, or all. */
@@ -48,24 +49,31 @@ export class SearchQuery extends PagedQuery<Event, SearchState> {
     return this.with({ keepClosedMarkets: keep })
   }
 
-  /** One page of results: one request. */
-  list(options: CallOptions = {}): Promise<SearchResult> {
-    return this.fetchPage(this.state.page ?? 1, options.signal)
+  /** The events of one page: one request. */
+  async list(options: CallOptions = {}): Promise<Event[]> {
+    return [...(await this.page(options)).events]
   }
 
-  protected async *pages(signal: AbortSignal | undefined): AsyncGenerator<readonly Event[]> {
+  /** One whole page of results (events, tags, profiles, `hasMore`, `totalResults`): one request. */
+  page(options: CallOptions = {}): Promise<SearchResult> {
+    return this.fetchPage(this.state.page ?? 1, undefined, options.signal)
+  }
+
+  protected async *pages(signal: AbortSignal | undefined, want: number): AsyncGenerator<readonly Event[]> {
+    // The page-size hint, only when the walk starts at page 1: with another page number, another size would move it.
+    const size = this.state.limitPerType ?? (this.state.page === undefined && Number.isFinite(want) ? Math.min(want, 50) : undefined)
     for (let page = this.state.page ?? 1; ; page++) {
-      const result = await this.fetchPage(page, signal)
+      const result = await this.fetchPage(page, size, signal)
       if (result.events.length > 0) yield result.events
       if (!result.hasMore || result.events.length === 0) return
     }
   }
 
-  private fetchPage(page: number, signal: AbortSignal | undefined): Promise<SearchResult> {
+  private fetchPage(page: number, size: number | undefined, signal: AbortSignal | undefined): Promise<SearchResult> {
     const s = this.state
     const query = {
       q: s.q,
-      limit_per_type: s.limitPerType,
+      limit_per_type: size ?? s.limitPerType,
       page,
       events_status: s.eventsStatus,
       keep_closed_markets: s.keepClosedMarkets,

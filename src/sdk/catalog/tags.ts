@@ -2,7 +2,7 @@
 import * as v from 'valibot'
 import type { CallOptions, ClientContext } from '../context.js'
 import { GammaTagSchema } from '../wire/gamma.js'
-import { PagedQuery, checkCount, offsetPages } from '../query.js'
+import { PagedQuery, checkCount, offsetPages, upTo } from '../query.js'
 import { toTag, type Tag } from './model.js'
 
 const TagListSchema = v.pipe(v.array(GammaTagSchema), v.transform((tags) => tags.map(toTag)))
@@ -26,9 +26,9 @@ export class TagsQuery extends PagedQuery<Tag, TagsState> {
     return this.with({ offset: checkCount('offset', n) })
   }
 
-  /** One page: one request. */
+  /** Up to `limit` tags from `offset` (more requests when the service clamps a page short). */
   list(options: CallOptions = {}): Promise<Tag[]> {
-    return this.fetchPage(this.state.offset ?? 0, this.state.limit, options.signal)
+    return upTo((at, size) => this.fetchPage(at, size, options.signal), this.state.offset ?? 0, this.state.limit)
   }
 
   /** One tag by slug (the value of tag filters); NotFoundError when there is none. */
@@ -42,8 +42,9 @@ export class TagsQuery extends PagedQuery<Tag, TagsState> {
     })
   }
 
-  protected pages(signal: AbortSignal | undefined): AsyncGenerator<readonly Tag[]> {
-    return offsetPages((offset) => this.fetchPage(offset, this.state.limit ?? 100, signal), this.state.offset ?? 0)
+  protected pages(signal: AbortSignal | undefined, want: number): AsyncGenerator<readonly Tag[]> {
+    const size = Math.min(this.state.limit ?? 100, want)
+    return offsetPages((offset) => this.fetchPage(offset, size, signal), this.state.offset ?? 0)
   }
 
   private fetchPage(offset: number, limit: number | undefined, signal: AbortSignal | undefined): Promise<Tag[]> {

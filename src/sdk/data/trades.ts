@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import type { CallOptions } from '../context.js'
 import type { Side } from '../clob/model.js'
 import { MarketUsageError } from '../errors.js'
-import { PagedQuery, checkCount, offsetPages } from '../query.js'
+import { PagedQuery, checkCount, offsetPages, upTo } from '../query.js'
 import { num } from '../wire/fields.js'
 import { DataTradesSchema, type DataTradeWire } from '../wire/data.js'
 
@@ -104,9 +104,9 @@ export class TradesQuery extends PagedQuery<Trade, TradesState> {
     return this.with({ offset: n })
   }
 
-  /** One page: one request. */
+  /** Up to `limit` trades from `offset` (more requests when the service clamps a page short). */
   list(options: CallOptions = {}): Promise<Trade[]> {
-    return this.fetchPage(this.state.offset ?? 0, this.state.limit, options.signal)
+    return upTo((at, size) => this.fetchPage(at, size, options.signal), this.state.offset ?? 0, this.state.limit, MAX_TRADES_OFFSET)
   }
 
   protected pages(signal: AbortSignal | undefined, want: number): AsyncGenerator<readonly Trade[]> {

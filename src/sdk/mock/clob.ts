@@ -28,14 +28,17 @@ const SPANS: Readonly<Record<string, readonly [span: number, fidelity: number, m
 }
 const r3 = (n: number): string => String(Math.round(n * 1000) / 1000)
 
-/** Answers one order-book request. */
-export async function clob(path: string, q: URLSearchParams, request: Request, now: number): Promise<Response> {
+/** A token's book in wire form: the mock's own, or the live one of a running market channel. */
+export type BookSource = (tokenId: string) => MockBookWire | undefined
+
+/** Answers one order-book request; `live` gives the books of a running market channel, so REST and stream agree. */
+export async function clob(path: string, q: URLSearchParams, request: Request, now: number, live?: BookSource): Promise<Response> {
   if (request.method === 'POST') return batch(path, await request.json().catch(() => null))
   if (path === '/markets') return marketsPage(q.get('next_cursor'))
   if (path === '/prices-history') return history(q, now)
   const token = lookup(q.get('token_id'))
   if (token instanceof Response) return token
-  const b = bookOf(token)
+  const b = live?.(q.get('token_id') ?? '') ?? bookOf(token)
   if (path === '/book') return json(b)
   const bid = Number(b.bids?.at(-1)?.price ?? 0)
   const ask = Number(b.asks.at(-1)?.price ?? 1)
@@ -55,6 +58,15 @@ function lookup(tokenId: string | null): TokenInfo | Response {
   const token = TOKENS.get(tokenId)
   if (token === undefined || token.market.closed) return fail(404, 'No orderbook exists for the requested token id')
   return token
+}
+
+/** A mock book in wire form (levels in the observed order: bids ascending, asks descending). */
+export type MockBookWire = ReturnType<typeof bookOf>
+
+/** The starting book of an open market's token, in wire form; `undefined` for closed and unknown tokens. */
+export function initialBook(tokenId: string): MockBookWire | undefined {
+  const token = TOKENS.get(tokenId)
+  return token === undefined || token.market.closed ? undefined : bookOf(token)
 }
 
 function bookOf({ market, index, price }: TokenInfo) {

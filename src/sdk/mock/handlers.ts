@@ -1,4 +1,7 @@
-/** msw handlers over the mock router, for tests that intercept `fetch` instead of running a server. */
+/**
+ * `hookpilot/sdk/mock/msw`: msw handlers over the mock router, for tests that intercept `fetch` instead of running a
+ * server. Apart from `hookpilot/sdk/mock` because msw is an optional peer dependency.
+ */
 import { http, type HttpHandler } from 'msw'
 import { createMockMarketRouter, type MockRouterOptions, type MockMarketRouter } from './router.js'
 

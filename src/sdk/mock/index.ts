@@ -1,7 +1,7 @@
 /**
  * `hookpilot/sdk/mock`: the market services' mock, for testing scripts offline. `startMockMarketServer` runs it on
- * a local port; `createMarketHandlers`/`marketHandlers` plug it into msw (an optional peer dependency, needed only
- * for those two).
+ * a local port (REST and the market WebSocket channel); `createMockMarketRouter` is its fetch-style core. Nothing
+ * here needs msw: its handlers are in `hookpilot/sdk/mock/msw`, for those who have it.
  *
  * @example
  * ```ts
@@ -15,6 +15,4 @@ export { startMockMarketServer } from './server.js'
 export type { MockServerOptions, MockMarketServer } from './server.js'
 export { createMockMarketRouter } from './router.js'
 export type { MockMarketRouter, MockMarketUrls, MockRouterOptions, ThrottleOptions } from './router.js'
-export { createMarketHandlers, marketHandlers } from './handlers.js'
-export type { MarketMockHandlers } from './handlers.js'
 export { MAX_GAMMA_OFFSET } from './gamma.js'

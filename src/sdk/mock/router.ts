@@ -4,7 +4,7 @@
  * the CLI's `--mock` works where msw (an optional peer dependency) is not installed.
  */
 import { DEFAULT_URLS } from '../client.js'
-import { clob } from './clob.js'
+import { clob, type BookSource } from './clob.js'
 import { data } from './data.js'
 import { gamma } from './gamma.js'
 import { json } from './respond.js'
@@ -50,7 +50,7 @@ export interface MockMarketRouter {
  * const res = await route(new Request('http://localhost:9/gamma/tags'))
  * ```
  */
-export function createMockMarketRouter(options: MockRouterOptions = {}): MockMarketRouter {
+export function createMockMarketRouter(options: MockRouterOptions = {}, /** @internal */ live?: BookSource): MockMarketRouter {
   const urls: MockMarketUrls = { ...DEFAULT_URLS, ...definedOnly(options.urls ?? {}) }
   const now = options.now ?? Date.now
   const pending: ThrottleOptions[] = []
@@ -66,7 +66,7 @@ export function createMockMarketRouter(options: MockRouterOptions = {}): MockMar
     const [name, base] = service
     const path = url.pathname.slice(new URL(base).pathname.replace(/\/+$/, '').length) || '/'
     if (name === 'gamma') return gamma(path, url.searchParams)
-    if (name === 'clob') return clob(path, url.searchParams, request, now())
+    if (name === 'clob') return clob(path, url.searchParams, request, now(), live)
     return data(path, url.searchParams, now())
   }
   return Object.assign(route, {

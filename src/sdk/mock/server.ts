@@ -1,9 +1,12 @@
 /**
  * `startMockMarketServer()`: the mock services on a real local port (node:http), one server for all three under
- * `/gamma`, `/clob` and `/data`. No msw here: the CLI's `--mock` and users without msw rely on that.
+ * `/gamma`, `/clob` and `/data`, and the market WebSocket channel at `/ws/market` over books that move with time.
+ * No msw here: the CLI's `--mock` and users without msw rely on that.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { MockFeed } from './feed.js'
+import { attachMarketChannel, MARKET_CHANNEL_PATH, type MarketChannel } from './market-channel.js'
 import { createMockMarketRouter, type MockMarketUrls, type ThrottleOptions } from './router.js'
 
 /** Options of {@link startMockMarketServer}. */
@@ -14,15 +17,21 @@ export interface MockServerOptions {
   readonly host?: string | undefined
   /** The mock's clock in unix ms (default `Date.now`). */
   readonly now?: (() => number) | undefined
+  /** Ms between two moves of the market channel's books (default 500); 0 moves them only on `tick()`. */
+  readonly tickMs?: number | undefined
 }
 
-/** A running mock server; spread it into `createMarketClient` to point a client at it. */
-export interface MockMarketServer extends MockMarketUrls {
+/** A running mock server; spread it into `createMarketClient` to point a client at it (REST and WebSocket). */
+export interface MockMarketServer extends MockMarketUrls, Omit<MarketChannel, 'close'> {
   /** The server's root URL. */
   readonly url: string
+  /** The market channel, `ws://…/ws/market`. */
+  readonly wsUrl: string
   /** Answers the next `count` requests as throttled. */
   throttle(count: number, options?: ThrottleOptions): void
-  /** Stops the server. */
+  /** Back to the start: no pending throttles, no frozen connections, `received` emptied, books as they started. */
+  reset(): void
+  /** Stops the server and closes every connection. */
   close(): Promise<void>
 }
 
@@ -32,12 +41,15 @@ export interface MockMarketServer extends MockMarketUrls {
  * @example
  * ```ts
  * const mock = await startMockMarketServer({ port: 0 })
- * const pm = createMarketClient({ gammaUrl: mock.gammaUrl, clobUrl: mock.clobUrl, dataUrl: mock.dataUrl })
+ * const pm = createMarketClient(mock)          // gammaUrl, clobUrl, dataUrl and wsUrl
+ * mock.drop()                                  // every stream reconnects
  * await mock.close()
  * ```
  */
 export async function startMockMarketServer(options: MockServerOptions = {}): Promise<MockMarketServer> {
-  let route = createMockMarketRouter({ now: options.now })
+  const now = options.now ?? Date.now
+  const feed = new MockFeed(now)
+  let route = createMockMarketRouter({ now })
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: String(err) }))
@@ -53,20 +65,37 @@ export async function startMockMarketServer(options: MockServerOptions = {}): Pr
     res.writeHead(response.status, Object.fromEntries(response.headers))
     res.end(Buffer.from(await response.arrayBuffer()))
   }
+  const channel = attachMarketChannel(server, feed, options.tickMs ?? 500)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
   })
   const { address, port } = server.address() as AddressInfo
-  const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`
+  const host = address.includes(':') ? `[${address}]` : address
+  const url = `http://${host}:${port}`
   const urls = { gammaUrl: `${url}/gamma`, clobUrl: `${url}/clob`, dataUrl: `${url}/data` }
-  route = createMockMarketRouter({ urls, now: options.now })
+  // REST `/book` reads the channel's live books, so a resync over REST agrees with the stream.
+  route = createMockMarketRouter({ urls, now }, (id) => feed.book(id))
   return {
     url,
     ...urls,
+    wsUrl: `ws://${host}:${port}${MARKET_CHANNEL_PATH}`,
     throttle: (count, o) => route.throttle(count, o),
+    drop: () => channel.drop(),
+    freeze: () => channel.freeze(),
+    tick: (steps) => channel.tick(steps),
+    publish: (frame) => channel.publish(frame),
+    received: channel.received,
+    get connections() {
+      return channel.connections
+    },
+    reset() {
+      route.reset()
+      channel.reset()
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        channel.close()
         server.closeAllConnections()
         server.close((err) => (err ? reject(err) : resolve()))
       }),

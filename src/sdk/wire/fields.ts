@@ -17,18 +17,19 @@ export const optString = v.optional(v.nullable(v.string()))
 export const optBoolean = v.optional(v.nullable(v.boolean()))
 
 /** A number or a decimal string (`"0.42"`), optional and nullable; converted by {@link toNumber}. */
-export const optNumeric = v.optional(v.nullable(v.union([v.number(), v.string()])))
+export const optNumeric = v.optional(v.nullable(v.union([v.string(), v.number()])))
 
 /**
  * A required price or size: a number or a decimal string (`"0.42"`). Any other string is a shape error at its path,
  * so a price never turns into `NaN` or `0` silently; read it with {@link num}.
  */
 export const numeric = v.union([
-  v.number(),
+  // The string branch first: it is what the services send, and a union pays for every branch that fails before.
   v.pipe(
     v.string(),
     v.check((s) => s.trim() !== '' && Number.isFinite(Number(s)), 'expected a number or a decimal string'),
   ),
+  v.number(),
 ])
 
 /** The number of a value {@link numeric} accepted. */

@@ -1,0 +1,127 @@
+/**
+ * The mock market's live books: they start as the REST mock's books and move one step at a time (a size change,
+ * a new or removed level, a trade), deterministically, so tests can count on what a step does. Each step returns
+ * the frames the market channel sends about it; the REST `/book` of the same server reads the same books.
+ */
+import { initialBook, type MockBookWire } from './clob.js'
+
+/** One frame to send, and which subscribers it is for. */
+export interface FeedFrame {
+  /** The token the frame is about: only its subscribers get it. */
+  readonly tokenId: string
+  /** Only for connections that enabled custom features. */
+  readonly custom: boolean
+  readonly payload: Record<string, unknown>
+}
+
+interface Levels {
+  readonly market: string
+  /** price → size. */
+  readonly bids: Map<number, number>
+  readonly asks: Map<number, number>
+  readonly base: MockBookWire
+}
+
+const r3 = (n: number): string => String(Math.round(n * 1000) / 1000)
+const r2 = (n: number): string => String(Math.round(n * 100) / 100)
+
+/** The live books of the mock market channel. */
+export class MockFeed {
+  readonly #books = new Map<string, Levels>()
+  readonly #now: () => number
+  #steps = 0
+
+  constructor(now: () => number) {
+    this.#now = now
+  }
+
+  /** A token's current book in wire form (levels in the observed order); `undefined` for closed or unknown tokens. */
+  book(tokenId: string): MockBookWire | undefined {
+    const l = this.#levels(tokenId)
+    if (l === undefined) return undefined
+    const side = (m: Map<number, number>, ascending: boolean) =>
+      [...m].sort(([a], [b]) => (ascending ? a - b : b - a)).map(([price, size]) => ({ price: r3(price), size: r2(size) }))
+    // As on the real channel: bids ascending, asks descending (best level last).
+    return { ...l.base, timestamp: String(this.#now()), bids: side(l.bids, true), asks: side(l.asks, false) }
+  }
+
+  /** Moves one of `tokenIds` (in turn) one step; returns the frames that tell about it. */
+  step(tokenIds: readonly string[]): FeedFrame[] {
+    const open = tokenIds.filter((id) => this.#levels(id) !== undefined)
+    if (open.length === 0) return []
+    const n = this.#steps++
+    const tokenId = open[n % open.length] as string
+    // Each token goes through every kind of move in turn, whatever the number of tokens.
+    const move = Math.floor(n / open.length) % 4
+    const l = this.#levels(tokenId) as Levels
+    const ts = String(this.#now())
+    const bestBid = Math.max(...l.bids.keys())
+    const bestAsk = Math.min(...l.asks.keys())
+    switch (move) {
+      case 0:
+        return [this.#change(tokenId, l, 'BUY', bestBid, (l.bids.get(bestBid) ?? 0) + 10 * ((n % 5) + 1), ts)]
+      case 1: {
+        // A level appears below the lowest bid, or the lowest goes once there are five.
+        const lowest = Math.min(...l.bids.keys())
+        return l.bids.size >= 5
+          ? [this.#change(tokenId, l, 'BUY', lowest, 0, ts)]
+          : [this.#change(tokenId, l, 'BUY', Math.round((lowest - 0.01) * 1000) / 1000, 150, ts)]
+      }
+      case 2: {
+        // A taker buys 10 at the best ask: the trade, the new book, and its top for custom-feature subscribers.
+        const left = (l.asks.get(bestAsk) ?? 0) - 10
+        if (left > 0) l.asks.set(bestAsk, left)
+        else l.asks.delete(bestAsk)
+        const trade = { event_type: 'last_trade_price', asset_id: tokenId, market: l.market, price: r3(bestAsk), size: '10', side: 'BUY', fee_rate_bps: '0', timestamp: ts, transaction_hash: `0x${String(n).padStart(64, '0')}` }
+        const book = { event_type: 'book', ...this.book(tokenId) }
+        return [
+          { tokenId, custom: false, payload: trade },
+          { tokenId, custom: false, payload: book },
+          { tokenId, custom: true, payload: this.#top(tokenId, l, ts) },
+        ]
+      }
+      default:
+        return [this.#change(tokenId, l, 'SELL', bestAsk, Math.max(10, (l.asks.get(bestAsk) ?? 0) - 5), ts)]
+    }
+  }
+
+  /** Back to the starting books. */
+  reset(): void {
+    this.#books.clear()
+    this.#steps = 0
+  }
+
+  #levels(tokenId: string): Levels | undefined {
+    let l = this.#books.get(tokenId)
+    if (l !== undefined) return l
+    const base = initialBook(tokenId)
+    // The mock's odd book with `bids: null` has no bids to move: it is served by REST only.
+    if (base === undefined || base.bids === null) return undefined
+    const toMap = (levels: readonly { price: string; size: string }[]) => new Map(levels.map((x) => [Number(x.price), Number(x.size)]))
+    l = { market: base.market, bids: toMap(base.bids), asks: toMap(base.asks), base }
+    this.#books.set(tokenId, l)
+    return l
+  }
+
+  #change(tokenId: string, l: Levels, side: 'BUY' | 'SELL', price: number, size: number, ts: string): FeedFrame {
+    const levels = side === 'BUY' ? l.bids : l.asks
+    if (size === 0) levels.delete(price)
+    else levels.set(price, size)
+    const top = this.#top(tokenId, l, ts)
+    const entry = { asset_id: tokenId, price: r3(price), size: r2(size), side, hash: `${n32(tokenId, ts)}`, best_bid: top['best_bid'], best_ask: top['best_ask'] }
+    return { tokenId, custom: false, payload: { market: l.market, price_changes: [entry], timestamp: ts, event_type: 'price_change' } }
+  }
+
+  #top(tokenId: string, l: Levels, ts: string): Record<string, unknown> {
+    const bid = l.bids.size > 0 ? Math.max(...l.bids.keys()) : 0
+    const ask = l.asks.size > 0 ? Math.min(...l.asks.keys()) : 1
+    return { event_type: 'best_bid_ask', market: l.market, asset_id: tokenId, best_bid: r3(bid), best_ask: r3(ask), spread: r3(ask - bid), timestamp: ts }
+  }
+}
+
+/** A short opaque hash for an entry, as the channel sends one. */
+function n32(tokenId: string, ts: string): string {
+  let h = 2166136261
+  for (const c of tokenId + ts) h = Math.imul(h ^ c.charCodeAt(0), 16777619)
+  return (h >>> 0).toString(16).padStart(8, '0')
+}

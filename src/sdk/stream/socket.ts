@@ -1,0 +1,171 @@
+/**
+ * One connection to the market channel for a set of tokens, kept alive: a `PING` every `intervalMs`, and no `PONG`
+ * within `timeoutMs` means the connection is dead. Any loss reconnects after a jittered exponential backoff and
+ * re-sends the whole subscription (with its custom-feature flag, which is per connection and lost otherwise).
+ */
+import { MarketStreamError } from '../errors.js'
+
+/** What the SDK needs of a WebSocket: the browser API, which both the global one and `ws` provide. */
+export interface SocketLike {
+  onopen: ((event: unknown) => void) | null
+  onmessage: ((event: { data: unknown }) => void) | null
+  onclose: ((event: unknown) => void) | null
+  onerror: ((event: unknown) => void) | null
+  send(data: string): void
+  close(code?: number): void
+  /** `ws` only: drops the socket without a closing handshake (a frozen peer would never answer one). */
+  terminate?: () => void
+}
+
+/** A WebSocket constructor. */
+export type SocketFactory = new (url: string) => SocketLike
+
+/**
+ * The WebSocket to use: the global one where the runtime has it (Node 22+, Deno, Bun, browsers), else the `ws`
+ * package (Node 20 has no global WebSocket).
+ */
+export async function webSocketImpl(global: { WebSocket?: unknown } = globalThis): Promise<SocketFactory> {
+  if (typeof global.WebSocket === 'function') return global.WebSocket as SocketFactory
+  const ws = await import('ws')
+  return ws.WebSocket as unknown as SocketFactory
+}
+
+/** Reconnection settings, with every default filled in. */
+export interface ReconnectPolicy {
+  readonly baseDelayMs: number
+  readonly maxDelayMs: number
+  /** Consecutive failed attempts before the stream fails with MarketStreamError (default: never). */
+  readonly maxAttempts: number
+  /** A number in [0, 1) for the jitter; replaceable in tests. */
+  readonly random: () => number
+}
+
+/** Full jitter: a random wait in [0, min(max, base × 2^(attempt-1))), so many clients do not come back at once. */
+export function reconnectDelayMs(policy: ReconnectPolicy, attempt: number): number {
+  return policy.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1))
+}
+
+/** What one connection reports to the stream it belongs to. */
+export interface ConnectionHandlers {
+  /** A data frame (anything but `PONG`). */
+  text(frame: string): void
+  /** The connection is back after a loss and subscribed again. */
+  reconnected(reason: string, attempts: number, lostAt: Date): void
+  /** Reconnecting gave up (`maxAttempts`). */
+  failed(error: MarketStreamError): void
+}
+
+/** Settings of one connection. */
+export interface ConnectionOptions {
+  readonly url: string
+  readonly tokenIds: readonly string[]
+  readonly customFeatures: boolean
+  readonly heartbeat: { readonly intervalMs: number; readonly timeoutMs: number }
+  readonly reconnect: ReconnectPolicy
+  readonly WebSocket: SocketFactory
+}
+
+const noop = (): void => {}
+
+/** Opens the connection now; `close()` ends it for good. */
+export function openConnection(o: ConnectionOptions, on: ConnectionHandlers): { close(): void } {
+  let socket: SocketLike | undefined
+  let closed = false
+  let everOpened = false
+  let failures = 0
+  let lost: { reason: string; at: Date } | undefined
+  let ping: ReturnType<typeof setInterval> | undefined
+  let pongDeadline: ReturnType<typeof setTimeout> | undefined
+  let retry: ReturnType<typeof setTimeout> | undefined
+  const subscription = JSON.stringify({
+    assets_ids: o.tokenIds,
+    type: 'market',
+    // Sent explicitly: with many assets the default has not always produced the snapshots.
+    initial_dump: true,
+    custom_feature_enabled: o.customFeatures,
+  })
+
+  function connect(): void {
+    let ws: SocketLike
+    try {
+      ws = new o.WebSocket(o.url)
+    } catch (cause) {
+      // A URL the WebSocket refuses (not ws: or wss:, malformed) will not work on a later try either.
+      closed = true
+      on.failed(new MarketStreamError(`Cannot open the market channel at ${o.url}: ${(cause as Error).message}`, { cause }))
+      return
+    }
+    socket = ws
+    ws.onopen = () => {
+      ws.send(subscription)
+      ping = setInterval(() => {
+        ws.send('PING')
+        pongDeadline ??= setTimeout(() => drop('heartbeat timeout'), o.heartbeat.timeoutMs)
+      }, o.heartbeat.intervalMs)
+      if (everOpened && lost !== undefined) on.reconnected(lost.reason, failures, lost.at)
+      everOpened = true
+      lost = undefined
+    }
+    ws.onmessage = ({ data }) => {
+      // Only an answer proves the connection works: resetting on open alone would loop on a server that drops us.
+      failures = 0
+      if (typeof data !== 'string') return
+      if (data === 'PONG') {
+        clearTimeout(pongDeadline)
+        pongDeadline = undefined
+        return
+      }
+      on.text(data)
+    }
+    ws.onclose = () => drop('closed')
+    ws.onerror = () => drop('error')
+  }
+
+  function stopTimers(): void {
+    clearInterval(ping)
+    clearTimeout(pongDeadline)
+    clearTimeout(retry)
+    ping = pongDeadline = retry = undefined
+  }
+
+  function release(ws: SocketLike | undefined, code?: number): void {
+    if (ws === undefined) return
+    // Handlers become no-ops rather than null: `ws` throws an 'error' event that has no listener.
+    ws.onopen = ws.onmessage = ws.onclose = ws.onerror = noop
+    try {
+      if (code === undefined && ws.terminate) ws.terminate()
+      else ws.close(code)
+    } catch {
+      // Closing a socket that is still connecting can throw; it is being given up either way.
+    }
+  }
+
+  function drop(reason: string): void {
+    if (closed) return
+    stopTimers()
+    release(socket)
+    socket = undefined
+    lost ??= { reason, at: new Date() }
+    failures++
+    if (failures > o.reconnect.maxAttempts) {
+      closed = true
+      on.failed(new MarketStreamError(`The market channel (${o.url}) could not be reached after ${failures} attempts (${reason})`))
+      return
+    }
+    retry = setTimeout(() => {
+      retry = undefined
+      connect()
+    }, reconnectDelayMs(o.reconnect, failures))
+  }
+
+  connect()
+  return {
+    close() {
+      if (closed) return
+      closed = true
+      stopTimers()
+      release(socket, 1000)
+      socket = undefined
+    },
+  }
+}

@@ -1,0 +1,54 @@
+// Shared by the stream tests: the spec's sample frames, fast heartbeat/backoff settings, and a bounded reader.
+import { readFileSync } from 'node:fs'
+import type { WatchOptions } from '../../../src/sdk/index.js'
+
+/** A sample frame of the market channel, as text (test/sdk/fixtures/stream, copied from the spec's samples). */
+export function sample(name: string): string {
+  return readFileSync(new URL(`../fixtures/stream/${name}.json`, import.meta.url), 'utf8')
+}
+
+/** The spec samples' YES and NO tokens. */
+export const SAMPLE_YES = '71321045679252212594626385532706912750332728571942532289631379312455583992563'
+export const SAMPLE_NO = '52114319501245915516055106046884209969926127482827954674443846427813813222426'
+
+/** Short heartbeat and backoff: reconnects in milliseconds, and a timeout that a busy machine's late PONG does not reach. */
+export const FAST: WatchOptions = {
+  heartbeat: { intervalMs: 25, timeoutMs: 1000 },
+  reconnect: { baseDelayMs: 5, maxDelayMs: 20 },
+}
+
+/**
+ * Reads from `iterator` until `until` says stop, giving up (with what was read) after `ms`: a hung stream fails
+ * the test with its events rather than hitting the test timeout with nothing to show.
+ */
+export async function readUntil<T>(iterator: AsyncIterator<T>, until: (seen: T[]) => boolean, ms = 5000): Promise<T[]> {
+  const seen: T[] = []
+  const deadline = Date.now() + ms
+  while (!until(seen)) {
+    const left = deadline - Date.now()
+    if (left <= 0) throw new Error(`stream gave ${seen.length} items and then nothing for ${ms} ms: ${JSON.stringify(seen.map(brief))}`)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), left)))
+    const next = await Promise.race([iterator.next(), timeout])
+    clearTimeout(timer)
+    if (next === 'timeout') continue
+    if (next.done) break
+    seen.push(next.value)
+  }
+  return seen
+}
+
+function brief(x: unknown): unknown {
+  if (typeof x !== 'object' || x === null) return x
+  const o = x as Record<string, unknown>
+  return o['type'] ?? o['source'] ?? Object.keys(o)
+}
+
+/** Waits until `check` is true, polling; fails after `ms`. */
+export async function eventually(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}

@@ -42,7 +42,7 @@ export const list: Subcommand = async (args, io) => {
   }
   const ctx = await loadContext(values.config, io)
   const rows: Row[] = staticRoutes(ctx.config).map((r) => ({
-    name: r.name, source: 'static', events: r.events, deliver: r.deliver, url: publicUrl(ctx.config, r.name), description: r.description, skipped: undefined,
+    name: r.name, source: 'static', events: r.events, deliver: r.deliver, url: publicUrl(ctx.config, r.name, ctx.configPath), description: r.description, skipped: undefined,
   }))
   const read = await readSubscriptions(ctx.file)
   if (read.status === 'ok') {
@@ -55,7 +55,7 @@ export const list: Subcommand = async (args, io) => {
         source: 'dynamic',
         events: 'reason' in route ? (Array.isArray(entry.events) ? entry.events.map(String) : []) : route.events,
         deliver: 'reason' in route ? String(entry.deliver ?? 'log') : route.deliver,
-        url: publicUrl(ctx.config, name),
+        url: publicUrl(ctx.config, name, ctx.configPath),
         description: 'reason' in route ? (typeof entry.description === 'string' ? entry.description : undefined) : route.description,
         skipped: 'reason' in route ? route.reason : undefined,
       })

@@ -10,6 +10,7 @@ import { hmacSha256 } from '../plugins/shared/secure-compare.js'
 import { parse, UsageError } from './args.js'
 import type { CliIO, Subcommand } from './io.js'
 import { SAMPLE_EVENT, samplePayload } from './sample-payload.js'
+import { commandName } from './listening.js'
 import { COMMON_OPTIONS, loadContext, localBaseUrl, oneName, type CliContext } from './subscriptions-common.js'
 
 /** The flags `test` and `send` share. */
@@ -21,8 +22,10 @@ const POST_OPTIONS = {
 
 /** The help lines for {@link POST_OPTIONS}. */
 export const POST_HELP = `      --payload FILE  JSON payload to send (default: a sample pull_request "opened" event)
-      --event E       X-GitHub-Event header (default: pull_request for the sample, else the route's first event)
-      --url URL       the gateway's base URL (default: http://<host>:<port> from the config)`
+      --event E       X-GitHub-Event header (default: the route's first event, else pull_request); without
+                      --payload, a sample payload of that event (and of the route's first action) is sent
+      --url URL       the gateway's base URL (default: where a running serve of this config listens,
+                      else http://<host>:<port> from the config)`
 
 /**
  * A command that posts one signed delivery (`test`, `send`): they differ only in which routes `find` looks at.
@@ -44,8 +47,15 @@ export function postCommand(
     const ctx = await loadContext(values.config, io)
     const route = await find(ctx, name, io)
     if (!route) return 1
-    const payload = await loadPayload(values.payload, values.event, route.events, io)
-    return postSigned(localBaseUrl(ctx.config, values.url), name, route.secrets[0] ?? '', payload, io, values.config)
+    const secret = route.secrets[0] ?? ''
+    const unset = /\$\{([A-Za-z_][A-Za-z0-9_]*)/.exec(secret)
+    if (unset) {
+      // Admin commands read the config without requiring its variables; signing needs this one.
+      io.stderr.write(`The secret of route "${name}" comes from \${${unset[1]}}, which is not set here: set it in this shell to sign with it.\n`)
+      return 1
+    }
+    const payload = await loadPayload(values.payload, values.event, route, io)
+    return postSigned(localBaseUrl(ctx.config, values.url, ctx.configPath), name, secret, payload, io, commandName(io.env), values.config)
   }
 }
 
@@ -55,15 +65,14 @@ interface Payload {
   readonly event: string
 }
 
-/** Reads `--payload` (which must be JSON) or takes the sample, and picks the event type. */
-async function loadPayload(
-  file: string | undefined,
-  event: string | undefined,
-  routeEvents: readonly string[],
-  io: CliIO,
-): Promise<Payload> {
+/**
+ * Reads `--payload` (which must be JSON) or takes a sample, and picks the event type: `--event`, else the
+ * route's first event, so a test of a `push` route sends a push (and one of its actions, when it lists any).
+ */
+async function loadPayload(file: string | undefined, event: string | undefined, route: Route, io: CliIO): Promise<Payload> {
   if (event !== undefined && event.trim() === '') throw new UsageError('--event must not be empty.')
-  if (file === undefined) return { body: Buffer.from(JSON.stringify(samplePayload(), null, 2)), event: event ?? SAMPLE_EVENT }
+  const chosen = event ?? route.events[0] ?? SAMPLE_EVENT
+  if (file === undefined) return { body: Buffer.from(JSON.stringify(samplePayload(chosen, route.actions[0]), null, 2)), event: chosen }
   let body: Buffer
   try {
     body = await readFile(isAbsolute(file) ? file : resolve(io.cwd, file))
@@ -76,14 +85,14 @@ async function loadPayload(
   } catch (err) {
     throw new UsageError(`--payload ${file} is not JSON: ${(err as Error).message}.`)
   }
-  return { body, event: event ?? routeEvents[0] ?? SAMPLE_EVENT }
+  return { body, event: chosen }
 }
 
 /**
  * Posts `payload` to `<baseUrl>/webhooks/<route>` signed with `secret`, prints the status and body, and
  * returns the exit code: 0 for a 2xx answer, 1 otherwise or when the gateway cannot be reached.
  */
-async function postSigned(baseUrl: string, route: string, secret: string, payload: Payload, io: CliIO, configArg: string): Promise<number> {
+async function postSigned(baseUrl: string, route: string, secret: string, payload: Payload, io: CliIO, cmd: string, configArg: string): Promise<number> {
   const url = `${baseUrl}/webhooks/${route}`
   const delivery = randomUUID()
   let res: Response
@@ -102,7 +111,7 @@ async function postSigned(baseUrl: string, route: string, secret: string, payloa
       signal: AbortSignal.timeout(15_000),
     })
   } catch (err) {
-    io.stderr.write(unreachable(url, err, configArg))
+    io.stderr.write(unreachable(url, err, cmd, configArg))
     return 1
   }
   const text = await res.text()
@@ -110,7 +119,7 @@ async function postSigned(baseUrl: string, route: string, secret: string, payloa
   if (res.status === 404) {
     io.stderr.write(
       `The gateway at ${baseUrl} has no route "${route}". A new subscription is picked up within a second; if it ` +
-        `is still missing, "hookpilot list" marks it NOT SERVED and the gateway's log says why it was skipped.\n`,
+        `is still missing, "${cmd} list" marks it NOT SERVED and the gateway's log says why it was skipped.\n`,
     )
   } else if (res.status === 200 && text.includes('"status":"ignored"')) {
     // A 2xx, so the exit code is 0; but no agent ran, which is rarely what a test meant.
@@ -119,11 +128,11 @@ async function postSigned(baseUrl: string, route: string, secret: string, payloa
   return res.ok ? 0 : 1
 }
 
-function unreachable(url: string, err: unknown, configArg: string): string {
+function unreachable(url: string, err: unknown, cmd: string, configArg: string): string {
   const cause = (err as { cause?: { code?: string } }).cause
   const code = cause?.code ?? (err as Error).name
   if (code === 'ECONNREFUSED') {
-    return `The gateway is not running at ${url} (connection refused). Start it with "hookpilot serve --config ${configArg}", or pass --url if it listens elsewhere.\n`
+    return `The gateway is not running at ${url} (connection refused). Start it with "${cmd} serve --config ${configArg}", or pass --url if it listens elsewhere.\n`
   }
   if (code === 'TimeoutError') return `No answer from ${url} within 15 s: is something else listening on that port?\n`
   return `Cannot reach ${url}: ${code ?? (err as Error).message}.\n`

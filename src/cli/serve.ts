@@ -1,7 +1,12 @@
 /**
  * `hookpilot serve`: runs the gateway from a config file until SIGTERM or SIGINT, then shuts down gracefully.
  */
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { HookpilotConfig } from '../core/config.js'
+import { subscriptionsPath } from '../core/subscriptions/index.js'
 import { createGateway, loadConfig, configDir } from '../index.js'
+import { recordListening } from './listening.js'
 import { parse, toPort, UsageError } from './args.js'
 import type { Subcommand } from './io.js'
 
@@ -43,13 +48,25 @@ export const serve: Subcommand = async (args, io) => {
     ...(values.host === undefined ? {} : { WEBHOOK_HOST: values.host }),
     ...(port === undefined ? {} : { WEBHOOK_PORT: String(port) }),
   }
-  const config = await loadConfig(values.config, { env })
+  const overrideNames = {
+    ...(values.host === undefined ? {} : { WEBHOOK_HOST: '--host' }),
+    ...(port === undefined ? {} : { WEBHOOK_PORT: '--port' }),
+  }
+  const config = await loadConfig(values.config, { env, overrideNames })
   if (!config.platforms.webhook.enabled) {
-    io.stderr.write('The webhook platform is disabled (platforms.webhook.enabled: false, or WEBHOOK_ENABLED=false): nothing to serve.\n')
+    io.stderr.write('The webhook platform is disabled (platforms.webhook.enabled: false, or WEBHOOK_ENABLED=false): nothing to serve. Set it to true.\n')
     return 1
   }
-  const gateway = await createGateway(config, [], { baseDir: configDir(values.config) })
-  await gateway.listen()
+  const baseDir = configDir(values.config)
+  const nothing = nothingToServe(config, baseDir, values.config)
+  if (nothing !== undefined) {
+    io.stderr.write(nothing)
+    return 1
+  }
+  const gateway = await createGateway(config, [], { baseDir })
+  const address = await gateway.listen()
+  // Admin commands started beside this one (test, send, subscribe) reach the port really bound.
+  const forget = recordListening(resolve(values.config), address.host, address.port)
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGTERM', stop).off('SIGINT', stop)
@@ -58,5 +75,21 @@ export const serve: Subcommand = async (args, io) => {
     process.once('SIGTERM', stop).once('SIGINT', stop)
   })
   await gateway.close()
+  forget()
   return 0
+}
+
+/**
+ * A gateway with no route, static or dynamic, answers 404 to everything: a config mistake, said at once with
+ * what to add, rather than a server that listens and does nothing.
+ */
+function nothingToServe(config: HookpilotConfig, baseDir: string, configArg: string): string | undefined {
+  if (Object.keys(config.platforms.webhook.extra.routes).length > 0) return undefined
+  const file = subscriptionsPath(config, baseDir)
+  if (file !== undefined && existsSync(file)) return undefined
+  return (
+    `Nothing to serve: ${configArg} has no routes (platforms.webhook.extra.routes) and there is no subscriptions file` +
+    `${file === undefined ? '' : ` (${file})`}. Add a route to the config (see examples/config.yaml), or create one ` +
+    `with "hookpilot subscribe <name> --config ${configArg}".\n`
+  )
 }

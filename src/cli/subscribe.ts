@@ -8,6 +8,7 @@ import { routeProblem } from '../core/wiring.js'
 import { parseEntry, resolveSubscription, updateSubscriptions, type SubscriptionInput } from '../core/subscriptions/index.js'
 import { parse, UsageError } from './args.js'
 import type { Subcommand } from './io.js'
+import { commandName } from './listening.js'
 import { servedTargets, COMMON_HELP, COMMON_OPTIONS, loadContext, oneName, publicUrl, splitList, type CliContext } from './subscriptions-common.js'
 
 const HELP = `Usage: hookpilot subscribe <name> [options]
@@ -100,7 +101,7 @@ export const subscribe: Subcommand = async (args, io) => {
     return { file: { ...file, subscriptions: { ...file.subscriptions, [name]: next } }, result: { created: before === undefined, newSecret: !keep } }
   })
 
-  const url = publicUrl(ctx.config, name)
+  const url = publicUrl(ctx.config, name, ctx.configPath)
   const lines = [
     `${outcome.created ? 'Created' : 'Updated'} subscription "${name}" in ${ctx.file}`,
     '',
@@ -116,7 +117,7 @@ export const subscribe: Subcommand = async (args, io) => {
     `  Secret:        ${outcome.newSecret ? 'the secret above (shown only now: store it)' : 'the one set before'}`,
     `  Events:        ${events.length ? `"Let me select individual events": ${events.join(', ')}` : '"Send me everything"'}`,
     '',
-    `A running gateway picks this up without a restart. Try it: hookpilot test ${name} --config ${values.config}`,
+    `A running gateway picks this up without a restart. Try it: ${commandName(io.env)} test ${name} --config ${values.config}`,
   ]
   io.stdout.write(lines.join('\n') + '\n')
   const problem = served === undefined ? undefined : routeProblem(route, served.targets, served.hints)

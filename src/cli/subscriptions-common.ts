@@ -15,6 +15,7 @@ import { setupPlugins } from '../core/plugin-setup.js'
 import { loadConfig } from '../index.js'
 import { BUILTIN_PLUGINS } from '../plugins/builtins.js'
 import { UsageError } from './args.js'
+import { readListening } from './listening.js'
 import type { CliIO } from './io.js'
 
 /** `--config` and `--help`, which every subscription command takes. */
@@ -67,9 +68,13 @@ export function splitList(value: string | undefined): string[] {
   return value === undefined ? [] : value.split(',').map((s) => s.trim()).filter((s) => s !== '')
 }
 
-/** The URL a person pastes into GitHub: `localhost` stands for a wildcard bind. */
-export function publicUrl(config: HookpilotConfig, name: string): string {
-  const { host, port } = config.platforms.webhook.extra
+/**
+ * The URL a person pastes into GitHub: `localhost` stands for a wildcard bind. The port is the one a running
+ * `serve` of this config really listens on (`--port`, `WEBHOOK_PORT`), else the config's.
+ */
+export function publicUrl(config: HookpilotConfig, name: string, configPath?: string): string {
+  const live = configPath === undefined ? undefined : readListening(configPath)
+  const { host, port } = live ?? config.platforms.webhook.extra
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host
   return `http://${bracket(shown)}:${port}/webhooks/${name}`
 }
@@ -78,12 +83,13 @@ export function publicUrl(config: HookpilotConfig, name: string): string {
  * Where a local command reaches the gateway: `--url` if given, else the configured host and port, with a
  * wildcard bind reached on the loopback address of its family (`localhost` may resolve to the other family).
  */
-export function localBaseUrl(config: HookpilotConfig, override: string | undefined): string {
+export function localBaseUrl(config: HookpilotConfig, override: string | undefined, configPath?: string): string {
   if (override !== undefined) {
     if (!/^https?:\/\/[^/]+/.test(override)) throw new UsageError(`--url takes a base URL such as http://127.0.0.1:8644, not "${override}".`)
     return override.replace(/\/+$/, '')
   }
-  const { host, port } = config.platforms.webhook.extra
+  const live = configPath === undefined ? undefined : readListening(configPath)
+  const { host, port } = live ?? config.platforms.webhook.extra
   const reach = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host
   return `http://${bracket(reach)}:${port}`
 }

@@ -44,6 +44,21 @@ const OVERRIDES: ReadonlyArray<readonly [variable: string, key: 'enabled' | 'hos
   ['WEBHOOK_SECRET', 'secret'],
 ]
 
+/** The config paths the `WEBHOOK_*` overrides replace, by variable. */
+export const OVERRIDE_PATHS: Readonly<Record<string, string>> = Object.fromEntries(
+  OVERRIDES.map(([variable, key]) => [variable, key === 'enabled' ? 'platforms.webhook.enabled' : `platforms.webhook.extra.${key}`]),
+)
+
+/** Which config paths `env` overrides, and with which variable: an error about such a value must not blame the file. */
+export function overriddenPaths(env: Env): Map<string, string> {
+  const paths = new Map<string, string>()
+  for (const [variable, path] of Object.entries(OVERRIDE_PATHS)) {
+    const value = env[variable]
+    if (value !== undefined && value !== '') paths.set(path, variable)
+  }
+  return paths
+}
+
 /** Applies `WEBHOOK_ENABLED`, `WEBHOOK_HOST`, `WEBHOOK_PORT` and `WEBHOOK_SECRET` over the file's values. */
 export function applyEnvOverrides(raw: unknown, env: Env): unknown {
   const root = isRecord(raw) ? { ...raw } : {}

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import * as v from 'valibot'
 import { parseDocument } from 'yaml'
-import { applyEnvOverrides, interpolateEnv, isRecord, type Env } from './config-env.js'
+import { applyEnvOverrides, interpolateEnv, isRecord, overriddenPaths, type Env } from './config-env.js'
 import { knownKeys, unknownKeys } from './config-keys.js'
 import { agentSchema, configSchema, routeSchema, stateSchema, type HookpilotConfig, type HookpilotConfigInput } from './config-schema.js'
 import { ConfigError, GatewayError, type ConfigIssue } from './errors.js'
@@ -44,6 +44,11 @@ export interface ParseConfigOptions {
    * (`hookpilot list`, `subscribe`, `jobs`). `serve` is always strict.
    */
   readonly lenientEnv?: boolean | undefined
+  /**
+   * How to name an override in an error about its value, by variable (`serve` passes `--port` for
+   * `WEBHOOK_PORT` when the flag set it): the problem is then not blamed on the file.
+   */
+  readonly overrideNames?: Readonly<Record<string, string>> | undefined
 }
 
 /**
@@ -74,7 +79,7 @@ export function parseConfig(input: HookpilotConfigInput | HookpilotConfig, optio
   const output = result.success ? result.output : undefined
   for (const def of definitions) sectionOptions(def, raw, output, issues)
   pluginEntryOptions(raw, loaded, output, issues)
-  if (issues.length > 0 || !output) throw new ConfigError(dedupe(issues), { source: options.source })
+  if (issues.length > 0 || !output) throw new ConfigError(blameOverrides(dedupe(issues), env, options.overrideNames), { source: options.source })
   Object.defineProperty(output, PARSED, { value: true })
   Object.defineProperty(output, LOADED, { value: loaded })
   return output
@@ -158,6 +163,15 @@ function pluginEntryOptions(raw: unknown, loaded: readonly PluginDefinition[], o
     const options = validateOptions(def, given ?? inSection, given !== undefined || def.section === undefined ? `plugins[${i}].with` : def.section, issues)
     const list = output?.['plugins']
     if (options !== undefined && Array.isArray(list) && isRecord(list[i])) list[i] = { ...list[i], with: options }
+  })
+}
+
+/** An issue about a value the environment (or a flag) put there says so: the file did not. */
+function blameOverrides(issues: ConfigIssue[], env: Env, names: Readonly<Record<string, string>> = {}): ConfigIssue[] {
+  const overridden = overriddenPaths(env)
+  return issues.map((issue) => {
+    const variable = overridden.get(issue.path)
+    return variable === undefined ? issue : { ...issue, message: `${issue.message} (this value came from ${names[variable] ?? variable}, not from the file)` }
   })
 }
 

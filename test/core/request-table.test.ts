@@ -269,6 +269,28 @@ describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (tr
     expect(wrong).toMatchObject({ status: 401, body: { error: 'Invalid signature' } })
   })
 
+  it('step 5: actions filters what runs an agent: a closed or labeled pull request is ignored when the route lists only opened', async () => {
+    const first = await start({ routes: { pr: { secret: SECRET, events: ['pull_request'], actions: ['opened', 'synchronize'] } } })
+    const { send, idle, runs } = first
+    const closed = githubPayload('pull_request', 'closed')
+    const labeled = githubPayload('pull_request', 'labeled')
+    expect(await send(signed('pull_request', closed, 'act-1'))).toMatchObject({ status: 200, body: { status: 'ignored', event: 'pull_request' } })
+    expect(await send(signed('pull_request', labeled, 'act-2'))).toMatchObject({ status: 200, body: { status: 'ignored' } })
+    expect((await send(signed('pull_request', pullRequest, 'act-3'))).status).toBe(202)
+    // GitLab's merge request action sits in object_attributes.action.
+    const mr = await start({ routes: { mr: { secret: 'gl-token', actions: ['open'] } } })
+    const gitlab = (action: string) => ({
+      path: '/webhooks/mr', body: JSON.stringify({ object_kind: 'merge_request', object_attributes: { iid: 1, action } }),
+      headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Merge Request Hook', 'x-gitlab-token': 'gl-token' },
+    })
+    expect((await mr.send(gitlab('update'))).body).toMatchObject({ status: 'ignored' })
+    expect((await mr.send(gitlab('open'))).status).toBe(202)
+    await idle()
+    expect(runs.map((r) => r.deliveryId)).toEqual(['act-3'])
+    await first.gateway.close() // the second start() took the afterEach's place
+
+  })
+
   it('GitLab retries are de-duplicated by Idempotency-Key (17.4+), else X-Gitlab-Event-UUID', async () => {
     const { send, idle, runs } = await start({ routes: { mr: { secret: 'gl-token', events: ['Merge Request Hook'] } } })
     const body = JSON.stringify({ object_kind: 'merge_request', object_attributes: { iid: 8 } })

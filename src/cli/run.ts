@@ -10,6 +10,7 @@ const HELP = `Usage: hookpilot <command> [options]
 
 Commands:
   serve       run the webhook gateway from a config file
+  check       validate a config file without starting anything: every problem at once
   subscribe   add a webhook route at run time (a dynamic subscription); prints its URL and secret
   list        list the routes, static and dynamic (secrets never shown)
   remove      remove a dynamic subscription
@@ -24,6 +25,7 @@ Docs: docs/README.md
 
 const COMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   serve: async () => (await import('./serve.js')).serve,
+  check: async () => (await import('./check.js')).check,
   subscribe: async () => (await import('./subscribe.js')).subscribe,
   list: async () => (await import('./list.js')).list,
   remove: async () => (await import('./remove.js')).remove,

@@ -5,6 +5,7 @@
  * delivery id redeliverable.
  */
 import { DeliveryError } from './errors.js'
+import type { GatewayEvents } from './events.js'
 import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './jobs.js'
 import type { RouteTable } from './pipeline.js'
 import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
@@ -39,6 +40,8 @@ export interface DispatcherParts {
   readonly timeoutMs: number
   readonly clock?: Clock | undefined
   readonly retry?: RetryPolicy | undefined
+  /** Where agent runs and delivery tries are reported (metrics subscribe there). */
+  readonly events?: GatewayEvents | undefined
 }
 
 type Fields = Readonly<Record<string, string>>
@@ -87,6 +90,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     const input = { prompt: built.prompt, parts: built.parts, route: route.name, event: job.event, deliveryId: job.deliveryId }
     const ctx = { signal: run.signal, log, onSpawn: (pid: number) => leased.recordProcess(pid) }
     // Through a promise even for a plain-object runner whose run() throws before returning one.
+    const started = performance.now()
     const result = await Promise.resolve()
       .then(() => runner.run(input, ctx))
       .catch((err: unknown) => ({ ok: false as const, reason: message(err) }))
@@ -94,6 +98,11 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
         clearTimeout(timer)
         leased.signal.removeEventListener('abort', onStop)
       })
+    const interrupted = !result.ok && !timedOut && leased.signal.aborted
+    if (!interrupted) {
+      const outcome = result.ok ? 'ok' : timedOut ? 'timeout' : 'failed'
+      parts.events?.emit('agentRun', { route: route.name, outcome, seconds: (performance.now() - started) / 1000 })
+    }
     if (result.ok) return { text: result.text }
     if (timedOut) {
       return fail(fields, 'agent run failed', `timed out after ${timeoutMs / 1000} s (agent.timeout_seconds)`)
@@ -124,6 +133,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
         signal: leased.signal, log, attempt, progress, saveProgress: (parts) => leased.saveProgress(parts),
       })
       log.info('delivered', tried)
+      parts.events?.emit('delivery', { target: target.name, outcome: 'delivered' })
       return { kind: 'done' }
     } catch (err) {
       const reason = message(err)
@@ -133,7 +143,11 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       }
       // The brand check, not instanceof: a target built against another copy of this package throws its own class.
       const retryable = DeliveryError.is(err) && err.retryable
-      if (!retryable || attempt >= retry.attempts) return fail(tried, 'delivery failed', reason)
+      if (!retryable || attempt >= retry.attempts) {
+        parts.events?.emit('delivery', { target: target.name, outcome: 'failed' })
+        return fail(tried, 'delivery failed', reason)
+      }
+      parts.events?.emit('delivery', { target: target.name, outcome: 'retried' })
       const retryAfterMs = DeliveryError.is(err) ? err.retryAfterMs : undefined
       const delay = Math.min(retryAfterMs ?? retry.baseDelayMs * 2 ** (attempt - 1), retry.maxDelayMs)
       log.warn('delivery failed, retrying', { ...tried, reason, retry_in_ms: String(delay) })

@@ -4,9 +4,11 @@
  * and how to write the answer; everything the request table decides happens here, once.
  */
 import { degraded, ERRORS, HEALTH, notReady, READY, type GatewayResponse } from './http-response.js'
+import type { GatewayEvents } from './events.js'
 import type { Readiness } from './jobs.js'
 import type { Pipeline, RouteTable } from './pipeline.js'
-import type { Logger } from './types.js'
+import type { Endpoint } from './plugin.js'
+import type { Logger, Route } from './types.js'
 
 /** The body as an adapter read it. */
 export type BodyRead =
@@ -47,6 +49,9 @@ export interface FlowParts {
   readonly readiness: () => Promise<Readiness>
   /** True when `agent.max_queue` jobs are waiting. */
   readonly queueFull: () => Promise<boolean>
+  readonly events: GatewayEvents
+  /** Paths plugins answer (`/metrics`). */
+  readonly endpoints: readonly Endpoint[]
 }
 
 const WEBHOOK_PREFIX = '/webhooks/'
@@ -67,14 +72,25 @@ export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<Flow
     return (await parts.queueFull()) ? notReady('the queue is full (agent.max_queue)') : READY
   }
 
+  const endpoints = new Map(parts.endpoints.map((e) => [e.path, e]))
+
   return async function flow(req) {
     const path = stripQuery(req.path)
     const probe = req.method === 'GET' || req.method === 'HEAD'
     if (path === '/health') return probe ? health() : ERRORS.probeMethod
     if (path === '/ready') return probe ? ready() : ERRORS.probeMethod
+    const endpoint = endpoints.get(path)
+    if (endpoint) return probe ? endpoint.handle(req) : ERRORS.probeMethod
     if (!path.startsWith(WEBHOOK_PREFIX)) return PASS
     const name = path.slice(WEBHOOK_PREFIX.length).replace(/\/$/, '')
     const route = name.includes('/') ? undefined : routes.get(name)
+    // Counted by the configured name only: a sender's made-up route is one label, never a new one per name.
+    const answer = await webhook(req, route)
+    parts.events.emit('request', { route: route?.name, status: answer.status })
+    return answer
+  }
+
+  async function webhook(req: FlowRequest, route: Route | undefined): Promise<GatewayResponse> {
     if (!route) return ERRORS.unknownRoute
     if (req.method !== 'POST') return ERRORS.webhookMethod
     if (parts.closing()) return ERRORS.shuttingDown

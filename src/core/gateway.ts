@@ -5,10 +5,10 @@
  */
 import { createServer, type Server } from 'node:http'
 import { dirname, resolve } from 'node:path'
-import { childEnv } from './child-env.js'
 import { staticRoutes, type HookpilotConfig } from './config.js'
-import { createScope, type Scope } from './container.js'
+import { compose, type Composition } from './compose.js'
 import { createDispatcher } from './dispatcher.js'
+import { createEvents } from './events.js'
 import { ConfigError, GatewayError } from './errors.js'
 import { createFetchHandler, type FetchHandler } from './fetch.js'
 import { createFlow, PASS, type BodyRead } from './flow.js'
@@ -18,15 +18,11 @@ import { createNodeHandler, type NodeHandler } from './http.js'
 import { listenOn, type ListenAddress, type ListenOptions } from './listen.js'
 import { createLogger } from './logger.js'
 import { createPipeline } from './pipeline.js'
-import type { PluginDefinition } from './plugin-definition.js'
-import { setupPlugins, type SetUp } from './plugin-setup.js'
-import type { GatewayPlugin } from './plugin.js'
 import { createRouteTable, type MutableRouteTable } from './route-table.js'
 import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from './routes.js'
 import { startSubscriptionSource, subscriptionsPath } from './subscriptions/index.js'
 import { TOKENS } from './tokens.js'
 import type { Route } from './types.js'
-import { checkRoutes, selectRunner, targetMap } from './wiring.js'
 
 /** A request for {@link Gateway.handle}: headers in any case, body as bytes or text. */
 export interface GatewayRequest {
@@ -71,13 +67,7 @@ export interface BuildOptions {
   readonly baseDir?: string | undefined
 }
 
-/** What a gateway is composed of: plugin definitions (set up from the configuration) and ready plugin objects. */
-export interface Composition {
-  /** Set up first, in order (the built-ins, then yours); then the configuration's `plugins:` entries. */
-  readonly definitions: readonly PluginDefinition[]
-  /** Registered after them, in order: a one-implementation slot takes the last value. */
-  readonly plugins: readonly GatewayPlugin[]
-}
+export type { Composition } from './compose.js'
 
 /**
  * Builds a gateway from a parsed configuration and its plugins. Throws a ConfigError naming every route whose
@@ -86,29 +76,12 @@ export interface Composition {
 export async function buildGateway(config: HookpilotConfig, composition: Composition, options: BuildOptions = {}): Promise<Gateway> {
   const extra = config.platforms.webhook.extra
   const baseDir = options.baseDir ?? process.cwd()
-  const scope = createScope()
   // A plugin object's logger counts from the start: plugins log while they are set up.
   const log = composition.plugins.findLast((p) => p.logger)?.logger ?? createLogger({ level: config.log_level })
-  scope.provide(TOKENS.logger, log)
-  scope.provide(TOKENS.clock, Date.now)
-  let setUp: SetUp
-  try {
-    setUp = await setupPlugins(config, composition.definitions, { baseDir, resources: scope.resources, log, childEnv: (secrets) => childEnv(secrets) })
-  } catch (err) {
-    await scope.dispose()
-    throw err
-  }
-  const plugins = [...setUp.plugins, ...composition.plugins]
-  for (const plugin of plugins) register(scope, plugin)
-
-  const clock = scope.resolve(TOKENS.clock)
   const routes = createRouteTable(staticRoutes(config))
-  const targets = targetMap(scope.resolveAll(TOKENS.deliveryTargets))
-  const runnerChoices = composition.definitions.filter((d) => d.selectedBy?.key === 'runner' && d.section === 'agent').map((d) => d.selectedBy?.value ?? '')
-  const runner = selectRunner(config, scope.resolveAll(TOKENS.agentRunners), runnerChoices)
-  checkRoutes(routes.list(), targets, setUp.hints)
-
-  const state = scope.resolve(TOKENS.state)
+  const { scope, plugins, setUp, targets, runner, state } = await compose(config, composition, routes.list(), { baseDir, log })
+  const clock = scope.resolve(TOKENS.clock)
+  const events = createEvents(log)
   // The state backend opens first (a bad state.path stops the start with what to change), then the plugins
   // that hold resources of their own; close() runs them in the reverse order, then disposes shared resources.
   const lifecycle = await startAll([state, ...plugins.filter((p) => p.state !== state)], log).catch(async (err: unknown) => {
@@ -124,6 +97,7 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
     log,
     clock,
     signal: lifecycle.signal,
+    events,
   })
   state.queue.start(
     createDispatcher({
@@ -134,8 +108,10 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
       clock,
       skillsDir: resolve(options.baseDir ?? process.cwd(), config.skills_dir),
       timeoutMs: config.agent.timeout_seconds * 1000,
+      events,
     }),
   )
+  for (const plugin of plugins) plugin.observe?.(events, { state })
 
   // Dynamic subscriptions, beside the config file (or where subscriptions_file says); skipped entries are logged.
   const subscriptionsFile = subscriptionsPath(config, options.baseDir)
@@ -153,6 +129,8 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
     closing: () => closing,
     readiness: () => lifecycle.ready(),
     queueFull: async () => (await state.jobs.counts()).queued >= config.agent.max_queue,
+    events,
+    endpoints: plugins.flatMap((p) => p.endpoints ?? []),
   })
   const handler = createNodeHandler(flow, log)
 
@@ -221,16 +199,6 @@ function routePath(route: Route): string {
   return route.source === 'static' ? `platforms.webhook.extra.routes.${route.name}` : `subscriptions.${route.name}`
 }
 
-function register(scope: Scope, plugin: GatewayPlugin): void {
-  if (plugin.logger) scope.provide(TOKENS.logger, plugin.logger)
-  if (plugin.clock) scope.provide(TOKENS.clock, plugin.clock)
-  if (plugin.sources) scope.provide(TOKENS.sources, plugin.sources)
-  if (plugin.state) scope.provide(TOKENS.state, plugin.state)
-  if (plugin.rateLimiter) scope.provide(TOKENS.rateLimiter, plugin.rateLimiter)
-  if (plugin.agentRunner) scope.add(TOKENS.agentRunners, plugin.agentRunner)
-  for (const filter of plugin.eventFilters ?? []) scope.add(TOKENS.eventFilters, filter)
-  for (const target of plugin.deliveryTargets ?? []) scope.add(TOKENS.deliveryTargets, target)
-}
 
 function lowerCase(headers: GatewayRequest['headers']): Record<string, string> {
   const out: Record<string, string> = {}

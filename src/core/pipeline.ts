@@ -2,6 +2,7 @@
  * Steps 3 to 10 of the request table for a webhook whose route is known and whose body was read within the
  * cap: verify, parse, filter, de-dup, rate limit, store. Transport-free: the request flow calls it.
  */
+import type { GatewayEvents } from './events.js'
 import { ERRORS, json, rateLimited, type GatewayResponse } from './http-response.js'
 import type { DedupStore, JobQueue, NewJob, Reservation } from './jobs.js'
 import { throttledWarn } from './log-throttle.js'
@@ -29,6 +30,7 @@ export interface PipelineParts {
   readonly clock: Clock
   /** Aborted when the gateway closes; filters receive it. */
   readonly signal: AbortSignal
+  readonly events?: GatewayEvents | undefined
 }
 
 /** Runs a verified-or-not webhook through the checks. */
@@ -111,6 +113,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     } catch (err) {
       // Never a 202 for an event that is not stored: the sender keeps it and may send it again.
       log.error('cannot store the event: answered 503', { ...fields, reason: err instanceof Error ? err.message : String(err) })
+      parts.events?.emit('storeError', { operation: 'accept' })
       return ERRORS.storeUnavailable
     }
   }

@@ -5,6 +5,8 @@
  * `close`, with the gateway.
  */
 import type * as v from 'valibot'
+import type { GatewayEvents } from './events.js'
+import type { GatewayResponse } from './http-response.js'
 import type { LifecycleContext, Readiness, StateBackend } from './jobs.js'
 import { defineConfiguredPlugin, type PluginDefinition, type PluginSpec } from './plugin-definition.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Source } from './types.js'
@@ -30,6 +32,22 @@ export interface GatewayPlugin {
   close?(): Promise<void>
   /** Whether the plugin can do its work now; `/ready` reports the first that cannot. */
   ready?(): Readiness | Promise<Readiness>
+  /** Subscribes to the gateway's events (answered webhooks, agent runs, deliveries): metrics, audit trails. */
+  observe?(events: GatewayEvents, ctx: ObserveContext): void
+  /** Extra GET paths on the gateway's own listener (`/metrics`). */
+  readonly endpoints?: readonly Endpoint[]
+}
+
+/** What {@link GatewayPlugin.observe} receives besides the events. */
+export interface ObserveContext {
+  /** The gateway's state backend (its jobs view, for a gauge of queued and running jobs). */
+  readonly state: StateBackend
+}
+
+/** A GET (and HEAD) path a plugin answers on the gateway's listener. */
+export interface Endpoint {
+  readonly path: string
+  handle(req: { readonly method: string; readonly headers: Readonly<Record<string, string>> }): Promise<GatewayResponse>
 }
 
 export type { PluginDefinition, PluginSpec, SetupContext, Resources, Selector } from './plugin-definition.js'

@@ -10,6 +10,7 @@ import { echoPlugin } from './echo-agent/plugin.js'
 import { githubCommentPlugin } from './github-comment/plugin.js'
 import { logPlugin } from './log-delivery/plugin.js'
 import { memoryStatePlugin } from './memory-state/plugin.js'
+import { metricsPlugin } from './metrics/plugin.js'
 import { openaiPlugin } from './openai-agent/plugin.js'
 import { signalPlugin } from './signal/plugin.js'
 import { slackPlugin } from './slack/plugin.js'
@@ -35,4 +36,5 @@ export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [
   slackPlugin,
   signalPlugin,
   smsPlugin,
+  metricsPlugin,
 ] as readonly PluginDefinition[]

@@ -94,6 +94,10 @@ describe('createGateway', () => {
     // Through the grace period the listener stays open: a webhook gets the 503, not a refused connection.
     const overHttp = await fetch(`${url}/webhooks/pr`, { method: 'POST', body: '{}' })
     expect([overHttp.status, overHttp.headers.get('retry-after'), await overHttp.json()]).toEqual([503, '30', { error: 'Shutting down' }])
+    // A load balancer's readiness check sees the drain and stops sending; liveness stays fine.
+    const ready = await fetch(`${url}/ready`)
+    expect([ready.status, await ready.json()]).toEqual([503, { status: 'unavailable', reason: 'shutting down' }])
+    expect((await fetch(`${url}/health`)).status).toBe(200)
     finish()
     await closing
     expect(answers.map((a) => a.text)).toEqual(['late but delivered'])

@@ -8,6 +8,7 @@ import { childEnv } from './child-env.js'
 import type { HookpilotConfig } from './config.js'
 import { createScope, type Scope } from './container.js'
 import { ConfigError, type ConfigIssue } from './errors.js'
+import { gatherIssues } from './gather-issues.js'
 import type { StateBackend } from './jobs.js'
 import type { PluginDefinition } from './plugin-definition.js'
 import { setupPlugins, type SetUp } from './plugin-setup.js'
@@ -47,8 +48,8 @@ export async function compose(config: HookpilotConfig, composition: Composition,
     const targets = targetMap(scope.resolveAll(TOKENS.deliveryTargets))
     const choices = (key: string, section: string) =>
       composition.definitions.filter((d) => d.selectedBy?.key === key && d.section === section).map((d) => d.selectedBy?.value ?? '')
-    const runner = gather(() => selectRunner(config, scope.resolveAll(TOKENS.agentRunners), choices('runner', 'agent')), issues)
-    gather(() => checkRoutes(routes, targets, setUp.hints), issues)
+    const runner = gatherIssues(() => selectRunner(config, scope.resolveAll(TOKENS.agentRunners), choices('runner', 'agent')), issues)
+    gatherIssues(() => checkRoutes(routes, targets, setUp.hints), issues)
     const state = plugins.findLast((p) => p.state)?.state
     if (!state) {
       issues.push({ path: 'state.driver', message: `no state backend named "${config.state.driver}"; the backends here are: ${choices('driver', 'state').join(', ')} (a plugin can add one)` })
@@ -61,15 +62,6 @@ export async function compose(config: HookpilotConfig, composition: Composition,
   }
 }
 
-function gather<T>(check: () => T, issues: ConfigIssue[]): T | undefined {
-  try {
-    return check()
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err
-    issues.push(...err.issues)
-    return undefined
-  }
-}
 
 function register(scope: Scope, plugin: GatewayPlugin): void {
   if (plugin.logger) scope.provide(TOKENS.logger, plugin.logger)

@@ -1,4 +1,4 @@
-import { ConfigError, type ConfigIssue } from '../../core/errors.js'
+import { ConfigError, type ConfigIssue } from './errors.js'
 
 /**
  * Runs a factory that may refuse its configuration, moving a ConfigError's issues to `issues` (and answering

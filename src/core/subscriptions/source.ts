@@ -37,7 +37,8 @@ export interface SubscriptionSource {
 /**
  * Loads the subscriptions once, applies them to `routes`, and keeps watching the file. A broken file keeps the
  * last good set and logs why; a deleted file clears the dynamic routes; a bad entry is skipped with a warning
- * naming it. Jobs already queued keep the Route they were accepted with, so removing a route never cuts a run.
+ * naming it. A job names its route, so a job still queued when its subscription is removed fails with a reason
+ * that says so (jobs retry runs it again once the route is back); a job already running finishes.
  * `buildGateway` starts one for you when it knows where the file is; this is for composing your own.
  *
  * @example

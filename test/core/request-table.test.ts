@@ -218,6 +218,13 @@ describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (tr
     expect(runs.map((r) => r.deliveryId)).toEqual(['dup-1', 'dup-1'])
   })
 
+  it('a copy of a delivery whose first copy was refused (429) is never told duplicate: nothing was stored', async () => {
+    const { send } = await start({ routes: { pr: { secret: SECRET, events: ['pull_request'], rate_limit: 1 } } })
+    expect((await send(signed('pull_request', pullRequest, 'w-1'))).status).toBe(202)
+    const copies = await Promise.all([send(signed('pull_request', pullRequest, 'x-1')), send(signed('pull_request', pullRequest, 'x-1'))])
+    expect(copies.map((c) => c.status)).toEqual([429, 429])
+  })
+
   it('step 7: the 31st accepted request in a rolling minute is 429 with Retry-After', async () => {
     const { send, clock } = await start()
     for (let i = 0; i < 30; i++) expect((await send(signed('pull_request', pullRequest, `rl-${i}`))).status).toBe(202)

@@ -13,10 +13,11 @@ describe('memoryState', () => {
     for (const id of ['a', 'b', 'c']) await state.queue.add(newJob(id), await state.dedup.reserve(`pr\u0000${id}`, 3_600_000))
     state.queue.start(async () => ({ kind: 'done' }))
     await expect.poll(async () => (await state.jobs.counts()).done).toBe(3)
-    await state.dedup.reserve('pr\u0000other', 1) // a reservation sweeps
+    const release = (r: Awaited<ReturnType<typeof state.dedup.reserve>>) => (r.status === 'duplicate' ? undefined : r.release())
+    release(await state.dedup.reserve('pr\u0000other', 1)) // a reservation sweeps
     expect((await state.jobs.list()).map((j) => j.deliveryId)).toEqual(['c', 'b'])
     clock.advance(1_000)
-    await state.dedup.reserve('pr\u0000other', 1)
+    release(await state.dedup.reserve('pr\u0000other', 1))
     expect(await state.jobs.list()).toEqual([])
     expect((await state.dedup.reserve('pr\u0000a', 3_600_000)).status).toBe('new')
     await state.queue.stop(0)

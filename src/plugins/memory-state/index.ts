@@ -148,12 +148,12 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
     name: 'memory',
     durable: false,
     dedup: {
-      async reserve(key, windowMs) {
-        const t = now()
-        sweep(t)
-        const id = keys.get(key)
-        const holder = id === undefined ? undefined : jobs.get(id)?.job
-        return book.reserve(key, holder, windowMs, t)
+      reserve(key, windowMs) {
+        sweep(now())
+        return book.reserve(key, () => {
+          const id = keys.get(key)
+          return id === undefined ? undefined : jobs.get(id)?.job
+        }, windowMs, now)
       },
     },
     queue: {
@@ -162,6 +162,7 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
         try {
           if (queued >= options.maxQueue) return { status: 'full' }
           const t = now()
+          sweep(t)
           if (reservation?.status === 'redeliver') {
             const e = jobs.get(reservation.jobId)
             if (e?.job.state === 'failed') {
@@ -169,12 +170,14 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
               pool.wake()
               return { status: 'accepted', id: e.job.id }
             }
+            // Re-queued since (an operator's retry): the key is that job's, and this is a copy of it.
+            if (e !== undefined && e.job.dedupKey === reservation.key) return { status: 'duplicate', id: e.job.id }
           }
           const id = insert(job, t)
           pool.wake()
           return { status: 'accepted', id }
         } finally {
-          if (reservation !== undefined) book.settle(reservation.key)
+          if (reservation !== undefined) book.settle(reservation)
         }
       },
       start: (worker) => pool.start(worker),

@@ -100,8 +100,8 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
     name: 'sqlite',
     durable: true,
     dedup: {
-      async reserve(key, windowMs) {
-        return book.reserve(key, open().table.holder(key), windowMs, now())
+      reserve(key, windowMs) {
+        return book.reserve(key, () => open().table.holder(key), windowMs, now)
       },
     },
     queue: {
@@ -112,7 +112,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
           if (added.status === 'accepted') pool.wake()
           return added
         } finally {
-          if (reservation !== undefined) book.settle(reservation.key)
+          if (reservation !== undefined) book.settle(reservation)
         }
       },
       start: (worker) => pool.start(worker),

@@ -48,15 +48,18 @@ export const serve: Subcommand = async (args, io) => {
     io.stderr.write('The webhook platform is disabled (platforms.webhook.enabled: false, or WEBHOOK_ENABLED=false): nothing to serve.\n')
     return 1
   }
-  const gateway = await createGateway(config, [], { baseDir: configDir(values.config) })
-  await gateway.listen()
-  await new Promise<void>((resolve) => {
+  // Listening for the signals before the startup line is out: a supervisor (or a test) that stops the
+  // gateway as soon as it has seen that line must get the graceful shutdown, not node's default exit.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGTERM', stop).off('SIGINT', stop)
       resolve()
     }
     process.once('SIGTERM', stop).once('SIGINT', stop)
   })
+  const gateway = await createGateway(config, [], { baseDir: configDir(values.config) })
+  await gateway.listen()
+  await stopped
   await gateway.close()
   return 0
 }

@@ -42,9 +42,25 @@ const OVERRIDES: ReadonlyArray<readonly [variable: string, key: 'enabled' | 'hos
   ['WEBHOOK_SECRET', 'secret'],
 ]
 
-/** Applies `WEBHOOK_ENABLED`, `WEBHOOK_HOST`, `WEBHOOK_PORT` and `WEBHOOK_SECRET` over the file's values. */
+/** Top-level keys the environment overrides. */
+const TOP_OVERRIDES: ReadonlyArray<readonly [variable: string, key: 'log_level' | 'log_format']> = [
+  ['LOG_LEVEL', 'log_level'],
+  ['LOG_FORMAT', 'log_format'],
+]
+
+/**
+ * Applies `WEBHOOK_ENABLED`, `WEBHOOK_HOST`, `WEBHOOK_PORT`, `WEBHOOK_SECRET`, `LOG_LEVEL` and `LOG_FORMAT` over
+ * the file's values.
+ */
 export function applyEnvOverrides(raw: unknown, env: Env): unknown {
   const root = isRecord(raw) ? { ...raw } : {}
+  let logTouched = false
+  for (const [variable, key] of TOP_OVERRIDES) {
+    const value = env[variable]
+    if (value === undefined || value === '') continue
+    logTouched = true
+    root[key] = value.toLowerCase()
+  }
   const platforms = isRecord(root['platforms']) ? { ...root['platforms'] } : {}
   const webhook = isRecord(platforms['webhook']) ? { ...platforms['webhook'] } : {}
   const extra = isRecord(webhook['extra']) ? { ...webhook['extra'] } : {}
@@ -56,7 +72,7 @@ export function applyEnvOverrides(raw: unknown, env: Env): unknown {
     if (key === 'enabled') webhook['enabled'] = value
     else extra[key] = value
   }
-  if (!touched) return raw
+  if (!touched) return logTouched ? root : raw
   webhook['extra'] = extra
   platforms['webhook'] = webhook
   root['platforms'] = platforms

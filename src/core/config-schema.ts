@@ -149,6 +149,7 @@ export const configSchema = v.strictObject({
   state: v.optional(stateSchema, {}),
   skills_dir: v.optional(text, './skills'),
   log_level: v.optional(v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'), 'info'),
+  log_format: v.optional(v.picklist(['text', 'json'], 'expected text (for people) or json (one object a line, for log systems)'), 'text'),
   platforms: v.optional(platformsSchema, {}),
 })
 

@@ -80,7 +80,7 @@ export async function buildGateway(
   const config = parseConfig(input)
   const extra = config.platforms.webhook.extra
   const scope = createScope()
-  scope.provide(TOKENS.logger, createLogger({ level: config.log_level }))
+  scope.provide(TOKENS.logger, createLogger({ level: config.log_level, format: config.log_format }))
   scope.provide(TOKENS.clock, Date.now)
   for (const plugin of plugins) register(scope, plugin)
 

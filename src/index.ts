@@ -12,7 +12,9 @@
 import { parseConfig, type HookpilotConfig, type HookpilotConfigInput } from './core/config.js'
 import { buildGateway, type BuildOptions, type Gateway } from './core/gateway.js'
 import type { GatewayPlugin } from './core/plugin.js'
+import { createSecretSet } from './core/secrets.js'
 import { builtinPlugins } from './plugins/builtins.js'
+import { configSecrets } from './plugins/shared/child-env.js'
 
 /**
  * Creates a gateway from a configuration (validated if it is a plain object) and your plugins, which come after
@@ -31,7 +33,9 @@ export async function createGateway(
   options: BuildOptions = {},
 ): Promise<Gateway> {
   const parsed = parseConfig(config)
-  return buildGateway(parsed, [...builtinPlugins(parsed, options.baseDir), ...plugins], options)
+  const secrets = options.secrets ?? createSecretSet()
+  secrets.set('config', configSecrets(parsed))
+  return buildGateway(parsed, [...builtinPlugins(parsed, options.baseDir, secrets), ...plugins], { ...options, secrets })
 }
 
 export { loadConfig, parseConfig, type ParseConfigOptions } from './core/config.js'
@@ -47,6 +51,7 @@ export {
 } from './core/plugin.js'
 export { GatewayError, ConfigError, ListenError, AgentError, DeliveryError, type GatewayErrorCode, type ConfigIssue } from './core/errors.js'
 export { renderTemplate } from './core/template.js'
+export { createSecretSet, type SecretSet, type SecretSetOptions } from './core/secrets.js'
 export { createLogger, silentLogger, type LogLevel, type LoggerOptions } from './core/logger.js'
 export { DEFAULT_RETRY, MAX_RUNS, type RetryPolicy } from './core/dispatcher.js'
 export type { NodeHandler } from './core/http.js'

@@ -92,6 +92,8 @@ export const agentSchema = v.strictObject({
   concurrency: v.optional(integer(1, 256), 4),
   max_queue: v.optional(integer(1), 1000),
   max_output_bytes: v.optional(integer(1), 1_048_576),
+  // where the agent, its commands and gh run: a folder of their own (a private temporary one by default)
+  workdir: v.optional(text),
   // command runner
   command: v.optional(v.pipe(textList, v.minLength(1, 'give the program to run, e.g. ["claude", "-p"]'))),
   // openai runner

@@ -42,7 +42,10 @@ export function parseConfig(input: HookpilotConfigInput | HookpilotConfig, optio
   if (result.success) {
     staticRoutes(result.output, issues)
   } else {
-    for (const issue of result.issues) issues.push({ path: v.getDotPath(issue) ?? '', message: describe(issue) })
+    for (const issue of result.issues) {
+      const path = v.getDotPath(issue) ?? ''
+      issues.push({ path, message: describe(issue, isSecretPath(path)) })
+    }
     routeIssuesOfInvalidConfig(raw, issues)
   }
   if (issues.length > 0 || !result.success) throw new ConfigError(dedupe(issues), { source: options.source })
@@ -126,14 +129,26 @@ function isParsedConfig(value: unknown): value is HookpilotConfig {
  * One issue in words. valibot's own messages ("Invalid type: Expected Array but received ...") are rewritten
  * shorter; the schema's messages ("expected a list of strings") are kept, and a wrong type says what it got.
  */
-function describe(issue: v.BaseIssue<unknown>): string {
+function describe(issue: v.BaseIssue<unknown>, secret: boolean): string {
   if (issue.expected === 'never') return 'unknown key (check its spelling against docs/configuration.md)'
+  // A secret written as a YAML number is still a secret: say what it is, never what it was.
+  const got = secret ? `${kindOf(issue.input)} (write secrets in quotes)` : issue.received
   const own = !issue.message.startsWith('Invalid ')
   if (issue.kind === 'schema' && issue.expected) {
-    if (own) return `${issue.message}, got ${issue.received}`
-    if (issue.type !== 'union') return `expected ${issue.expected}, got ${issue.received}`
+    if (own) return `${issue.message}, got ${got}`
+    if (issue.type !== 'union') return `expected ${issue.expected}, got ${got}`
   }
-  return issue.message
+  return secret ? `${issue.message.replace(/ but received .*$/, '')}, got ${got}` : issue.message
+}
+
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'a list holding something else'
+  return value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`
+}
+
+/** Keys whose values are secrets: `secret`, `token`, `api_key`, `auth_token`, ... (and the items of a list of them). */
+function isSecretPath(path: string): boolean {
+  return path.split('.').some((key) => /secret|token|key|password/i.test(key))
 }
 
 function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {

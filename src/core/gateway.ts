@@ -18,7 +18,9 @@ import { listenOn, type ListenAddress, type ListenOptions } from './listen.js'
 import { createLogger } from './logger.js'
 import { createPipeline } from './pipeline.js'
 import type { GatewayPlugin } from './plugin.js'
+import { redactingLogger } from './redacting-logger.js'
 import { createRouteTable, type MutableRouteTable } from './route-table.js'
+import { createSecretSet, type SecretSet } from './secrets.js'
 import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from './routes.js'
 import { startSubscriptionSource, subscriptionsPath } from './subscriptions/index.js'
 import { TOKENS } from './tokens.js'
@@ -63,9 +65,16 @@ export interface Gateway {
   readonly config: HookpilotConfig
 }
 
-/** Where relative paths of a configuration (skills_dir, state.path) are resolved: the config file's folder, else cwd. */
+/** How a gateway is built besides its configuration and plugins. */
 export interface BuildOptions {
+  /** Where relative paths of a configuration (skills_dir, state.path) are resolved: the config file's folder, else cwd. */
   readonly baseDir?: string | undefined
+  /**
+   * Every secret the gateway knows (see {@link createSecretSet}): redacted from each log line, stored reason
+   * and delivered answer, and kept from the programs it runs. The gateway adds its routes' secrets;
+   * `createGateway` adds the configuration's.
+   */
+  readonly secrets?: SecretSet | undefined
 }
 
 /**
@@ -84,9 +93,11 @@ export async function buildGateway(
   scope.provide(TOKENS.clock, Date.now)
   for (const plugin of plugins) register(scope, plugin)
 
-  const log = scope.resolve(TOKENS.logger)
+  const secrets = options.secrets ?? createSecretSet()
+  // Whoever logs, and whatever a line quotes (an agent's stderr, an API's error), no known secret gets through.
+  const log = redactingLogger(scope.resolve(TOKENS.logger), secrets.redact)
   const clock = scope.resolve(TOKENS.clock)
-  const routes = createRouteTable(staticRoutes(config))
+  const routes = createRouteTable(staticRoutes(config), (list) => secrets.set('routes', list.flatMap((r) => r.secrets)))
   const targets = targetMap(scope.resolveAll(TOKENS.deliveryTargets))
   const runner = selectRunner(config, scope.resolveAll(TOKENS.agentRunners))
   checkRoutes(config, routes.list(), targets)
@@ -114,6 +125,7 @@ export async function buildGateway(
       clock,
       skillsDir: resolve(options.baseDir ?? process.cwd(), config.skills_dir),
       timeoutMs: config.agent.timeout_seconds * 1000,
+      redact: secrets.redact,
     }),
   )
 

@@ -16,24 +16,31 @@ import { gitlabSource } from './gitlab-token/index.js'
 import { logDelivery } from './log-delivery/index.js'
 import { memoryState } from './memory-state/index.js'
 import { openaiAgent } from './openai-agent/index.js'
-import { childEnv, configSecrets } from './shared/child-env.js'
+import type { SecretSet } from '../core/secrets.js'
+import { subscriptionsPath } from '../core/subscriptions/index.js'
+import { configSecretSet } from './shared/child-env.js'
 import { gatherIssues } from './shared/gather-issues.js'
 import { platformTargets } from './shared/platform-targets.js'
+import { agentWorkdir } from './shared/workdir.js'
 import { slidingWindowLimiter } from './sliding-window-limiter/index.js'
 import { sqliteState } from './sqlite-state/index.js'
 
 /**
  * The built-ins for a configuration: sources, the state backend `state.driver` names, limiter, the configured
  * runner, and the delivery targets: `log` and `github_comment` always, each chat platform only when
- * `platforms.<name>.enabled`. `baseDir` is where a relative `state.path` is resolved.
+ * `platforms.<name>.enabled`. `baseDir` is where a relative `state.path` is resolved. `secrets` is the
+ * gateway's secret set (one that knows the configuration's secrets by default).
  */
-export function builtinPlugins(config: HookpilotConfig, baseDir: string = process.cwd()): GatewayPlugin[] {
+export function builtinPlugins(config: HookpilotConfig, baseDir: string = process.cwd(), secrets: SecretSet = configSecretSet(config)): GatewayPlugin[] {
   const issues: ConfigIssue[] = []
-  // Programs the gateway runs get its environment less its own secrets (see shared/child-env.ts).
-  const env = childEnv(configSecrets(config))
-  const runner = gatherIssues(() => builtinRunner(config, env), issues)
-  const targets = gatherIssues(() => platformTargets(config.platforms, env), issues) ?? []
-  if (issues.length > 0) throw new ConfigError(issues)
+  // Programs the gateway runs get its environment less its own secrets, in a folder of their own.
+  const env = secrets.childEnv()
+  const subscriptions = subscriptionsPath(config, baseDir)
+  const workdir = gatherIssues(() => agentWorkdir(config.agent.workdir, baseDir, [baseDir, ...(subscriptions === undefined ? [] : [subscriptions])]), issues)
+  const child = { env, cwd: workdir?.path, redact: secrets.redact }
+  const runner = gatherIssues(() => builtinRunner(config, child), issues)
+  const targets = gatherIssues(() => platformTargets(config.platforms, child), issues) ?? []
+  if (issues.length > 0 || workdir === undefined) throw new ConfigError(issues)
   return [
     {
       name: 'builtin',
@@ -44,6 +51,7 @@ export function builtinPlugins(config: HookpilotConfig, baseDir: string = proces
       deliveryTargets: [logDelivery(), ...targets],
       ...(runner ? { agentRunner: runner } : {}),
     },
+    workdir.plugin,
   ]
 }
 
@@ -61,7 +69,14 @@ export function stateBackend(config: HookpilotConfig, baseDir: string): StateBac
   })
 }
 
-function builtinRunner(config: HookpilotConfig, env: NodeJS.ProcessEnv): AgentRunner | undefined {
+/** How the programs the gateway runs are started: their environment, their folder, and what is redacted from their output. */
+interface ChildSetup {
+  readonly env: NodeJS.ProcessEnv
+  readonly cwd: string | undefined
+  readonly redact: (text: string) => string
+}
+
+function builtinRunner(config: HookpilotConfig, { env, cwd, redact }: ChildSetup): AgentRunner | undefined {
   const agent = config.agent
   switch (agent.runner) {
     case 'echo':
@@ -70,7 +85,7 @@ function builtinRunner(config: HookpilotConfig, env: NodeJS.ProcessEnv): AgentRu
       if (!agent.command) {
         throw new ConfigError([{ path: 'agent.command', message: 'the command runner needs the program to run, e.g. command: ["claude", "-p"]' }])
       }
-      return commandAgent({ command: agent.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, env })
+      return commandAgent({ command: agent.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, env, cwd })
     case 'openai':
       return openaiAgent({
         baseUrl: agent.base_url,
@@ -83,6 +98,8 @@ function builtinRunner(config: HookpilotConfig, env: NodeJS.ProcessEnv): AgentRu
         commandTimeoutMs: agent.command_timeout_seconds * 1000,
         maxToolOutputBytes: agent.max_tool_output_bytes,
         env,
+        cwd,
+        redact,
       })
     default:
       return undefined // a plugin's runner, chosen by name when the gateway is composed

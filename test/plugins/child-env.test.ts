@@ -4,7 +4,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createGateway, defineDeliveryTarget, parseConfig, silentLogger, type AgentAnswer } from '../../src/index.js'
-import { childEnv, configSecrets } from '../../src/plugins/shared/child-env.js'
+import { createSecretSet } from '../../src/core/secrets.js'
+import { configSecrets } from '../../src/plugins/shared/child-env.js'
 import { githubHeaders } from '../fixtures/github.js'
 
 const SECRET = 'route-secret-from-env-123'
@@ -30,7 +31,9 @@ describe('child environment', () => {
   })
 
   it('drops variables holding a secret and keeps the rest', () => {
-    expect(childEnv(['s3cret'], { A: 's3cret', B: 'keep', PATH: '/bin' })).toEqual({ B: 'keep', PATH: '/bin' })
+    const secrets = createSecretSet({ env: { A: 's3cret', B: 'keep', PATH: '/bin' } })
+    secrets.set('config', ['s3cret'])
+    expect(secrets.childEnv()).toEqual({ B: 'keep', PATH: '/bin' })
   })
 
   it('the command agent does not see the route secret or a chat token, but sees other variables', async () => {

@@ -25,7 +25,13 @@ export interface OpenaiAgentOptions {
   readonly maxToolOutputBytes?: number | undefined
   /** The commands' environment (where `GH_TOKEN` comes from). Defaults to the gateway's own. */
   readonly env?: NodeJS.ProcessEnv | undefined
+  /** The commands' working directory; the gateway's own by default. */
   readonly cwd?: string | undefined
+  /**
+   * Applied to a command's output before the model sees it (the gateway passes its secret set's redactor);
+   * by default the values of GH_TOKEN and GITHUB_TOKEN and token-shaped strings are redacted.
+   */
+  readonly redact?: ((text: string) => string) | undefined
   /** Replaces the global fetch; read at call time, so msw can patch the global one. */
   readonly fetch?: typeof globalThis.fetch | undefined
 }
@@ -57,6 +63,7 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
     maxOutputBytes: options.maxToolOutputBytes ?? 64 * 1024,
     env: options.env,
     cwd: options.cwd,
+    redact: options.redact,
   }
   const complete = modelClient({ baseUrl: options.baseUrl ?? '', apiKey: options.apiKey, fetch: options.fetch })
   const tools = allow.length === 0 ? {} : { tools: [runCommandTool(allow)] }

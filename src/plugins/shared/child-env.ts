@@ -1,9 +1,10 @@
 /**
- * The environment of the programs the gateway runs (the agent, its tools, gh). They inherit the gateway's
- * environment, so that their own credentials (an API key, GH_TOKEN) work, but not the gateway's own secrets:
+ * The secrets of a configuration, for the gateway's secret set (core/secrets.ts), which keeps them (and every
+ * variable holding one, or part of one) from the programs the gateway runs and redacts them from its log:
  * a prompt-injected agent must not be able to print the webhook secret or a chat token into a public comment.
  */
 import type { HookpilotConfig } from '../../core/config.js'
+import { createSecretSet, type SecretSet } from '../../core/secrets.js'
 
 /** Every secret the configuration holds: route and global webhook secrets, chat credentials, the model API key. */
 export function configSecrets(config: HookpilotConfig): string[] {
@@ -18,9 +19,9 @@ export function configSecrets(config: HookpilotConfig): string[] {
   return secrets.filter((s): s is string => s !== undefined && s.trim() !== '' && s !== 'INSECURE_NO_AUTH')
 }
 
-/** `env` without the variables whose value is one of `secrets`. */
-export function childEnv(secrets: readonly string[], env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  if (secrets.length === 0) return { ...env }
-  const hidden = new Set(secrets)
-  return Object.fromEntries(Object.entries(env).filter(([, value]) => value === undefined || !hidden.has(value)))
+/** A secret set that knows the configuration's secrets. */
+export function configSecretSet(config: HookpilotConfig): SecretSet {
+  const secrets = createSecretSet()
+  secrets.set('config', configSecrets(config))
+  return secrets
 }

@@ -17,10 +17,10 @@ import { telegramDelivery } from '../telegram/index.js'
 type Platforms = HookpilotConfig['platforms']
 
 /**
- * Builds the configured delivery targets; throws one ConfigError listing every platform's problems. `env` is
- * gh's environment (the gateway's, less its own secrets).
+ * Builds the configured delivery targets; throws one ConfigError listing every platform's problems. `gh` is
+ * how gh is started: its environment (the gateway's, less its own secrets) and its working directory.
  */
-export function platformTargets(platforms: Platforms, env?: NodeJS.ProcessEnv): DeliveryTarget[] {
+export function platformTargets(platforms: Platforms, gh: { readonly env?: NodeJS.ProcessEnv | undefined; readonly cwd?: string | undefined } = {}): DeliveryTarget[] {
   const issues: ConfigIssue[] = []
   const targets: DeliveryTarget[] = []
   const add = (make: () => DeliveryTarget) => {
@@ -28,7 +28,7 @@ export function platformTargets(platforms: Platforms, env?: NodeJS.ProcessEnv): 
     if (target) targets.push(target)
   }
   const github = platforms.github
-  add(() => githubCommentDelivery({ ghPath: github.gh_path, timeoutMs: github.timeout_seconds * 1000, env }))
+  add(() => githubCommentDelivery({ ghPath: github.gh_path, timeoutMs: github.timeout_seconds * 1000, env: gh.env, cwd: gh.cwd }))
   const { telegram, discord, slack, signal, sms } = platforms
   if (telegram?.enabled) add(() => telegramDelivery({ ...common(telegram), token: telegram.token }))
   if (discord?.enabled) add(() => discordDelivery({ ...common(discord), token: discord.token }))

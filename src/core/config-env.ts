@@ -28,7 +28,8 @@ export function interpolateEnv(raw: unknown, env: Env, issues: ConfigIssue[], pa
   }
   if (Array.isArray(raw)) return raw.map((item, i) => interpolateEnv(item, env, issues, join(path, String(i))))
   if (isRecord(raw)) {
-    const out: Record<string, unknown> = {}
+    // No prototype: a key named __proto__ (a route) is kept as a key, so it is reported rather than lost.
+    const out = Object.create(null) as Record<string, unknown>
     for (const [key, value] of Object.entries(raw)) out[key] = interpolateEnv(value, env, issues, join(path, key))
     return out
   }

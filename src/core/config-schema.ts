@@ -3,6 +3,7 @@
  * numbers also accept digit strings because `${PORT:-8644}` interpolates to a string.
  */
 import * as v from 'valibot'
+import { reservedNameProblem } from './reserved-names.js'
 
 /** An integer in a range; also accepts a string of digits (what `${VAR}` interpolation produces). */
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -47,6 +48,7 @@ const idText = v.pipe(
 export const routeName = v.pipe(
   text,
   v.regex(/^[a-z0-9_-]{1,64}$/, 'a route name is 1 to 64 lower-case letters, digits, "-" or "_"'),
+  v.check((name: string) => reservedNameProblem(name) === undefined, 'a route cannot be named __proto__, constructor or prototype: JavaScript objects reserve them'),
 )
 
 const skillName = v.pipe(

@@ -5,9 +5,10 @@
 import { readFile } from 'node:fs/promises'
 import * as v from 'valibot'
 import { parseDocument } from 'yaml'
-import { applyEnvOverrides, interpolateEnv, type Env } from './config-env.js'
+import { applyEnvOverrides, interpolateEnv, isRecord, type Env } from './config-env.js'
 import { configSchema, routeSchema, type HookpilotConfig, type HookpilotConfigInput } from './config-schema.js'
 import { ConfigError, GatewayError, type ConfigIssue } from './errors.js'
+import { reservedRouteIssues } from './reserved-names.js'
 import { resolveRoute, type RouteDefaults } from './routes.js'
 import type { Route } from './types.js'
 
@@ -38,6 +39,8 @@ export function parseConfig(input: HookpilotConfigInput | HookpilotConfig, optio
   const env = options.env ?? process.env
   const issues: ConfigIssue[] = []
   const raw = interpolateEnv(applyEnvOverrides(input, env), env, issues)
+  // Before the schema, whose records drop such keys without a word.
+  issues.push(...reservedRouteIssues(routesOf(raw), ROUTES_PATH))
   const result = v.safeParse(configSchema, raw)
   if (result.success) {
     staticRoutes(result.output, issues)
@@ -120,6 +123,13 @@ const looseExtra = v.object({
     }),
   }),
 })
+
+function routesOf(raw: unknown): unknown {
+  const platforms = isRecord(raw) ? raw['platforms'] : undefined
+  const webhook = isRecord(platforms) ? platforms['webhook'] : undefined
+  const extra = isRecord(webhook) ? webhook['extra'] : undefined
+  return isRecord(extra) ? extra['routes'] : undefined
+}
 
 function isParsedConfig(value: unknown): value is HookpilotConfig {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PARSED] === true

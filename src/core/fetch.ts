@@ -19,7 +19,7 @@ export type FetchHandler = (request: Request, info?: FetchInfo) => Promise<Respo
 export function createFetchHandler(flow: (req: FlowRequest) => Promise<FlowResult>): FetchHandler {
   return async (request, info) => {
     const url = new URL(request.url)
-    const headers: Record<string, string> = {}
+    const headers = Object.create(null) as Record<string, string> // names come from the network
     request.headers.forEach((value, name) => (headers[name] = value)) // names come lower-cased
     const result = await flow({
       method: request.method,

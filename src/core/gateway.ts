@@ -224,7 +224,7 @@ function register(scope: Scope, plugin: GatewayPlugin): void {
 }
 
 function lowerCase(headers: GatewayRequest['headers']): Record<string, string> {
-  const out: Record<string, string> = {}
+  const out = Object.create(null) as Record<string, string>
   for (const [key, value] of Object.entries(headers ?? {})) {
     if (value !== undefined) out[key.toLowerCase()] = typeof value === 'string' ? value : value.join(', ')
   }

@@ -112,7 +112,7 @@ function refuseBody(req: IncomingMessage, res: ServerResponse, response: Gateway
 /** Node joins repeated headers into one string, except `set-cookie`: only then is a copy needed. */
 function flatten(headers: IncomingHttpHeaders): Record<string, string> {
   if (headers['set-cookie'] === undefined) return headers as Record<string, string>
-  const out: Record<string, string> = {}
+  const out = Object.create(null) as Record<string, string> // header names come from the network
   for (const [key, value] of Object.entries(headers)) {
     if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value
   }

@@ -76,7 +76,7 @@ export function resolveRoute(
     events: config.events,
     prompt: config.prompt,
     skills: config.skills,
-    deliver: DELIVER_ALIASES[config.deliver] ?? config.deliver,
+    deliver: (Object.hasOwn(DELIVER_ALIASES, config.deliver) ? DELIVER_ALIASES[config.deliver] : undefined) ?? config.deliver,
     deliverExtra: config.deliver_extra,
     silentOutputs: config.silent_outputs,
     rateLimit: config.rate_limit ?? defaults.rateLimit,

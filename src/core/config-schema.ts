@@ -3,6 +3,7 @@
  * numbers also accept digit strings because `${PORT:-8644}` interpolates to a string.
  */
 import * as v from 'valibot'
+import { trustListProblem } from './client-address.js'
 import { reservedNameProblem } from './reserved-names.js'
 
 /** An integer in a range; also accepts a string of digits (what `${VAR}` interpolation produces). */
@@ -78,6 +79,20 @@ const webhookExtraSchema = v.strictObject({
   headers_timeout_seconds: v.optional(integer(1), 10),
   request_timeout_seconds: v.optional(integer(1), 30),
   shutdown_grace_seconds: v.optional(integer(0), 30),
+  // every request's unverified body bytes together; past it (or max_connections), 503 at once
+  max_unverified_bytes: v.optional(integer(1), 64 * 1_048_576),
+  max_connections: v.optional(integer(1), 1000),
+  // whether X-Forwarded-For names the client (logs only): false, true, or the proxies' addresses and subnets
+  trust_proxy: v.optional(
+    v.union([
+      boolean,
+      v.pipe(textList, v.rawCheck(({ dataset, addIssue }) => {
+        const problem = dataset.typed ? trustListProblem(dataset.value) : undefined
+        if (problem !== undefined) addIssue({ message: `${problem}; expected addresses or subnets (10.0.0.1, 10.0.0.0/8, ::1) or loopback, linklocal, uniquelocal` })
+      })),
+    ], 'expected true, false, or a list of proxy addresses and subnets'),
+    false,
+  ),
   subscriptions_file: v.optional(text),
   routes: v.optional(v.record(routeName, routeSchema), {}),
 })

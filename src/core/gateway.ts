@@ -4,6 +4,9 @@
  * the built-ins arrive as plugins too.
  */
 import { createServer, type Server } from 'node:http'
+import { createBodyBudget } from './body-budget.js'
+import { clientAddressResolver } from './client-address.js'
+import { clientErrorListener } from './client-error.js'
 import { dirname, resolve } from 'node:path'
 import { parseConfig, staticRoutes, type HookpilotConfig, type HookpilotConfigInput } from './config.js'
 import { createScope, type Scope } from './container.js'
@@ -13,7 +16,7 @@ import { createFetchHandler, type FetchHandler } from './fetch.js'
 import { createFlow, PASS, type BodyRead } from './flow.js'
 import { ERRORS, type GatewayResponse } from './http-response.js'
 import { startAll } from './lifecycle.js'
-import { createNodeHandler, type NodeHandler } from './http.js'
+import { createNodeHandler, type NodeConnections, type NodeHandler } from './http.js'
 import { listenOn, type ListenAddress, type ListenOptions } from './listen.js'
 import { createLogger } from './logger.js'
 import { createPipeline } from './pipeline.js'
@@ -63,7 +66,23 @@ export interface Gateway {
   readonly routes: MutableRouteTable
   /** The validated configuration. */
   readonly config: HookpilotConfig
+  /** What the gateway holds now against its limits (`max_unverified_bytes`, `max_connections`). */
+  usage(): GatewayUsage
 }
+
+/** See {@link Gateway.usage}. */
+export interface GatewayUsage {
+  /** Bytes of request bodies held before their signature was checked, all requests together. */
+  readonly unverifiedBytes: number
+  /** Connections open to the server `listen()` started (0 without one). */
+  readonly connections: number
+}
+
+/**
+ * Connections node itself accepts past `max_connections`, so that /health and /ready stay answered (and
+ * webhooks get their 503) while the cap is reached; past these too, node closes new connections unanswered.
+ */
+const PROBE_HEADROOM = 64
 
 /** How a gateway is built besides its configuration and plugins. */
 export interface BuildOptions {
@@ -137,16 +156,22 @@ export async function buildGateway(
 
   let closing = false
   let server: Server | undefined
+  let connections = 0
+  const budget = createBodyBudget(extra.max_unverified_bytes)
   const flow = createFlow({
     routes,
     pipeline,
     maxBodyBytes: extra.max_body_bytes,
+    budget,
+    clientAddress: clientAddressResolver(extra.trust_proxy),
     log,
+    clock,
     closing: () => closing,
     readiness: () => lifecycle.ready(),
     queueFull: async () => (await state.jobs.counts()).queued >= config.agent.max_queue,
   })
-  const handler = createNodeHandler(flow, log)
+  const tracked: NodeConnections = { inFlight: new WeakMap(), poisoned: new WeakSet(), overflow: new WeakSet() }
+  const handler = createNodeHandler(flow, log, clock, tracked)
 
   async function handle(req: GatewayRequest): Promise<GatewayResponse> {
     const body = typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? new Uint8Array())
@@ -154,6 +179,7 @@ export async function buildGateway(
       method: req.method.toUpperCase(),
       path: req.path,
       headers: lowerCase(req.headers),
+      // The caller holds the body already: it is not the gateway's to budget.
       readBody: async (limit): Promise<BodyRead> => (body.byteLength > limit ? { kind: 'too-large' } : { kind: 'ok', body }),
     })
     return result === PASS ? ERRORS.notFound : result
@@ -167,6 +193,14 @@ export async function buildGateway(
     server = createServer({ connectionsCheckingInterval: 1000 }, handler)
     server.headersTimeout = extra.headers_timeout_seconds * 1000
     server.requestTimeout = extra.request_timeout_seconds * 1000
+    server.maxConnections = extra.max_connections + PROBE_HEADROOM
+    server.on('connection', (socket) => {
+      // Counted when opened: the connections past the cap get 503, not every connection while it is reached.
+      if (connections >= extra.max_connections) tracked.overflow.add(socket)
+      connections++
+      socket.once('close', () => connections--)
+    })
+    server.on('clientError', clientErrorListener(tracked, log, clock))
     const address = await listenOn(server, { host, port: listenOptions.port ?? extra.port }).catch((err: unknown) => {
       server = undefined // a failed listen (port taken) may be retried on another port
       throw err
@@ -193,7 +227,8 @@ export async function buildGateway(
     await lifecycle.closeAll()
   }
 
-  return { handle, handler, fetch: createFetchHandler(flow), listen, close, routes, config }
+  const usage = (): GatewayUsage => ({ unverifiedBytes: budget.held(), connections })
+  return { handle, handler, fetch: createFetchHandler(flow), listen, close, routes, config, usage }
 }
 
 /** The folder of a config file, for {@link BuildOptions.baseDir}. */

@@ -119,6 +119,7 @@ export const agentSchema = v.strictObject({
   model: v.optional(text),
   system: v.optional(text),
   max_steps: v.optional(integer(1, 100), 8),
+  max_commands_per_reply: v.optional(integer(1, 64), 4),
   allow_commands: v.optional(v.array(v.union([text, v.pipe(textList, v.minLength(1))], 'expected a command prefix: "gh pr diff" or ["gh", "pr", "diff"]')), []),
   command_timeout_seconds: v.optional(integer(1, 3600), 60),
   max_tool_output_bytes: v.optional(integer(1), 65_536),

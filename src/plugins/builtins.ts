@@ -93,6 +93,7 @@ function builtinRunner(config: HookpilotConfig, { env, cwd, redact }: ChildSetup
         model: agent.model,
         system: agent.system,
         maxSteps: agent.max_steps,
+        maxCommandsPerReply: agent.max_commands_per_reply,
         timeoutMs: agent.timeout_seconds * 1000,
         allowCommands: agent.allow_commands,
         commandTimeoutMs: agent.command_timeout_seconds * 1000,

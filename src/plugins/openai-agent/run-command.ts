@@ -24,6 +24,8 @@ export interface ToolOutcome {
   readonly content: string
   readonly argv: readonly string[] | undefined
   readonly allowed: boolean
+  /** Allowed, but the program could not be started: why (`ENOENT`, `EACCES`, ...). */
+  readonly notStarted?: string | undefined
 }
 
 /** `allow_commands` entries (`"gh pr diff"` or `["gh", "pr", "diff"]`) as argv prefixes. */
@@ -82,7 +84,8 @@ export async function runCommand(
     cwd: policy.cwd,
     onSpawn,
   })
-  return { content: describe(result, policy), argv, allowed: true }
+  const notStarted = result.error === undefined ? undefined : (result.error.code ?? 'error')
+  return { content: describe(result, policy), argv, allowed: true, notStarted }
 }
 
 function describe(result: Awaited<ReturnType<typeof runProcess>>, policy: CommandPolicy): string {

@@ -5,6 +5,7 @@
  * text format's per-turn buffer does, and flushes what is left when the process exits.
  */
 import { pino, type DestinationStream, type Logger as Pino } from 'pino'
+import { mapStringFields } from './log-fields.js'
 import { jsonText } from './log-text.js'
 import type { LogFields, Logger } from './types.js'
 import type { LoggerOptions, LogLevel } from './logger.js'
@@ -25,24 +26,10 @@ export function createJsonLogger(options: LoggerOptions = {}): Logger {
   )
   const emit = (level: LogLevel) => (message: string, fields?: LogFields) => {
     if (!base.isLevelEnabled(level)) return
-    base[level](safeFields(fields), jsonText(message))
+    // Only the strings a JSON encoder leaves raw need a change (most lines: none).
+    base[level](fields === undefined ? {} : mapStringFields(fields, jsonText), jsonText(message))
   }
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') }
-}
-
-/** The fields as they are unless a string needs an escape JSON does not make (most lines: none). */
-function safeFields(fields: LogFields | undefined): LogFields {
-  if (fields === undefined) return {}
-  let copy: Record<string, string | number | boolean | undefined> | undefined
-  for (const key of Object.keys(fields)) {
-    const value = fields[key]
-    if (typeof value !== 'string') continue
-    const safe = jsonText(value)
-    if (safe === value) continue
-    copy ??= { ...fields }
-    copy[key] = safe
-  }
-  return copy ?? fields
 }
 
 // One destination for the process (stdout is the process's): two gateways must not interleave half lines.

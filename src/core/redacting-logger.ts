@@ -3,23 +3,11 @@
  * or a plugin) and whatever it quotes (an agent's stderr, gh's, an error from a chat API): a secret that
  * reaches a message or a field is replaced before any logger sees it.
  */
+import { mapStringFields } from './log-fields.js'
 import type { LogFields, Logger } from './types.js'
 
 /** `log`, with `redact` applied to the message and to every string field of each line. */
 export function redactingLogger(log: Logger, redact: (text: string) => string): Logger {
-  const wrap = (write: Logger['info']) => (message: string, fields?: LogFields) => write(redact(message), fields && redactFields(fields, redact))
+  const wrap = (write: Logger['info']) => (message: string, fields?: LogFields) => write(redact(message), fields && mapStringFields(fields, redact))
   return { debug: wrap(log.debug.bind(log)), info: wrap(log.info.bind(log)), warn: wrap(log.warn.bind(log)), error: wrap(log.error.bind(log)) }
-}
-
-function redactFields(fields: LogFields, redact: (text: string) => string): LogFields {
-  let copy: Record<string, string | number | boolean | undefined> | undefined
-  for (const key of Object.keys(fields)) {
-    const value = fields[key]
-    if (typeof value !== 'string') continue
-    const clean = redact(value)
-    if (clean === value) continue
-    copy ??= { ...fields }
-    copy[key] = clean
-  }
-  return copy ?? fields
 }

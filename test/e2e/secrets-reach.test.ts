@@ -80,6 +80,7 @@ describe('secrets and the agent', () => {
     }
     const cwd = /cwd=(\S+)/.exec(reason)?.[1] ?? ''
     expect(cwd).not.toBe(dir)
+    expect(cwd).not.toBe(process.cwd())
     expect(cwd.startsWith(tmpdir())).toBe(true)
     expect((await stat(cwd)).mode & 0o777).toBe(0o700)
     await gateway.close()

@@ -40,7 +40,7 @@ export async function createGateway(
 
 export { loadConfig, parseConfig, type ParseConfigOptions } from './core/config.js'
 export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig } from './core/config.js'
-export { configDir, type Gateway, type GatewayRequest, type GatewayResponse, type BuildOptions, type ListenAddress, type ListenOptions } from './core/gateway.js'
+export { configDir, type Gateway, type GatewayUsage, type ClientErrorListener, type GatewayRequest, type GatewayResponse, type BuildOptions, type ListenAddress, type ListenOptions } from './core/gateway.js'
 export {
   subscriptionsPath, readSubscriptions, updateSubscriptions, resolveSubscriptions, type Subscription, type SubscriptionInput,
   type SubscriptionsFile, type SubscriptionsRead, type SkippedSubscription,

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http'
 import { createBodyBudget } from './body-budget.js'
 import { clientAddressResolver } from './client-address.js'
-import { clientErrorListener } from './client-error.js'
+import { clientErrorListener, type ClientErrorListener } from './client-error.js'
 import { dirname, resolve } from 'node:path'
 import { parseConfig, staticRoutes, type HookpilotConfig, type HookpilotConfigInput } from './config.js'
 import { createScope, type Scope } from './container.js'
@@ -41,6 +41,7 @@ export interface GatewayRequest {
 export type { GatewayResponse } from './http-response.js'
 export type { FetchHandler, FetchInfo } from './fetch.js'
 export type { ListenAddress, ListenOptions } from './listen.js'
+export type { ClientErrorListener } from './client-error.js'
 
 /** A running (or ready to run) webhook gateway. */
 export interface Gateway {
@@ -48,6 +49,17 @@ export interface Gateway {
   handle(req: GatewayRequest): Promise<GatewayResponse>
   /** node `(req, res)` handler and Express/Connect middleware (`next()` for paths that are not the gateway's). */
   readonly handler: NodeHandler
+  /**
+   * A `clientError` listener for a server of your own that serves {@link Gateway.handler}: node's answers to
+   * malformed HTTP and slow requests become JSON, are logged throttled, and never hide a request in flight.
+   * `listen()` attaches it itself.
+   *
+   * @example
+   * ```ts
+   * http.createServer(gateway.handler).on('clientError', gateway.clientError).listen(8644)
+   * ```
+   */
+  readonly clientError: ClientErrorListener
   /**
    * Web-standard handler: a `Request` in, a `Response` out, for fetch-style servers (Hono, Bun, Deno).
    *
@@ -172,6 +184,7 @@ export async function buildGateway(
   })
   const tracked: NodeConnections = { inFlight: new WeakMap(), poisoned: new WeakSet(), overflow: new WeakSet() }
   const handler = createNodeHandler(flow, log, clock, tracked)
+  const clientError = clientErrorListener(tracked, log, clock)
 
   async function handle(req: GatewayRequest): Promise<GatewayResponse> {
     const body = typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? new Uint8Array())
@@ -200,7 +213,7 @@ export async function buildGateway(
       connections++
       socket.once('close', () => connections--)
     })
-    server.on('clientError', clientErrorListener(tracked, log, clock))
+    server.on('clientError', clientError)
     const address = await listenOn(server, { host, port: listenOptions.port ?? extra.port }).catch((err: unknown) => {
       server = undefined // a failed listen (port taken) may be retried on another port
       throw err
@@ -228,7 +241,7 @@ export async function buildGateway(
   }
 
   const usage = (): GatewayUsage => ({ unverifiedBytes: budget.held(), connections })
-  return { handle, handler, fetch: createFetchHandler(flow), listen, close, routes, config, usage }
+  return { handle, handler, clientError, fetch: createFetchHandler(flow), listen, close, routes, config, usage }
 }
 
 /** The folder of a config file, for {@link BuildOptions.baseDir}. */

@@ -3,7 +3,8 @@
  * answered JSON like every other error, and a signed body followed by junk on the same connection
  * (pipelining garbage) is not accepted behind the client's back.
  */
-import { connect } from 'node:net'
+import { createServer } from 'node:http'
+import { connect, type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
 import { SECRET, testGateway, type TestGateway } from '../fixtures/gateway.js'
@@ -49,6 +50,19 @@ describe("node's own answers", () => {
     const lines = log.lines.filter((l) => l.message.startsWith('client error'))
     expect(lines).toEqual([{ level: 'warn', message: 'client error: answered 400', fields: { code: expect.stringMatching(/^HPE_/), client: '127.0.0.1' } }])
     expect(log.text()).not.toContain('GARBAGE')
+  })
+
+  it('an embedder\'s own server gets the same answers through gateway.clientError', async () => {
+    current = await testGateway()
+    const server = createServer(current.gateway.handler).on('clientError', current.gateway.clientError)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const answer = firstAnswer(await exchange((server.address() as AddressInfo).port, 'NOT HTTP\r\n\r\n'))
+      expect(answer).toMatchObject({ status: 400, headers: { 'content-type': 'application/json' } })
+      expect(JSON.parse(answer.body)).toEqual({ error: 'Bad request' })
+    } finally {
+      server.close()
+    }
   })
 
   it('headers over node\'s limit are 431 JSON', async () => {

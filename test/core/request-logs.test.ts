@@ -3,6 +3,7 @@
  * JSON are logged, throttled like forged signatures and without anything the sender wrote; request lines
  * carry the client's address, from X-Forwarded-For only as trust_proxy says (as Express decides it).
  */
+import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/index.js'
 import { clientAddressResolver } from '../../src/core/client-address.js'
@@ -45,6 +46,21 @@ describe('request log lines', () => {
       ['rejected request: cannot parse body', { route: 'pr', reason: 'not a JSON object (or nested over 100 deep)', client: undefined }],
     ])
     expect(log.text()).not.toContain(MARKER)
+  })
+
+  it('uploads abandoned before their body ended: one line per window, and their bytes given back', async () => {
+    current = await testGateway()
+    const { port } = await current.gateway.listen({ port: 0 })
+    await Promise.all(Array.from({ length: 30 }, () => new Promise<void>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(`POST /webhooks/pr HTTP/1.1\r\nHost: x\r\nContent-Length: 10000\r\n\r\n{"title":"${MARKER}`, () => setTimeout(() => socket.destroy(), 20))
+      })
+      socket.on('close', () => resolve()).on('error', () => {})
+    })))
+    const abandoned = () => current!.log.lines.filter((l) => l.message.startsWith('request abandoned'))
+    await expect.poll(() => abandoned().length).toBe(1)
+    await expect.poll(() => current!.gateway.usage().unverifiedBytes).toBe(0)
+    expect(current.log.text()).not.toContain(MARKER)
   })
 
   it('request lines carry the client\'s address; X-Forwarded-For counts only through trusted proxies', async () => {

@@ -3,11 +3,10 @@
  * dispatcher and one request flow with its adapters (node:http, fetch, `handle()`). Knows no concrete plugin:
  * the built-ins arrive as plugins too.
  */
-import { createServer, type Server } from 'node:http'
+import { dirname, resolve } from 'node:path'
 import { createBodyBudget } from './body-budget.js'
 import { clientAddressResolver } from './client-address.js'
 import { clientErrorListener, type ClientErrorListener } from './client-error.js'
-import { dirname, resolve } from 'node:path'
 import { parseConfig, staticRoutes, type HookpilotConfig, type HookpilotConfigInput } from './config.js'
 import { createScope, type Scope } from './container.js'
 import { createDispatcher } from './dispatcher.js'
@@ -23,8 +22,9 @@ import { createPipeline } from './pipeline.js'
 import type { GatewayPlugin } from './plugin.js'
 import { redactingLogger } from './redacting-logger.js'
 import { createRouteTable, type MutableRouteTable } from './route-table.js'
-import { createSecretSet, type SecretSet } from './secrets.js'
 import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from './routes.js'
+import { createSecretSet, type SecretSet } from './secrets.js'
+import { createGatewayServer, type GatewayServer } from './server.js'
 import { startSubscriptionSource, subscriptionsPath } from './subscriptions/index.js'
 import { TOKENS } from './tokens.js'
 import type { Route } from './types.js'
@@ -89,12 +89,6 @@ export interface GatewayUsage {
   /** Connections open to the server `listen()` started (0 without one). */
   readonly connections: number
 }
-
-/**
- * Connections node itself accepts past `max_connections`, so that /health and /ready stay answered (and
- * webhooks get their 503) while the cap is reached; past these too, node closes new connections unanswered.
- */
-const PROBE_HEADROOM = 64
 
 /** How a gateway is built besides its configuration and plugins. */
 export interface BuildOptions {
@@ -167,8 +161,7 @@ export async function buildGateway(
     : await startSubscriptionSource({ path: subscriptionsFile, config, routes, targets, log })
 
   let closing = false
-  let server: Server | undefined
-  let connections = 0
+  let listening: GatewayServer | undefined
   const budget = createBodyBudget(extra.max_unverified_bytes)
   const flow = createFlow({
     routes,
@@ -199,23 +192,16 @@ export async function buildGateway(
   }
 
   async function listen(listenOptions: ListenOptions = {}): Promise<ListenAddress> {
-    if (server) throw new GatewayError('ERR_LISTEN', 'This gateway is already listening; create another to listen twice.')
+    if (listening) throw new GatewayError('ERR_LISTEN', 'This gateway is already listening; create another to listen twice.')
     const host = listenOptions.host ?? extra.host
     if (!isLoopback(host)) refuseInsecureRoutes(routes.list(), host)
-    // Check slow clients every second, so the timeouts below hold to the second, not to node's 30 s default.
-    server = createServer({ connectionsCheckingInterval: 1000 }, handler)
-    server.headersTimeout = extra.headers_timeout_seconds * 1000
-    server.requestTimeout = extra.request_timeout_seconds * 1000
-    server.maxConnections = extra.max_connections + PROBE_HEADROOM
-    server.on('connection', (socket) => {
-      // Counted when opened: the connections past the cap get 503, not every connection while it is reached.
-      if (connections >= extra.max_connections) tracked.overflow.add(socket)
-      connections++
-      socket.once('close', () => connections--)
+    listening = createGatewayServer(handler, clientError, tracked, {
+      headersTimeoutMs: extra.headers_timeout_seconds * 1000,
+      requestTimeoutMs: extra.request_timeout_seconds * 1000,
+      maxConnections: extra.max_connections,
     })
-    server.on('clientError', clientError)
-    const address = await listenOn(server, { host, port: listenOptions.port ?? extra.port }).catch((err: unknown) => {
-      server = undefined // a failed listen (port taken) may be retried on another port
+    const address = await listenOn(listening.server, { host, port: listenOptions.port ?? extra.port }).catch((err: unknown) => {
+      listening = undefined // a failed listen (port taken) may be retried on another port
       throw err
     })
     const names = routes.list().map((r) => r.name)
@@ -234,13 +220,14 @@ export async function buildGateway(
     if (report.left === 0) log.info('shutdown: every job finished')
     else if (state.durable) log.warn(`shutdown: ${report.left} jobs left stored; they run at the next start`, { left: report.left })
     else log.warn(`shutdown: dropped ${report.left} queued events (state.driver is memory, which keeps nothing)`, { dropped: report.left })
-    const stopped = server ? new Promise<void>((done) => server!.close(() => done())) : Promise.resolve()
+    const server = listening?.server
+    const stopped = server ? new Promise<void>((done) => server.close(() => done())) : Promise.resolve()
     server?.closeAllConnections()
     await stopped
     await lifecycle.closeAll()
   }
 
-  const usage = (): GatewayUsage => ({ unverifiedBytes: budget.held(), connections })
+  const usage = (): GatewayUsage => ({ unverifiedBytes: budget.held(), connections: listening?.connections() ?? 0 })
   return { handle, handler, clientError, fetch: createFetchHandler(flow), listen, close, routes, config, usage }
 }
 

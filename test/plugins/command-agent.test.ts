@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -77,8 +77,10 @@ describe('commandAgent', () => {
     const pidFile = join(scratch, 'abort.pid')
     const env = { ...process.env, HOOKPILOT_PID_FILE: pidFile }
     const controller = new AbortController()
-    setTimeout(() => controller.abort(), 300)
+    // Aborted once the run is under way (its pid file written), not after a fixed time a loaded machine may not meet.
+    const started = setInterval(() => existsSync(pidFile) && controller.abort(), 20)
     const reason = reasonOf(await run({ command: fixtureAgent('hang'), env }, 'hi', controller.signal))
+    clearInterval(started)
     expect(reason).toMatch(/^aborted/)
     expect(await waitForDeath(Number(readFileSync(pidFile, 'utf8')))).toBe(true)
   })

@@ -78,7 +78,7 @@ export async function createGateway(
 export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig, PluginEntry } from './core/config.js'
 export {
   configDir, type Gateway, type GatewayRequest, type GatewayResponse, type BuildOptions, type ListenAddress, type ListenOptions,
-  type FetchHandler, type FetchInfo,
+  type FetchHandler, type FetchInfo, type GatewayUsage, type ClientErrorListener,
 } from './core/gateway.js'
 export {
   subscriptionsPath, readSubscriptions, updateSubscriptions, resolveSubscriptions, type Subscription, type SubscriptionInput,
@@ -94,6 +94,7 @@ export { integer, boolean, text, textList, nonBlank, idText } from './core/schem
 export * as v from 'valibot'
 export { GatewayError, ConfigError, ListenError, AgentError, DeliveryError, type GatewayErrorCode, type ConfigIssue } from './core/errors.js'
 export { renderTemplate } from './core/template.js'
+export { createSecretSet, type SecretSet, type SecretSetOptions } from './core/secrets.js'
 export { createLogger, silentLogger, type LogLevel, type LoggerOptions } from './core/logger.js'
 export { DEFAULT_RETRY, MAX_RUNS, type RetryPolicy } from './core/dispatcher.js'
 export type { NodeHandler } from './core/http.js'

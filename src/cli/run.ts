@@ -52,7 +52,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     io.stdout.write(HELP)
     return 0
   }
-  const load = COMMANDS[name]
+  // Own keys only: `hookpilot constructor` must not find Object's constructor.
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   if (!load) {
     io.stderr.write(`hookpilot: unknown command "${name}".\n\n${HELP}`)
     return 2

@@ -63,17 +63,20 @@ export const serve: Subcommand = async (args, io) => {
     io.stderr.write(nothing)
     return 1
   }
+  // Listening for the signals before the startup line is out: a supervisor (or a test) that stops the
+  // gateway as soon as it has seen that line must get the graceful shutdown, not node's default exit.
+  const stopped = new Promise<void>((done) => {
+    const stop = () => {
+      process.off('SIGTERM', stop).off('SIGINT', stop)
+      done()
+    }
+    process.once('SIGTERM', stop).once('SIGINT', stop)
+  })
   const gateway = await createGateway(config, [], { baseDir })
   const address = await gateway.listen()
   // Admin commands started beside this one (test, send, subscribe) reach the port really bound.
   const forget = recordListening(resolve(values.config), address.host, address.port)
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGTERM', stop).off('SIGINT', stop)
-      resolve()
-    }
-    process.once('SIGTERM', stop).once('SIGINT', stop)
-  })
+  await stopped
   await gateway.close()
   forget()
   return 0

@@ -90,7 +90,7 @@ export const subscribe: Subcommand = async (args, io) => {
   }
 
   const outcome = await updateSubscriptions(ctx.file, (file) => {
-    const before = file.subscriptions[name] as { secret?: unknown; created_at?: unknown } | undefined
+    const before = (Object.hasOwn(file.subscriptions, name) ? file.subscriptions[name] : undefined) as { secret?: unknown; created_at?: unknown } | undefined
     // Updating keeps the secret GitHub already has, unless a new one was given.
     const keep = values.secret === undefined && before !== undefined && isSecret(before.secret)
     const next = {

@@ -128,7 +128,7 @@ export async function servedTargets(ctx: CliContext): Promise<ServedTargets | un
   const scope = createScope()
   try {
     const setUp = await setupPlugins(ctx.config, BUILTIN_PLUGINS, {
-      baseDir: dirname(ctx.configPath), resources: scope.resources, log: silentLogger, childEnv: () => ({}),
+      baseDir: dirname(ctx.configPath), resources: scope.resources, log: silentLogger, childEnv: () => ({}), workdir: dirname(ctx.configPath), redact: (t) => t,
     })
     return { targets: targetMap(setUp.plugins.flatMap((p) => p.deliveryTargets ?? [])), hints: setUp.hints }
   } catch {

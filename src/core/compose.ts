@@ -4,7 +4,6 @@
  * `state.driver` names) made together, so every problem is reported at once. `buildGateway` starts what this
  * composed; `hookpilot check` stops here.
  */
-import { childEnv } from './child-env.js'
 import type { HookpilotConfig } from './config.js'
 import { createScope, type Scope } from './container.js'
 import { ConfigError, type ConfigIssue } from './errors.js'
@@ -13,7 +12,10 @@ import type { StateBackend } from './jobs.js'
 import type { PluginDefinition } from './plugin-definition.js'
 import { setupPlugins, type SetUp } from './plugin-setup.js'
 import type { GatewayPlugin } from './plugin.js'
+import type { SecretSet } from './secrets.js'
+import { subscriptionsPath } from './subscriptions/index.js'
 import { TOKENS } from './tokens.js'
+import { agentWorkdir } from './workdir.js'
 import type { AgentRunner, DeliveryTarget, Logger, Route } from './types.js'
 import { checkRoutes, selectRunner, targetMap } from './wiring.js'
 
@@ -23,6 +25,14 @@ export interface Composition {
   readonly definitions: readonly PluginDefinition[]
   /** Registered after them, in order: a one-implementation slot takes the last value. */
   readonly plugins: readonly GatewayPlugin[]
+}
+
+/** What composing needs besides the configuration and the plugins. */
+export interface ComposeBase {
+  readonly baseDir: string
+  readonly log: Logger
+  /** Every secret the gateway knows: fed with the configuration's and the plugins' secret options here. */
+  readonly secrets: SecretSet
 }
 
 /** A composed, not yet started, gateway. */
@@ -36,15 +46,27 @@ export interface Composed {
 }
 
 /** Composes; throws one ConfigError with every problem (and disposes what it made). */
-export async function compose(config: HookpilotConfig, composition: Composition, routes: readonly Route[], base: { baseDir: string; log: Logger }): Promise<Composed> {
+export async function compose(config: HookpilotConfig, composition: Composition, routes: readonly Route[], base: ComposeBase): Promise<Composed> {
   const scope = createScope()
   scope.provide(TOKENS.logger, base.log)
   scope.provide(TOKENS.clock, Date.now)
   try {
-    const setUp = await setupPlugins(config, composition.definitions, { baseDir: base.baseDir, resources: scope.resources, log: base.log, childEnv: (secrets) => childEnv(secrets) })
-    const plugins = [...setUp.plugins, ...composition.plugins]
-    for (const plugin of plugins) register(scope, plugin)
     const issues: ConfigIssue[] = []
+    // The programs the gateway runs work in a folder of their own, never beside config.yaml and its secrets.
+    const subscriptions = subscriptionsPath(config, base.baseDir)
+    const keepOut = [base.baseDir, ...(subscriptions === undefined ? [] : [subscriptions])]
+    const workdir = gatherIssues(() => agentWorkdir(config.agent.workdir, base.baseDir, keepOut), issues)
+    if (!workdir) throw new ConfigError(issues)
+    const secrets = base.secrets
+    const setUp = await setupPlugins(config, composition.definitions, {
+      baseDir: base.baseDir, resources: scope.resources, log: base.log, workdir: workdir.path, redact: secrets.redact,
+      childEnv: (values) => {
+        secrets.set('config', values)
+        return secrets.childEnv()
+      },
+    })
+    const plugins = [workdir.plugin, ...setUp.plugins, ...composition.plugins]
+    for (const plugin of plugins) register(scope, plugin)
     const targets = targetMap(scope.resolveAll(TOKENS.deliveryTargets))
     const choices = (key: string, section: string) =>
       composition.definitions.filter((d) => d.selectedBy?.key === key && d.section === section).map((d) => d.selectedBy?.value ?? '')

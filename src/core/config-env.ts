@@ -30,7 +30,8 @@ export function interpolateEnv(raw: unknown, env: Env, issues: ConfigIssue[] | u
   }
   if (Array.isArray(raw)) return raw.map((item, i) => interpolateEnv(item, env, issues, join(path, String(i))))
   if (isRecord(raw)) {
-    const out: Record<string, unknown> = {}
+    // No prototype: a key named __proto__ (a route) is kept as a key, so it is reported rather than lost.
+    const out = Object.create(null) as Record<string, unknown>
     for (const [key, value] of Object.entries(raw)) out[key] = interpolateEnv(value, env, issues, join(path, key))
     return out
   }
@@ -44,10 +45,17 @@ const OVERRIDES: ReadonlyArray<readonly [variable: string, key: 'enabled' | 'hos
   ['WEBHOOK_SECRET', 'secret'],
 ]
 
-/** The config paths the `WEBHOOK_*` overrides replace, by variable. */
-export const OVERRIDE_PATHS: Readonly<Record<string, string>> = Object.fromEntries(
-  OVERRIDES.map(([variable, key]) => [variable, key === 'enabled' ? 'platforms.webhook.enabled' : `platforms.webhook.extra.${key}`]),
-)
+/** Top-level keys the environment overrides. */
+const TOP_OVERRIDES: ReadonlyArray<readonly [variable: string, key: 'log_level' | 'log_format']> = [
+  ['LOG_LEVEL', 'log_level'],
+  ['LOG_FORMAT', 'log_format'],
+]
+
+/** The config paths the overrides replace, by variable. */
+export const OVERRIDE_PATHS: Readonly<Record<string, string>> = Object.fromEntries([
+  ...OVERRIDES.map(([variable, key]) => [variable, key === 'enabled' ? 'platforms.webhook.enabled' : `platforms.webhook.extra.${key}`]),
+  ...TOP_OVERRIDES.map(([variable, key]) => [variable, key]),
+])
 
 /** Which config paths `env` overrides, and with which variable: an error about such a value must not blame the file. */
 export function overriddenPaths(env: Env): Map<string, string> {
@@ -59,9 +67,19 @@ export function overriddenPaths(env: Env): Map<string, string> {
   return paths
 }
 
-/** Applies `WEBHOOK_ENABLED`, `WEBHOOK_HOST`, `WEBHOOK_PORT` and `WEBHOOK_SECRET` over the file's values. */
+/**
+ * Applies `WEBHOOK_ENABLED`, `WEBHOOK_HOST`, `WEBHOOK_PORT`, `WEBHOOK_SECRET`, `LOG_LEVEL` and `LOG_FORMAT` over
+ * the file's values.
+ */
 export function applyEnvOverrides(raw: unknown, env: Env): unknown {
   const root = isRecord(raw) ? { ...raw } : {}
+  let logTouched = false
+  for (const [variable, key] of TOP_OVERRIDES) {
+    const value = env[variable]
+    if (value === undefined || value === '') continue
+    logTouched = true
+    root[key] = value.toLowerCase()
+  }
   const platforms = isRecord(root['platforms']) ? { ...root['platforms'] } : {}
   const webhook = isRecord(platforms['webhook']) ? { ...platforms['webhook'] } : {}
   const extra = isRecord(webhook['extra']) ? { ...webhook['extra'] } : {}
@@ -73,7 +91,7 @@ export function applyEnvOverrides(raw: unknown, env: Env): unknown {
     if (key === 'enabled') webhook['enabled'] = value
     else extra[key] = value
   }
-  if (!touched) return raw
+  if (!touched) return logTouched ? root : raw
   webhook['extra'] = extra
   platforms['webhook'] = webhook
   root['platforms'] = platforms

@@ -7,6 +7,8 @@
  */
 import * as v from 'valibot'
 import { boolean, idText, integer, nonBlank, text, textList } from './schema-kit.js'
+import { trustListProblem } from './client-address.js'
+import { reservedNameProblem } from './reserved-names.js'
 
 export { boolean, integer } from './schema-kit.js'
 
@@ -14,6 +16,7 @@ export { boolean, integer } from './schema-kit.js'
 export const routeName = v.pipe(
   text,
   v.regex(/^[a-z0-9_-]{1,64}$/, 'a route name is 1 to 64 lower-case letters, digits, "-" or "_"'),
+  v.check((name: string) => reservedNameProblem(name) === undefined, 'a route cannot be named __proto__, constructor or prototype: JavaScript objects reserve them'),
 )
 
 const skillName = v.pipe(
@@ -44,6 +47,20 @@ const webhookExtraSchema = v.strictObject({
   headers_timeout_seconds: v.optional(integer(1), 10),
   request_timeout_seconds: v.optional(integer(1), 30),
   shutdown_grace_seconds: v.optional(integer(0), 30),
+  // every request's unverified body bytes together; past it (or max_connections), 503 at once
+  max_unverified_bytes: v.optional(integer(1), 64 * 1_048_576),
+  max_connections: v.optional(integer(1), 1000),
+  // whether X-Forwarded-For names the client (logs only): false, true, or the proxies' addresses and subnets
+  trust_proxy: v.optional(
+    v.union([
+      boolean,
+      v.pipe(textList, v.rawCheck(({ dataset, addIssue }) => {
+        const problem = dataset.typed ? trustListProblem(dataset.value) : undefined
+        if (problem !== undefined) addIssue({ message: `${problem}; expected addresses or subnets (10.0.0.1, 10.0.0.0/8, ::1) or loopback, linklocal, uniquelocal` })
+      })),
+    ], 'expected true, false, or a list of proxy addresses and subnets'),
+    false,
+  ),
   subscriptions_file: v.optional(text),
   routes: v.optional(v.record(routeName, routeSchema), {}),
 })
@@ -63,6 +80,8 @@ export const agentSchema = v.looseObject({
   concurrency: v.optional(integer(1, 256), 4),
   max_queue: v.optional(integer(1), 1000),
   max_output_bytes: v.optional(integer(1), 1_048_576),
+  // where the agent, its commands and gh run: a folder of their own (a private temporary one by default)
+  workdir: v.optional(text),
 })
 
 /**
@@ -91,6 +110,7 @@ export const configSchema = v.looseObject({
   skills_dir: v.optional(text, './skills'),
   log_level: v.optional(v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'), 'info'),
   plugins: v.optional(v.array(pluginEntrySchema, 'expected a list of { use: <module>, with: <options> }'), []),
+  log_format: v.optional(v.picklist(['text', 'json'], 'expected text (for people) or json (one object a line, for log systems)'), 'text'),
   platforms: v.optional(platformsSchema, {}),
 })
 

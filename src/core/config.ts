@@ -14,6 +14,7 @@ import { ConfigError, GatewayError, type ConfigIssue } from './errors.js'
 import { at, claimsOf, describeIssue, isSelected, validateOptions, type Claims } from './plugin-config.js'
 import type { PluginDefinition } from './plugin-definition.js'
 import { loadPluginModules } from './plugin-loader.js'
+import { reservedRouteIssues } from './reserved-names.js'
 import { resolveRoute, type RouteDefaults } from './routes.js'
 import type { Route } from './types.js'
 
@@ -67,13 +68,20 @@ export function parseConfig(input: HookpilotConfigInput | HookpilotConfig, optio
   const raw = interpolateEnv(applyEnvOverrides(input, env), env, options.lenientEnv ? undefined : issues)
   const definitions = options.definitions ?? []
   const loaded = options.loaded ?? []
+  // Before the schema, whose records drop such keys without a word.
+  issues.push(...reservedRouteIssues(routesOf(raw), ROUTES_PATH))
   const result = v.safeParse(configSchema, raw)
   unknownCoreKeys(raw, claimsOf([...definitions, ...loaded], (path) => SHARED[path]?.keys), issues)
   if (result.success) {
     staticRoutes(result.output, issues)
   } else {
     // Unknown keys were reported by the walk, every one with a suggestion; a strict object's "never" repeats the first.
-    for (const issue of result.issues.filter((i) => i.expected !== 'never')) issues.push({ path: v.getDotPath(issue) ?? '', message: describeIssue(issue) })
+    for (const issue of result.issues.filter((i) => i.expected !== 'never')) {
+      const path = v.getDotPath(issue) ?? ''
+      // A secret YAML read as a number: the value is never echoed, and quoting it is the fix.
+      const hint = isSecretPath(path) && typeof issue.input === 'number' ? ' (write secrets in quotes)' : ''
+      issues.push({ path, message: describeIssue(issue) + hint })
+    }
     routeIssuesOfInvalidConfig(raw, issues)
   }
   const output = result.success ? result.output : undefined
@@ -230,8 +238,20 @@ const looseExtra = v.object({
   }),
 })
 
+function routesOf(raw: unknown): unknown {
+  const platforms = isRecord(raw) ? raw['platforms'] : undefined
+  const webhook = isRecord(platforms) ? platforms['webhook'] : undefined
+  const extra = isRecord(webhook) ? webhook['extra'] : undefined
+  return isRecord(extra) ? extra['routes'] : undefined
+}
+
 function isParsedConfig(value: unknown): value is HookpilotConfig {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PARSED] === true
+}
+
+/** Keys whose values are secrets: `secret`, `token`, `api_key`, `auth_token`, ... (and the items of a list of them). */
+function isSecretPath(path: string): boolean {
+  return path.split('.').some((key) => /secret|token|key|password/i.test(key))
 }
 
 function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {

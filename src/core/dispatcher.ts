@@ -42,6 +42,11 @@ export interface DispatcherParts {
   readonly retry?: RetryPolicy | undefined
   /** Where agent runs and delivery tries are reported (metrics subscribe there). */
   readonly events?: GatewayEvents | undefined
+  /**
+   * Applied to every failure reason (stored with the job, shown by `hookpilot jobs`) and to the agent's answer
+   * before it is stored or delivered: an agent talked into printing a secret must not post it.
+   */
+  readonly redact?: ((text: string) => string) | undefined
 }
 
 type Fields = Readonly<Record<string, string>>
@@ -51,8 +56,10 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
   const { routes, runner, targets, log, skillsDir, timeoutMs } = parts
   const retry = parts.retry ?? DEFAULT_RETRY
   const clock = parts.clock ?? Date.now
+  const redact = parts.redact ?? ((text: string) => text)
 
-  const fail = (fields: Fields, message: string, reason: string): JobOutcome => {
+  const fail = (fields: Fields, message: string, why: string): JobOutcome => {
+    const reason = redact(why)
     log.error(message, { ...fields, reason })
     return { kind: 'failed', reason }
   }
@@ -103,7 +110,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       const outcome = result.ok ? 'ok' : timedOut ? 'timeout' : 'failed'
       parts.events?.emit('agentRun', { route: route.name, outcome, seconds: (performance.now() - started) / 1000 })
     }
-    if (result.ok) return { text: result.text }
+    if (result.ok) return { text: redact(result.text) }
     if (timedOut) {
       return fail(fields, 'agent run failed', `timed out after ${timeoutMs / 1000} s (agent.timeout_seconds)`)
     }
@@ -151,7 +158,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       const retryAfterMs = DeliveryError.is(err) ? err.retryAfterMs : undefined
       const delay = Math.min(retryAfterMs ?? retry.baseDelayMs * 2 ** (attempt - 1), retry.maxDelayMs)
       log.warn('delivery failed, retrying', { ...tried, reason, retry_in_ms: String(delay) })
-      return { kind: 'retry', at: clock() + delay, reason }
+      return { kind: 'retry', at: clock() + delay, reason: redact(reason) }
     }
   }
 

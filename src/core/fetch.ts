@@ -3,6 +3,7 @@
  * under any fetch-style server (Hono, Bun, Deno, a service worker). The body is read from the stream under
  * the size cap, as the node adapter does.
  */
+import type { BodyLease } from './body-budget.js'
 import { PASS, type BodyRead, type FlowRequest, type FlowResult } from './flow.js'
 import { ERRORS } from './http-response.js'
 
@@ -10,6 +11,8 @@ import { ERRORS } from './http-response.js'
 export interface FetchInfo {
   /** The local address the request arrived on. Without it, `INSECURE_NO_AUTH` routes are refused. */
   readonly localAddress?: string | undefined
+  /** The client's address (the connection's peer), for the log; `trust_proxy` may replace it with X-Forwarded-For's. */
+  readonly remoteAddress?: string | undefined
 }
 
 /** A fetch handler: `Request` in, `Response` out. Paths that are not the gateway's answer 404. */
@@ -19,7 +22,7 @@ export type FetchHandler = (request: Request, info?: FetchInfo) => Promise<Respo
 export function createFetchHandler(flow: (req: FlowRequest) => Promise<FlowResult>): FetchHandler {
   return async (request, info) => {
     const url = new URL(request.url)
-    const headers: Record<string, string> = {}
+    const headers = Object.create(null) as Record<string, string> // names come from the network
     request.headers.forEach((value, name) => (headers[name] = value)) // names come lower-cased
     const result = await flow({
       method: request.method,
@@ -27,14 +30,15 @@ export function createFetchHandler(flow: (req: FlowRequest) => Promise<FlowResul
       headers,
       // Without a socket's address the request counts as coming from the network.
       localAddress: info?.localAddress ?? '',
-      readBody: (limit) => readStream(request.body, limit),
+      remoteAddress: info?.remoteAddress,
+      readBody: (limit, lease) => readStream(request.body, limit, lease),
     })
     const response = result === PASS ? ERRORS.notFound : result
     return new Response(request.method === 'HEAD' ? null : response.body, { status: response.status, headers: response.headers })
   }
 }
 
-async function readStream(body: ReadableStream<Uint8Array> | null, limit: number): Promise<BodyRead> {
+async function readStream(body: ReadableStream<Uint8Array> | null, limit: number, lease: BodyLease): Promise<BodyRead> {
   if (body === null) return { kind: 'ok', body: new Uint8Array() }
   const reader = body.getReader()
   const chunks: Uint8Array[] = []
@@ -43,9 +47,10 @@ async function readStream(body: ReadableStream<Uint8Array> | null, limit: number
     const { done, value } = await reader.read()
     if (done) break
     size += value.byteLength
-    if (size > limit) {
+    const refused = size > limit ? 'too-large' : lease.take(value.byteLength) ? undefined : 'over-budget'
+    if (refused !== undefined) {
       await reader.cancel().catch(() => {})
-      return { kind: 'too-large' }
+      return { kind: refused }
     }
     chunks.push(value)
   }

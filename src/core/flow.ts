@@ -3,18 +3,25 @@
  * handler (Hono, Bun, Deno), or `gateway.handle()`. Each adapter only says how to read the body under the cap
  * and how to write the answer; everything the request table decides happens here, once.
  */
+import type { BodyBudget, BodyLease } from './body-budget.js'
+import type { ClientAddress } from './client-address.js'
 import { degraded, ERRORS, HEALTH, notReady, READY, type GatewayResponse } from './http-response.js'
 import type { GatewayEvents } from './events.js'
 import type { Readiness } from './jobs.js'
+import { throttledLog, throttledWarn } from './log-throttle.js'
 import type { Pipeline, RouteTable } from './pipeline.js'
 import type { Endpoint } from './plugin.js'
-import type { Logger, Route } from './types.js'
+import type { Clock, Logger, Route } from './types.js'
 
 /** The body as an adapter read it. */
 export type BodyRead =
   | { readonly kind: 'ok'; readonly body: Uint8Array }
   /** It passed the cap (reading stopped there). */
   | { readonly kind: 'too-large' }
+  /** It would have passed the budget of unverified bytes (reading stopped there). */
+  | { readonly kind: 'over-budget' }
+  /** Malformed HTTP followed it on the connection (pipelining garbage): it is not taken. */
+  | { readonly kind: 'malformed' }
   /** A framework's body parser consumed it and left an object: the raw bytes the signature covers are gone. */
   | { readonly kind: 'parsed-already' }
 
@@ -27,8 +34,15 @@ export interface FlowRequest {
   readonly headers: Readonly<Record<string, string>>
   /** The local address of the socket it arrived on; undefined when no socket carried it. */
   readonly localAddress?: string | undefined
-  /** Reads the body, stopping as soon as it passes `limit` bytes. Rejects when the client went away. */
-  readBody(limit: number): Promise<BodyRead>
+  /** The peer's address of that socket; undefined when no socket carried it. */
+  readonly remoteAddress?: string | undefined
+  /** The connection was opened past `max_connections`: a webhook on it is answered 503 (a probe still is answered). */
+  readonly overCapacity?: boolean | undefined
+  /**
+   * Reads the body, stopping as soon as it passes `limit` bytes or `lease` cannot take the next chunk.
+   * Rejects when the client went away.
+   */
+  readBody(limit: number, lease: BodyLease): Promise<BodyRead>
 }
 
 /** Not the gateway's path: an Express app's next handler (or a 404) takes it. */
@@ -42,7 +56,11 @@ export interface FlowParts {
   readonly routes: RouteTable
   readonly pipeline: Pipeline
   readonly maxBodyBytes: number
+  /** The bytes all unverified bodies may hold at once. */
+  readonly budget: BodyBudget
+  readonly clientAddress: ClientAddress
   readonly log: Logger
+  readonly clock: Clock
   /** True once the gateway is shutting down. */
   readonly closing: () => boolean
   /** Whether every started part can work (the state store first). */
@@ -58,7 +76,12 @@ const WEBHOOK_PREFIX = '/webhooks/'
 
 /** Builds the flow. */
 export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<FlowResult> {
-  const { routes, pipeline, maxBodyBytes, log } = parts
+  const { routes, pipeline, maxBodyBytes, budget, log } = parts
+  // Nothing a sender wrote goes into these lines (not the route name it asked for): the client's address, the
+  // route when it is ours, a fixed reason.
+  const refused = throttledWarn(log, parts.clock)
+  const unknown = throttledLog(log, parts.clock, { level: 'info' })
+  const misuse = throttledLog(log, parts.clock, { level: 'error' })
 
   async function health(): Promise<GatewayResponse> {
     const ready = await parts.readiness()
@@ -72,6 +95,10 @@ export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<Flow
     return (await parts.queueFull()) ? notReady('the queue is full (agent.max_queue)') : READY
   }
 
+  const busy = (key: string, message: string, fields: Record<string, string | number | undefined>): GatewayResponse => {
+    refused(key, message, fields)
+    return ERRORS.busy
+  }
   const endpoints = new Map(parts.endpoints.map((e) => [e.path, e]))
 
   return async function flow(req) {
@@ -91,17 +118,46 @@ export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<Flow
   }
 
   async function webhook(req: FlowRequest, route: Route | undefined): Promise<GatewayResponse> {
-    if (!route) return ERRORS.unknownRoute
+    const client = parts.clientAddress(req.remoteAddress, req.headers)
+    if (!route) {
+      unknown('unknown-route', 'unknown route: answered 404', { client })
+      return ERRORS.unknownRoute
+    }
     if (req.method !== 'POST') return ERRORS.webhookMethod
     if (parts.closing()) return ERRORS.shuttingDown
-    if (Number(req.headers['content-length']) > maxBodyBytes) return ERRORS.tooLarge
-    const read = await req.readBody(maxBodyBytes)
-    if (read.kind === 'too-large') return ERRORS.tooLarge
-    if (read.kind === 'parsed-already') {
-      log.error('webhook body already parsed by another middleware: mount the hookpilot handler before express.json()', { route: route.name })
-      return ERRORS.bodyAlreadyParsed
+    const fields = { route: route.name, client }
+    if (req.overCapacity === true) return busy('connections', 'refused request: over max_connections, answered 503', fields)
+    const declared = Number(req.headers['content-length'])
+    if (declared > maxBodyBytes) return tooLarge(fields)
+    const lease = budget.lease()
+    try {
+      if (declared > 0 && !lease.fits(declared)) return overBudget(fields)
+      const read = await req.readBody(maxBodyBytes, lease)
+      if (read.kind === 'too-large') return tooLarge(fields)
+      if (read.kind === 'over-budget') return overBudget(fields)
+      if (read.kind === 'malformed') {
+        refused(`${route.name}\u0000malformed`, 'rejected request: malformed HTTP followed its body', fields)
+        return ERRORS.badRequest
+      }
+      if (read.kind === 'parsed-already') {
+        misuse('parsed-already', 'webhook body already parsed by another middleware: mount the hookpilot handler before express.json()', { route: route.name })
+        return ERRORS.bodyAlreadyParsed
+      }
+      return await pipeline(route, {
+        method: 'POST', path: req.path, headers: req.headers, body: read.body, localAddress: req.localAddress, clientAddress: client,
+      })
+    } finally {
+      lease.release()
     }
-    return pipeline(route, { method: 'POST', path: req.path, headers: req.headers, body: read.body, localAddress: req.localAddress })
+  }
+
+  function tooLarge(fields: { route: string; client: string | undefined }): GatewayResponse {
+    refused(`${fields.route}\u0000too-large`, 'rejected request: body over max_body_bytes', { ...fields, max_body_bytes: maxBodyBytes })
+    return ERRORS.tooLarge
+  }
+
+  function overBudget(fields: { route: string; client: string | undefined }): GatewayResponse {
+    return busy('budget', 'refused request: unverified bodies would pass max_unverified_bytes, answered 503', { ...fields, held: budget.held() })
   }
 }
 

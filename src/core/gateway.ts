@@ -3,10 +3,12 @@
  * dispatcher and one request flow with its adapters (node:http, fetch, `handle()`). Knows no concrete plugin:
  * the built-ins arrive as plugins too.
  */
-import { createServer, type Server } from 'node:http'
 import { dirname, resolve } from 'node:path'
 import { staticRoutes, type HookpilotConfig } from './config.js'
 import { compose, type Composition } from './compose.js'
+import { createBodyBudget } from './body-budget.js'
+import { clientAddressResolver } from './client-address.js'
+import { clientErrorListener, type ClientErrorListener } from './client-error.js'
 import { createDispatcher } from './dispatcher.js'
 import { createEvents } from './events.js'
 import { ConfigError, GatewayError } from './errors.js'
@@ -14,12 +16,15 @@ import { createFetchHandler, type FetchHandler } from './fetch.js'
 import { createFlow, PASS, type BodyRead } from './flow.js'
 import { ERRORS, type GatewayResponse } from './http-response.js'
 import { startAll } from './lifecycle.js'
-import { createNodeHandler, type NodeHandler } from './http.js'
+import { createNodeHandler, type NodeConnections, type NodeHandler } from './http.js'
 import { listenOn, type ListenAddress, type ListenOptions } from './listen.js'
 import { createLogger } from './logger.js'
 import { createPipeline } from './pipeline.js'
+import { redactingLogger } from './redacting-logger.js'
 import { createRouteTable, type MutableRouteTable } from './route-table.js'
 import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from './routes.js'
+import { createSecretSet, type SecretSet } from './secrets.js'
+import { createGatewayServer, type GatewayServer } from './server.js'
 import { startSubscriptionSource, subscriptionsPath } from './subscriptions/index.js'
 import { TOKENS } from './tokens.js'
 import type { Route } from './types.js'
@@ -35,6 +40,7 @@ export interface GatewayRequest {
 export type { GatewayResponse } from './http-response.js'
 export type { FetchHandler, FetchInfo } from './fetch.js'
 export type { ListenAddress, ListenOptions } from './listen.js'
+export type { ClientErrorListener } from './client-error.js'
 
 /** A running (or ready to run) webhook gateway. */
 export interface Gateway {
@@ -42,6 +48,17 @@ export interface Gateway {
   handle(req: GatewayRequest): Promise<GatewayResponse>
   /** node `(req, res)` handler and Express/Connect middleware (`next()` for paths that are not the gateway's). */
   readonly handler: NodeHandler
+  /**
+   * A `clientError` listener for a server of your own that serves {@link Gateway.handler}: node's answers to
+   * malformed HTTP and slow requests become JSON, are logged throttled, and never hide a request in flight.
+   * `listen()` attaches it itself.
+   *
+   * @example
+   * ```ts
+   * http.createServer(gateway.handler).on('clientError', gateway.clientError).listen(8644)
+   * ```
+   */
+  readonly clientError: ClientErrorListener
   /**
    * Web-standard handler: a `Request` in, a `Response` out, for fetch-style servers (Hono, Bun, Deno).
    *
@@ -60,11 +77,28 @@ export interface Gateway {
   readonly routes: MutableRouteTable
   /** The validated configuration. */
   readonly config: HookpilotConfig
+  /** What the gateway holds now against its limits (`max_unverified_bytes`, `max_connections`). */
+  usage(): GatewayUsage
 }
 
-/** Where relative paths of a configuration (skills_dir, state.path) are resolved: the config file's folder, else cwd. */
+/** See {@link Gateway.usage}. */
+export interface GatewayUsage {
+  /** Bytes of request bodies held before their signature was checked, all requests together. */
+  readonly unverifiedBytes: number
+  /** Connections open to the server `listen()` started (0 without one). */
+  readonly connections: number
+}
+
+/** How a gateway is built besides its configuration and plugins. */
 export interface BuildOptions {
+  /** Where relative paths of a configuration (skills_dir, state.path) are resolved: the config file's folder, else cwd. */
   readonly baseDir?: string | undefined
+  /**
+   * Every secret the gateway knows (see {@link createSecretSet}): redacted from each log line, stored reason
+   * and delivered answer, and kept from the programs it runs. The gateway adds its routes' secrets;
+   * `createGateway` adds the configuration's.
+   */
+  readonly secrets?: SecretSet | undefined
 }
 
 export type { Composition } from './compose.js'
@@ -76,10 +110,13 @@ export type { Composition } from './compose.js'
 export async function buildGateway(config: HookpilotConfig, composition: Composition, options: BuildOptions = {}): Promise<Gateway> {
   const extra = config.platforms.webhook.extra
   const baseDir = options.baseDir ?? process.cwd()
-  // A plugin object's logger counts from the start: plugins log while they are set up.
-  const log = composition.plugins.findLast((p) => p.logger)?.logger ?? createLogger({ level: config.log_level })
-  const routes = createRouteTable(staticRoutes(config))
-  const { scope, plugins, setUp, targets, runner, state } = await compose(config, composition, routes.list(), { baseDir, log })
+  const secrets = options.secrets ?? createSecretSet()
+  // Whoever logs (a plugin's logger included), and whatever a line quotes (an agent's stderr, an API's error),
+  // no known secret gets through.
+  const baseLog = composition.plugins.findLast((p) => p.logger)?.logger ?? createLogger({ level: config.log_level, format: config.log_format })
+  const log = redactingLogger(baseLog, secrets.redact)
+  const routes = createRouteTable(staticRoutes(config), (list) => secrets.set('routes', list.flatMap((r) => r.secrets)))
+  const { scope, plugins, setUp, targets, runner, state } = await compose(config, composition, routes.list(), { baseDir, log, secrets })
   const clock = scope.resolve(TOKENS.clock)
   const events = createEvents(log)
   // The state backend opens first (a bad state.path stops the start with what to change), then the plugins
@@ -109,6 +146,7 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
       skillsDir: resolve(options.baseDir ?? process.cwd(), config.skills_dir),
       timeoutMs: config.agent.timeout_seconds * 1000,
       events,
+      redact: secrets.redact,
     }),
   )
   for (const plugin of plugins) plugin.observe?.(events, { state })
@@ -120,19 +158,25 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
     : await startSubscriptionSource({ path: subscriptionsFile, config, routes, targets, hints: setUp.hints, log })
 
   let closing = false
-  let server: Server | undefined
+  let listening: GatewayServer | undefined
+  const budget = createBodyBudget(extra.max_unverified_bytes)
   const flow = createFlow({
     routes,
     pipeline,
     maxBodyBytes: extra.max_body_bytes,
+    budget,
+    clientAddress: clientAddressResolver(extra.trust_proxy),
     log,
+    clock,
     closing: () => closing,
     readiness: () => lifecycle.ready(),
     queueFull: async () => (await state.jobs.counts()).queued >= config.agent.max_queue,
     events,
     endpoints: plugins.flatMap((p) => p.endpoints ?? []),
   })
-  const handler = createNodeHandler(flow, log)
+  const tracked: NodeConnections = { inFlight: new WeakMap(), poisoned: new WeakSet(), overflow: new WeakSet() }
+  const handler = createNodeHandler(flow, log, clock, tracked)
+  const clientError = clientErrorListener(tracked, log, clock)
 
   async function handle(req: GatewayRequest): Promise<GatewayResponse> {
     const body = typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? new Uint8Array())
@@ -140,21 +184,23 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
       method: req.method.toUpperCase(),
       path: req.path,
       headers: lowerCase(req.headers),
+      // The caller holds the body already: it is not the gateway's to budget.
       readBody: async (limit): Promise<BodyRead> => (body.byteLength > limit ? { kind: 'too-large' } : { kind: 'ok', body }),
     })
     return result === PASS ? ERRORS.notFound : result
   }
 
   async function listen(listenOptions: ListenOptions = {}): Promise<ListenAddress> {
-    if (server) throw new GatewayError('ERR_LISTEN', 'This gateway is already listening; create another to listen twice.')
+    if (listening) throw new GatewayError('ERR_LISTEN', 'This gateway is already listening; create another to listen twice.')
     const host = listenOptions.host ?? extra.host
     if (!isLoopback(host)) refuseInsecureRoutes(routes.list(), host)
-    // Check slow clients every second, so the timeouts below hold to the second, not to node's 30 s default.
-    server = createServer({ connectionsCheckingInterval: 1000 }, handler)
-    server.headersTimeout = extra.headers_timeout_seconds * 1000
-    server.requestTimeout = extra.request_timeout_seconds * 1000
-    const address = await listenOn(server, { host, port: listenOptions.port ?? extra.port }).catch((err: unknown) => {
-      server = undefined // a failed listen (port taken) may be retried on another port
+    listening = createGatewayServer(handler, clientError, tracked, {
+      headersTimeoutMs: extra.headers_timeout_seconds * 1000,
+      requestTimeoutMs: extra.request_timeout_seconds * 1000,
+      maxConnections: extra.max_connections,
+    })
+    const address = await listenOn(listening.server, { host, port: listenOptions.port ?? extra.port }).catch((err: unknown) => {
+      listening = undefined // a failed listen (port taken) may be retried on another port
       throw err
     })
     const names = routes.list().map((r) => r.name)
@@ -173,14 +219,16 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
     if (report.left === 0) log.info('shutdown: every job finished')
     else if (state.durable) log.warn(`shutdown: ${report.left} jobs left stored; they run at the next start`, { left: report.left })
     else log.warn(`shutdown: dropped ${report.left} queued events (state.driver is memory, which keeps nothing)`, { dropped: report.left })
-    const stopped = server ? new Promise<void>((done) => server!.close(() => done())) : Promise.resolve()
+    const server = listening?.server
+    const stopped = server ? new Promise<void>((done) => server.close(() => done())) : Promise.resolve()
     server?.closeAllConnections()
     await stopped
     await lifecycle.closeAll()
     await scope.dispose()
   }
 
-  return { handle, handler, fetch: createFetchHandler(flow), listen, close, routes, config }
+  const usage = (): GatewayUsage => ({ unverifiedBytes: budget.held(), connections: listening?.connections() ?? 0 })
+  return { handle, handler, clientError, fetch: createFetchHandler(flow), listen, close, routes, config, usage }
 }
 
 /** The folder of a config file, for {@link BuildOptions.baseDir}. */
@@ -201,7 +249,7 @@ function routePath(route: Route): string {
 
 
 function lowerCase(headers: GatewayRequest['headers']): Record<string, string> {
-  const out: Record<string, string> = {}
+  const out = Object.create(null) as Record<string, string>
   for (const [key, value] of Object.entries(headers ?? {})) {
     if (value !== undefined) out[key.toLowerCase()] = typeof value === 'string' ? value : value.join(', ')
   }

@@ -27,6 +27,12 @@ export const ERRORS = {
   notFound: frozen(404, 'Not found'),
   unknownRoute: frozen(404, 'Unknown route'),
   tooLarge: frozen(413, 'Payload too large', { connection: 'close' }),
+  /** Past `max_unverified_bytes` or `max_connections`: the client may come back shortly. */
+  busy: frozen(503, 'Server busy', { 'retry-after': '5', connection: 'close' }),
+  /** Node's own answers to malformed HTTP and slow clients (clientError), as JSON like every other error. */
+  badRequest: frozen(400, 'Bad request', { connection: 'close' }),
+  requestTimeout: frozen(408, 'Request timeout', { connection: 'close' }),
+  headersTooLarge: frozen(431, 'Request header fields too large', { connection: 'close' }),
   invalidSignature: frozen(401, 'Invalid signature'),
   cannotParse: frozen(400, 'Cannot parse body'),
   webhookMethod: frozen(405, 'Method not allowed', { allow: 'POST' }),

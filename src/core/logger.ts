@@ -1,18 +1,26 @@
 /**
- * The default logger: one line per event, `time LEVEL message key=value ...`, values quoted when they hold
- * spaces or line breaks so an answer spanning many lines still makes one log line.
+ * The default logger. The text format, for people: one line per event, `time LEVEL message key=value ...`,
+ * values quoted when they hold spaces or line breaks so an answer spanning many lines still makes one log
+ * line. The JSON format, for log systems, is in json-logger.ts. Neither lets a control character through raw.
  */
+import { createJsonLogger } from './json-logger.js'
+import { textMessage, textValue } from './log-text.js'
 import type { LogFields, Logger } from './types.js'
 
 /** Log levels, least to most severe. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+
+/** `text` (one `key=value` line, for people) or `json` (one object a line, for log systems). */
+export type LogFormat = 'text' | 'json'
 
 const RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30, error: 40 }
 
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
   readonly level?: LogLevel | undefined
-  /** Where lines go; defaults to stdout. */
+  /** `text` by default. */
+  readonly format?: LogFormat | undefined
+  /** Where lines go (each without its line break); defaults to stdout. */
   readonly write?: ((line: string) => void) | undefined
   readonly now?: (() => Date) | undefined
 }
@@ -22,17 +30,18 @@ export interface LoggerOptions {
  *
  * @example
  * ```ts
- * const log = createLogger({ level: 'debug' })
+ * const log = createLogger({ level: 'debug', format: 'json' })
  * log.info('agent answer', { route: 'pr', delivery: 'abc' })
  * ```
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
+  if (options.format === 'json') return createJsonLogger(options)
   const threshold = RANK[options.level ?? 'info']
   const write = options.write ?? writeStdoutLine
   const now = options.now ?? (() => new Date())
   const emit = (level: LogLevel) => (message: string, fields?: LogFields) => {
     if (RANK[level] < threshold) return
-    write(`${now().toISOString()} ${level.toUpperCase().padEnd(5)} ${oneLine(message)}${formatFields(fields)}`)
+    write(`${now().toISOString()} ${level.toUpperCase().padEnd(5)} ${textMessage(message)}${formatFields(fields)}`)
   }
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') }
 }
@@ -45,14 +54,9 @@ function formatFields(fields: LogFields | undefined): string {
   let out = ''
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined) continue
-    const text = String(value)
-    out += ` ${key}=${/^[^\s"=]+$/.test(text) ? text : JSON.stringify(text)}`
+    out += ` ${key}=${textValue(String(value))}`
   }
   return out
-}
-
-function oneLine(text: string): string {
-  return text.replace(/[\r\n]+/g, ' ')
 }
 
 /**

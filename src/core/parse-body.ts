@@ -4,6 +4,7 @@
  */
 import { isUtf8 } from 'node:buffer'
 import { isRecord } from './config-env.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 import type { JsonObject } from './types.js'
 
 /** A body that is a JSON object: the object, and the JSON text it was parsed from (stored as it is). */
@@ -12,7 +13,7 @@ export interface ParsedPayload {
   readonly json: string
 }
 
-/** The payload as a JSON object, or undefined when the body is anything else. */
+/** The payload as a JSON object, or undefined when the body is anything else (or nests over {@link MAX_JSON_DEPTH} deep). */
 export function parsePayload(body: Uint8Array, contentType: string | undefined): ParsedPayload | undefined {
   // isUtf8 is a fast validity scan; decoding after it cannot replace a byte.
   if (!isUtf8(body)) return undefined
@@ -25,7 +26,8 @@ export function parsePayload(body: Uint8Array, contentType: string | undefined):
   }
   try {
     const value: unknown = JSON.parse(text)
-    return isRecord(value) ? { payload: value as JsonObject, json: text } : undefined
+    if (!isRecord(value) || nestsDeeperThan(value as JsonObject, MAX_JSON_DEPTH)) return undefined
+    return { payload: value as JsonObject, json: text }
   } catch {
     return undefined
   }

@@ -40,9 +40,9 @@ export type Pipeline = (route: Route, req: RawRequest) => Promise<GatewayRespons
 export function createPipeline(parts: PipelineParts): Pipeline {
   const { sources, filters, dedup, limiter, queue, log, clock, signal } = parts
   const rejected = throttledWarn(log, clock)
-  /** Only the route and a fixed reason: nothing the unauthenticated sender wrote. */
-  const reject = (route: Route, message: string, reason?: string): undefined => {
-    rejected(`${route.name}\u0000${message}\u0000${reason ?? ''}`, message, { route: route.name, reason })
+  /** Only the route, a fixed reason and the client's address: nothing the unauthenticated sender wrote. */
+  const reject = (route: Route, req: RawRequest, message: string, reason?: string): undefined => {
+    rejected(`${route.name}\u0000${message}\u0000${reason ?? ''}`, message, { route: route.name, reason, client: req.clientAddress })
     return undefined
   }
 
@@ -52,13 +52,13 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     if (route.secrets.includes(INSECURE_NO_AUTH)) {
       // Checked on the socket the request came in on: an embedder may serve gateway.handler on any address.
       if (req.localAddress !== undefined && !isLoopback(req.localAddress)) {
-        return reject(route, 'rejected request: INSECURE_NO_AUTH is refused off loopback')
+        return reject(route, req, 'rejected request: INSECURE_NO_AUTH is refused off loopback')
       }
       return { source }
     }
-    if (!source) return reject(route, 'rejected request: no signature header')
+    if (!source) return reject(route, req, 'rejected request: no signature header')
     const result = await source.verify(req, route.secrets)
-    return result.ok ? { source } : reject(route, 'rejected request: invalid signature', result.reason)
+    return result.ok ? { source } : reject(route, req, 'rejected request: invalid signature', result.reason)
   }
 
   async function accepts(event: WebhookEvent, route: Route): Promise<boolean> {
@@ -91,14 +91,18 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const verified = await verify(route, req)
     if (!verified) return ERRORS.invalidSignature
     const parsed = parsePayload(req.body, req.headers['content-type'])
-    if (!parsed) return ERRORS.cannotParse
+    if (!parsed) {
+      // Signed, but still nothing of it is logged: a fixed reason, throttled like forgeries.
+      reject(route, req, 'rejected request: cannot parse body', 'not a JSON object (or nested over 100 deep)')
+      return ERRORS.cannotParse
+    }
     const { payload } = parsed
 
     const type = typeOf(verified.source, req.headers, payload)
     const headerId = deliveryIdOf(verified.source, req.headers)
     const deliveryId = headerId ?? String(clock())
     const event: WebhookEvent = { route: route.name, type, deliveryId, payload, receivedAt: clock() }
-    const fields = { route: route.name, delivery: deliveryId, event: type }
+    const fields: Fields = { route: route.name, delivery: deliveryId, event: type, client: req.clientAddress }
 
     if (!(await accepts(event, route))) {
       log.debug('ignored event', fields)
@@ -119,7 +123,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   }
 
   /** Steps 6 to 10: de-dup, rate limit, store. The key stays reserved until the job is stored or refused. */
-  async function admit(route: Route, job: NewJob, fields: Readonly<Record<string, string>>): Promise<GatewayResponse> {
+  async function admit(route: Route, job: NewJob, fields: Fields): Promise<GatewayResponse> {
     const reservation: Reservation | undefined = job.dedupKey === undefined ? undefined : await dedup.reserve(job.dedupKey, IDEMPOTENCY_TTL_MS)
     const duplicate = () => {
       log.info('duplicate delivery', fields)
@@ -157,6 +161,9 @@ function actionOf(payload: JsonObject): string {
   const nested = typeof attributes === 'object' && attributes !== null && !Array.isArray(attributes) ? attributes['action'] : undefined
   return typeof nested === 'string' ? nested : ''
 }
+
+/** The fields of a request's log lines. */
+type Fields = Readonly<Record<string, string | undefined>>
 
 function firstOf(sources: readonly Source[], read: (s: Source) => string | undefined): string | undefined {
   for (const source of sources) {

@@ -29,6 +29,10 @@ export interface SetupContext {
   readonly childEnv: NodeJS.ProcessEnv
   readonly resources: Resources
   readonly log: Logger
+  /** The working directory for programs a plugin runs: a folder of their own, never the gateway's. */
+  readonly workdir: string
+  /** Removes every secret the gateway knows from a text (for what a plugin logs, stores or posts). */
+  readonly redact: (text: string) => string
 }
 
 /** When a plugin is chosen by a key of its section (`agent.runner: command`, `state.driver: sqlite`). */

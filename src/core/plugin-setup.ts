@@ -36,6 +36,10 @@ export interface SetupBase {
   readonly log: Logger
   /** The environment children get, given the secrets (the gateway's own, less them). */
   readonly childEnv: (secrets: readonly string[]) => NodeJS.ProcessEnv
+  /** The working directory of the programs plugins run. */
+  readonly workdir: string
+  /** Removes every known secret from a text. */
+  readonly redact: (text: string) => string
 }
 
 /** Sets up `definitions` (built-ins first) and the configuration's `plugins:` entries. */
@@ -59,7 +63,9 @@ export async function setupPlugins(config: HookpilotConfig, definitions: readonl
     secrets.push(...secretValues(def, options))
     active.push({ def, options })
   })
-  const ctx = { config, baseDir: base.baseDir, childEnv: base.childEnv(secrets), resources: base.resources, log: base.log }
+  const ctx = {
+    config, baseDir: base.baseDir, childEnv: base.childEnv(secrets), resources: base.resources, log: base.log, workdir: base.workdir, redact: base.redact,
+  }
   const issues: ConfigIssue[] = []
   const plugins: GatewayPlugin[] = []
   const hints = new Map<string, string>()

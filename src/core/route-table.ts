@@ -11,15 +11,21 @@ export interface MutableRouteTable extends RouteTable {
   setDynamic(routes: readonly Route[]): void
 }
 
-/** Creates the table from the static routes. */
-export function createRouteTable(staticRoutes: readonly Route[]): MutableRouteTable {
+/**
+ * Creates the table from the static routes. `onChange` hears every set of routes the table holds, the first
+ * at once (the gateway's secret set learns the routes' secrets from it).
+ */
+export function createRouteTable(staticRoutes: readonly Route[], onChange?: (routes: readonly Route[]) => void): MutableRouteTable {
   const fixed = new Map(staticRoutes.map((r) => [r.name, r]))
   let dynamic = new Map<string, Route>()
-  return {
+  const table: MutableRouteTable = {
     get: (name) => fixed.get(name) ?? dynamic.get(name),
     list: () => [...fixed.values(), ...[...dynamic.values()].filter((r) => !fixed.has(r.name))],
     setDynamic(routes) {
       dynamic = new Map(routes.map((r) => [r.name, r]))
+      onChange?.(table.list())
     },
   }
+  onChange?.(table.list())
+  return table
 }

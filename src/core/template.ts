@@ -30,7 +30,7 @@ export function renderTemplate(template: string, payload: JsonObject): string {
  * template apart from the untrusted values.
  */
 export function templateFields(template: string, payload: JsonObject): Record<string, string> {
-  const fields: Record<string, string> = {}
+  const fields = Object.create(null) as Record<string, string> // a placeholder may be named {__proto__}
   for (const [, path] of template.matchAll(FIELD)) {
     const text = path === undefined ? undefined : fieldText(payload, path)
     if (path !== undefined && text !== undefined) fields[path] = text

@@ -40,6 +40,8 @@ export interface RawRequest {
    * that came through no socket (`gateway.handle()`). Decides whether `INSECURE_NO_AUTH` may pass.
    */
   readonly localAddress?: string | undefined
+  /** The client's address as `trust_proxy` decides it; logged with the request, never trusted for anything else. */
+  readonly clientAddress?: string | undefined
 }
 
 /** Result of checking a request's credentials. */

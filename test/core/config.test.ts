@@ -145,7 +145,7 @@ describe('parseConfig', () => {
 
   it('never echoes a value it refuses: a secret written as a YAML number is named by its kind only', () => {
     const issues = issuesOf(() => parseConfig({ platforms: { webhook: { extra: { routes: { pr: { secret: 918273645546372819 } } } } } } as never, { env: {} }))
-    expect(issues).toEqual([{ path: 'platforms.webhook.extra.routes.pr.secret', message: 'expected a string or a list of strings, got a number' }])
+    expect(issues).toEqual([{ path: 'platforms.webhook.extra.routes.pr.secret', message: 'expected a string or a list of strings, got a number (write secrets in quotes)' }])
     expect(JSON.stringify(issues)).not.toContain('918273')
   })
 

@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { createLogger } from '../../src/core/logger.js'
 
-function capture(level?: 'debug' | 'info' | 'warn' | 'error') {
+function capture(level?: 'debug' | 'info' | 'warn' | 'error', format?: 'text' | 'json') {
   const lines: string[] = []
-  const log = createLogger({ level, write: (l) => lines.push(l), now: () => new Date(Date.UTC(2026, 10, 22, 7, 0, 0)) })
+  const log = createLogger({ level, format, write: (l) => lines.push(l), now: () => new Date(Date.UTC(2026, 10, 22, 7, 0, 0)) })
   return { log, lines }
 }
+
+// What a terminal obeys: C0 controls (ESC, BEL, NUL, CR...), DEL, C1 controls (0x9b is CSI), and the Unicode
+// line and paragraph separators.
+const RAW_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
+const HOSTILE = 'PR \u001b[2J\u001b]0;pwned\u0007 title\u0000 del\u007f csi\u009b31m ls\u2028end'
 
 describe('createLogger', () => {
   it('writes one line: time, level, message, then key=value fields', () => {
@@ -37,5 +42,51 @@ describe('createLogger', () => {
     const debug = capture('debug')
     debug.log.debug('d')
     expect(debug.lines).toHaveLength(1)
+  })
+})
+
+describe('createLogger: text from payloads', () => {
+  it('the text format escapes every control character, in the message and in fields, with or without spaces', () => {
+    const { log, lines } = capture()
+    log.info(`answer: ${HOSTILE}`, { title: HOSTILE, bare: '\u001b[2J', c1: '\u009b2J' })
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).not.toMatch(RAW_CONTROL)
+    expect(lines[0]).toContain('answer: PR \\x1b[2J\\x1b]0;pwned\\x07 title\\x00 del\\x7f csi\\x9b31m ls end')
+    expect(lines[0]).toContain(' bare="\\u001b[2J" c1="\\u009b2J"')
+    // A quoted value is a JSON string literal: it reads back as what was logged.
+    const title = /title=("(?:[^"\\]|\\.)*")/.exec(lines[0] ?? '')?.[1]
+    expect(JSON.parse(title ?? '""')).toBe(HOSTILE)
+  })
+
+  it('the JSON format escapes them too: no raw control character on the line', () => {
+    const { log, lines } = capture('info', 'json')
+    log.warn(HOSTILE, { title: HOSTILE })
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).not.toMatch(RAW_CONTROL)
+    const parsed = JSON.parse(lines[0] ?? '') as { msg: string; title: string }
+    // C0 characters are JSON escapes (they parse back); the ones JSON leaves raw are written as text escapes.
+    expect(parsed.title).toBe('PR \u001b[2J\u001b]0;pwned\u0007 title\u0000 del\\x7f csi\\x9b31m ls\\u2028end')
+    expect(parsed.msg).toBe(parsed.title)
+  })
+})
+
+describe('createLogger: JSON lines', () => {
+  it('writes one object per line: time, level, msg, then the fields as keys', () => {
+    const { log, lines } = capture('info', 'json')
+    log.info('accepted', { route: 'pr', delivery: 'abc-1', attempt: 2, ok: true, skipped: undefined })
+    log.error('delivery failed', { reason: 'line one\nline two "quoted"' })
+    expect(lines).toHaveLength(2)
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(parsed[0]).toEqual({ time: '2026-11-22T07:00:00.000Z', level: 'info', msg: 'accepted', route: 'pr', delivery: 'abc-1', attempt: 2, ok: true })
+    expect(parsed[1]).toEqual({ time: '2026-11-22T07:00:00.000Z', level: 'error', msg: 'delivery failed', reason: 'line one\nline two "quoted"' })
+  })
+
+  it('drops lines below the level', () => {
+    const { log, lines } = capture('warn', 'json')
+    log.debug('d')
+    log.info('i')
+    log.warn('w')
+    log.error('e')
+    expect(lines.map((l) => (JSON.parse(l) as { level: string }).level)).toEqual(['warn', 'error'])
   })
 })

@@ -180,6 +180,19 @@ describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (tr
     expect(res).toMatchObject({ status: 400, body: { error: 'Cannot parse body' } })
   })
 
+  it('step 4: a payload nested over 100 deep is 400 and never becomes a job; 100 deep is accepted', async () => {
+    const { send, runs, state } = await start({ routes: { pr: { secret: SECRET } } })
+    const nested = (depth: number) => Buffer.from(`{"a":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`)
+    expect((await send(signed('pull_request', nested(5_000), 'deep-5000'))).status).toBe(400)
+    expect((await send(signed('pull_request', nested(101), 'deep-101'))).status).toBe(400)
+    const form = Buffer.from(new URLSearchParams({ payload: nested(5_000).toString() }).toString())
+    const req = signed('pull_request', form, 'deep-form')
+    expect((await send({ ...req, headers: { ...req.headers, 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(400)
+    expect(await state.jobs.list()).toEqual([])
+    expect((await send(signed('pull_request', nested(100), 'deep-100'))).status).toBe(202)
+    await expect.poll(() => runs.length).toBe(1)
+  })
+
   it('step 4: invalid UTF-8 is 400, not silently replaced', async () => {
     const { send } = await start()
     const body = Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')])

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createGateway, defineDeliveryTarget, parseConfig, silentLogger, type AgentAnswer } from '../../src/index.js'
-import { childEnv } from '../../src/core/child-env.js'
+import { createSecretSet } from '../../src/core/secrets.js'
 import { createScope } from '../../src/core/container.js'
 import { setupPlugins } from '../../src/core/plugin-setup.js'
 import { BUILTIN_PLUGINS } from '../../src/plugins/builtins.js'
@@ -30,12 +30,14 @@ describe('child environment', () => {
       },
     }, { env: {} })
     // Every plugin declares its secret options; a disabled platform's credentials count too.
-    const { secrets } = await setupPlugins(config, BUILTIN_PLUGINS, { baseDir: '.', resources: createScope().resources, log: silentLogger, childEnv: () => ({}) })
+    const { secrets } = await setupPlugins(config, BUILTIN_PLUGINS, { baseDir: '.', resources: createScope().resources, log: silentLogger, childEnv: () => ({}), workdir: '.', redact: (t: string) => t })
     expect(secrets.sort()).toEqual(['g1', 'g2', 'ra', 'sk-model', 'tg', 'twilio'].sort())
   })
 
   it('drops variables holding a secret and keeps the rest', () => {
-    expect(childEnv(['s3cret'], { A: 's3cret', B: 'keep', PATH: '/bin' })).toEqual({ B: 'keep', PATH: '/bin' })
+    const secrets = createSecretSet({ env: { A: 's3cret', B: 'keep', PATH: '/bin' } })
+    secrets.set('config', ['s3cret'])
+    expect(secrets.childEnv()).toEqual({ B: 'keep', PATH: '/bin' })
   })
 
   it('the command agent does not see the route secret or a chat token, but sees other variables', async () => {

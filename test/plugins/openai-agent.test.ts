@@ -144,6 +144,31 @@ describe('openaiAgent', () => {
     ])
   })
 
+  it('logs a call to a tool that does not exist, and a command that could not start as such (not as run)', async () => {
+    const replies: ModelReply[] = [{ tool: 'browse', arguments: '{}' }, { command: ['hookpilot-no-such-program-9c2', 'pr', 'diff'] }, { content: 'done' }]
+    script = (_call, index) => replies[index] ?? { content: 'done' }
+    const ctx = pluginContext()
+    expect(await run({ allowCommands: ['hookpilot-no-such-program-9c2'] }, undefined, ctx)).toEqual({ ok: true, text: 'done' })
+    expect(ctx.log.lines.filter((l) => l.level !== 'debug')).toEqual([
+      { level: 'warn', message: 'agent asked for a tool that does not exist', fields: { route: 'pr', delivery: 'd-1', tool: 'browse' } },
+      { level: 'warn', message: 'agent command could not start', fields: { route: 'pr', delivery: 'd-1', command: 'hookpilot-no-such-program-9c2 pr diff', code: 'ENOENT' } },
+    ])
+    expect(lastToolResult(model.calls[2])).toBe('error: program not found on PATH')
+  })
+
+  it('runs at most max_commands_per_reply commands of one reply; every call still gets an answer', async () => {
+    const diff = ['gh', 'pr', 'diff', '2']
+    const replies: ModelReply[] = [{ commands: Array.from({ length: 10 }, () => diff) }, { content: 'done' }]
+    script = (_call, index) => replies[index] ?? { content: 'done' }
+    const ctx = pluginContext()
+    expect(await run({ allowCommands: ['gh pr diff'], maxCommandsPerReply: 3 }, undefined, ctx)).toEqual({ ok: true, text: 'done' })
+    expect(ghCalls()).toHaveLength(3)
+    const answers = (model.calls[1]?.body.messages ?? []).filter((m) => m.role === 'tool')
+    expect(answers).toHaveLength(10)
+    expect(answers.slice(3).every((m) => String(m.content).startsWith('error: not run: at most 3 commands per reply'))).toBe(true)
+    expect(ctx.log.lines).toContainEqual({ level: 'warn', message: 'model asked for more commands in one reply than allowed: the rest were not run', fields: { route: 'pr', delivery: 'd-1', asked: 10, limit: 3 } })
+  })
+
   it('caps a command\'s output and keeps tokens out of it', async () => {
     gh.setDiff('+'.repeat(100_000))
     script = diffThenAnswer(['gh', 'pr', 'diff', '2'])

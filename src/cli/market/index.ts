@@ -49,7 +49,7 @@ export const runMarket: Subcommand = async (args, io) => {
     io.stdout.write(HELP)
     return 0
   }
-  const command = COMMANDS[name]
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   if (command === undefined) {
     io.stderr.write(`hookpilot market: unknown command "${name}"; use one of ${Object.keys(COMMANDS).join(', ')}\n`)
     return 2

@@ -59,13 +59,17 @@ export function parseSubscriptionsText(
   try {
     raw = JSON.parse(text)
   } catch (err) {
-    return { ok: false, reason: `not valid JSON: ${err instanceof Error ? err.message : String(err)}` }
+    // Never the parser's message: it quotes the text, which may be anything a link pointed at.
+    const position = /at position (\d+)/.exec(err instanceof Error ? err.message : '')?.[1]
+    return { ok: false, reason: `not valid JSON${position === undefined ? '' : ` (at character ${position})`}` }
   }
   // valibot takes an array for an object with missing keys: say what the file should look like instead.
   if (!isPlainObject(raw)) return { ok: false, reason: `expected an object {"version": 1, "subscriptions": {...}}` }
   const result = v.safeParse(subscriptionsFileSchema, raw)
   if (!result.success) return { ok: false, reason: describeIssues(result.issues) }
-  return { ok: true, file: { version: SUBSCRIPTIONS_VERSION, subscriptions: result.output.subscriptions } }
+  // The entries as JSON.parse made them (own keys): valibot's record drops __proto__, constructor and
+  // prototype without a word, and such an entry must be skipped with its reason instead.
+  return { ok: true, file: { version: SUBSCRIPTIONS_VERSION, subscriptions: raw['subscriptions'] as Record<string, unknown> } }
 }
 
 /** Checks one entry and its name. */

@@ -5,10 +5,11 @@
  * read-change-write so concurrent commands never lose each other's entries.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises'
+import { mkdir, open, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { HookpilotConfig } from '../config-schema.js'
 import { GatewayError } from '../errors.js'
+import { openOwnFile } from './own-file.js'
 import { withFileLock, type FileLockOptions } from './lock.js'
 import { emptySubscriptions, parseSubscriptionsText, type SubscriptionsFile } from './schema.js'
 
@@ -32,16 +33,15 @@ export function subscriptionsPath(config: HookpilotConfig, baseDir: string | und
   return baseDir === undefined ? undefined : join(resolve(baseDir), DEFAULT_SUBSCRIPTIONS_FILE)
 }
 
-/** Reads and parses the subscriptions file; a missing file and a broken one are results, not errors. */
+/**
+ * Reads and parses the subscriptions file; a missing file and a broken one are results, not errors. A file
+ * anyone but its owner could have written (a symbolic link, a file of another user, one writable by group or
+ * others) is refused unread: its routes could open the gateway to anyone.
+ */
 export async function readSubscriptions(path: string): Promise<SubscriptionsRead> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' }
-    return { status: 'invalid', reason: `cannot read it: ${(err as Error).message}` }
-  }
-  const parsed = parseSubscriptionsText(text)
+  const read = await openOwnFile(path)
+  if (read.status !== 'ok') return read
+  const parsed = parseSubscriptionsText(read.text)
   return parsed.ok ? { status: 'ok', file: parsed.file } : { status: 'invalid', reason: parsed.reason }
 }
 

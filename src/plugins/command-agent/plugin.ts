@@ -20,7 +20,9 @@ export const commandPlugin = definePlugin({
     const { agent } = ctx.config
     return {
       name: 'command',
-      agentRunner: commandAgent({ command: options.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, env: ctx.childEnv }),
+      agentRunner: commandAgent({
+        command: options.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, env: ctx.childEnv, cwd: ctx.workdir,
+      }),
     }
   },
 })

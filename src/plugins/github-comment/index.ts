@@ -13,6 +13,8 @@ export interface GithubCommentOptions {
   readonly timeoutMs?: number | undefined
   /** gh's whole environment (where `GH_TOKEN` or `GH_CONFIG_DIR` come from). Defaults to the gateway's own. */
   readonly env?: NodeJS.ProcessEnv | undefined
+  /** gh's working directory; the gateway's own by default. */
+  readonly cwd?: string | undefined
 }
 
 /** GitHub refuses a comment body over 65,536 characters. */
@@ -47,6 +49,7 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
         signal: ctx.signal,
         maxOutputBytes: 64 * 1024,
         env: options.env,
+        cwd: options.cwd,
       })
       if (result.error !== undefined || result.timedOut || result.aborted || result.code !== 0) {
         throw ghFailure(result, { ghPath, repo, prNumber, timeoutMs }, options.env)

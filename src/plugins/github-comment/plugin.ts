@@ -14,7 +14,7 @@ export const githubCommentPlugin = definePlugin({
   }),
   async setup(options, ctx) {
     const { githubCommentDelivery } = await import('./index.js')
-    const target = githubCommentDelivery({ ghPath: options.gh_path, timeoutMs: options.timeout_seconds * 1000, env: ctx.childEnv })
+    const target = githubCommentDelivery({ ghPath: options.gh_path, timeoutMs: options.timeout_seconds * 1000, env: ctx.childEnv, cwd: ctx.workdir })
     return { name: 'github_comment', deliveryTargets: [{ ...target, aliases: ['codehost_comment'] }] }
   },
 })

@@ -15,6 +15,11 @@ export interface OpenaiAgentOptions {
   readonly system?: string | undefined
   /** Most model calls in one run (`agent.max_steps`). Defaults to 8. */
   readonly maxSteps?: number | undefined
+  /**
+   * Most commands one model reply may start (`agent.max_commands_per_reply`); the calls past it are answered
+   * "not run" without running. Defaults to 4.
+   */
+  readonly maxCommandsPerReply?: number | undefined
   /** The whole run's time limit (`agent.timeout_seconds` × 1000). Defaults to 600,000 ms. */
   readonly timeoutMs?: number | undefined
   /** Command prefixes the model may run (`"gh pr diff"` or `["gh", "pr", "diff"]`). Defaults to none. */
@@ -25,7 +30,13 @@ export interface OpenaiAgentOptions {
   readonly maxToolOutputBytes?: number | undefined
   /** The commands' environment (where `GH_TOKEN` comes from). Defaults to the gateway's own. */
   readonly env?: NodeJS.ProcessEnv | undefined
+  /** The commands' working directory; the gateway's own by default. */
   readonly cwd?: string | undefined
+  /**
+   * Applied to a command's output before the model sees it (the gateway passes its secret set's redactor);
+   * by default the values of GH_TOKEN and GITHUB_TOKEN and token-shaped strings are redacted.
+   */
+  readonly redact?: ((text: string) => string) | undefined
   /** Replaces the global fetch; read at call time, so msw can patch the global one. */
   readonly fetch?: typeof globalThis.fetch | undefined
 }
@@ -49,6 +60,7 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
   checkOptions(options)
   const model = options.model ?? ''
   const maxSteps = options.maxSteps ?? 8
+  const maxCommands = options.maxCommandsPerReply ?? 4
   const timeoutMs = options.timeoutMs ?? 600_000
   const allow = allowList(options.allowCommands ?? [])
   const policy: CommandPolicy = {
@@ -57,6 +69,7 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
     maxOutputBytes: options.maxToolOutputBytes ?? 64 * 1024,
     env: options.env,
     cwd: options.cwd,
+    redact: options.redact,
   }
   const complete = modelClient({ baseUrl: options.baseUrl ?? '', apiKey: options.apiKey, fetch: options.fetch })
   const tools = allow.length === 0 ? {} : { tools: [runCommandTool(allow)] }
@@ -71,20 +84,32 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
       const calls = reply.message.tool_calls ?? []
       if (calls.length === 0) return { ok: true, text: reply.message.content ?? '' }
       messages.push({ role: 'assistant', content: reply.message.content, tool_calls: calls })
-      for (const call of calls) {
-        messages.push({ role: 'tool', tool_call_id: call.id, content: await useTool(call, ctx, signal, fields) })
+      if (calls.length > maxCommands) {
+        ctx.log.warn('model asked for more commands in one reply than allowed: the rest were not run', { ...fields, asked: calls.length, limit: maxCommands })
+      }
+      // Every call gets its answer (the API requires one per call id); only the first few run.
+      for (const [i, call] of calls.entries()) {
+        const content = i < maxCommands
+          ? await useTool(call, ctx, signal, fields)
+          : `error: not run: at most ${maxCommands} commands per reply (agent.max_commands_per_reply); ask for the rest in your next reply`
+        messages.push({ role: 'tool', tool_call_id: call.id, content })
       }
     }
     return { ok: false, reason: `no final answer after ${maxSteps} model calls: the model kept asking for commands (raise agent.max_steps if the task needs more)` }
   }
 
   async function useTool(call: ToolCall, ctx: AgentContext, signal: AbortSignal, fields: Record<string, string>): Promise<string> {
-    if (call.function.name !== 'run_command') return `error: there is no tool "${call.function.name}"; the only tool is run_command`
+    if (call.function.name !== 'run_command') {
+      // Like a refused command, a made-up tool is how a prompt injection can show itself.
+      ctx.log.warn('agent asked for a tool that does not exist', { ...fields, tool: call.function.name.slice(0, 100) })
+      return `error: there is no tool "${call.function.name}"; the only tool is run_command`
+    }
     const outcome = await runCommand(call.function.arguments, policy, signal, ctx.onSpawn)
     const command = outcome.argv?.join(' ').slice(0, 200) ?? '(unreadable arguments)'
     // A refused command is worth a warning: it is how a prompt injection in a payload shows itself.
-    if (outcome.allowed) ctx.log.info('agent ran a command', { ...fields, command })
-    else ctx.log.warn('agent command refused', { ...fields, command })
+    if (!outcome.allowed) ctx.log.warn('agent command refused', { ...fields, command })
+    else if (outcome.notStarted !== undefined) ctx.log.warn('agent command could not start', { ...fields, command, code: outcome.notStarted })
+    else ctx.log.info('agent ran a command', { ...fields, command })
     return outcome.content
   }
 

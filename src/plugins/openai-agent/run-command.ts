@@ -15,6 +15,8 @@ export interface CommandPolicy {
   readonly maxOutputBytes: number
   readonly env?: NodeJS.ProcessEnv | undefined
   readonly cwd?: string | undefined
+  /** Applied to output before the model sees it; GH_TOKEN's and GITHUB_TOKEN's values and token shapes by default. */
+  readonly redact?: ((text: string) => string) | undefined
 }
 
 /** What one tool call did: the text for the model, and what to log. */
@@ -22,6 +24,8 @@ export interface ToolOutcome {
   readonly content: string
   readonly argv: readonly string[] | undefined
   readonly allowed: boolean
+  /** Allowed, but the program could not be started: why (`ENOENT`, `EACCES`, ...). */
+  readonly notStarted?: string | undefined
 }
 
 /** `allow_commands` entries (`"gh pr diff"` or `["gh", "pr", "diff"]`) as argv prefixes. */
@@ -80,13 +84,14 @@ export async function runCommand(
     cwd: policy.cwd,
     onSpawn,
   })
-  return { content: describe(result, policy), argv, allowed: true }
+  const notStarted = result.error === undefined ? undefined : (result.error.code ?? 'error')
+  return { content: describe(result, policy), argv, allowed: true, notStarted }
 }
 
 function describe(result: Awaited<ReturnType<typeof runProcess>>, policy: CommandPolicy): string {
   // Tokens the command's environment holds must not reach the model (or, through it, a public comment).
   const secrets = ['GH_TOKEN', 'GITHUB_TOKEN'].map((name) => (policy.env ?? process.env)[name])
-  const clean = (text: string) => redact(text, secrets)
+  const clean = policy.redact ?? ((text: string) => redact(text, secrets))
   if (result.error !== undefined) {
     return result.error.code === 'ENOENT' ? 'error: program not found on PATH' : `error: could not start the program (${result.error.code ?? result.error.message})`
   }

@@ -5,6 +5,7 @@
  * value: callers decide what a failure means for them.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { isAbsolute, resolve } from 'node:path'
 import { HeadBuffer, TailBuffer } from './output-buffer.js'
 import { GROUPS_SUPPORTED, processGroup } from './process-group.js'
 import { isSpawnFailure, underWatchdog } from './watchdog.js'
@@ -69,7 +70,9 @@ function notStarted(extra: { error: NodeJS.ErrnoException } | { aborted: true })
  * ```
  */
 export function runProcess(argv: readonly string[], options: RunProcessOptions = {}): Promise<RunProcessResult> {
-  const [file, ...args] = argv
+  const [named, ...args] = argv
+  // A program given by a relative path (./agent.sh) is the gateway's, not one in the child's own folder.
+  const file = named !== undefined && options.cwd !== undefined && /[\\/]/.test(named) && !isAbsolute(named) ? resolve(named) : named
   if (file === undefined || file === '') {
     const error: NodeJS.ErrnoException = new Error('no program to run: argv is empty')
     error.code = 'ERR_INVALID_ARG_VALUE'

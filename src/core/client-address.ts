@@ -1,0 +1,40 @@
+/**
+ * The client's address for request log lines: the socket's peer, or, behind a reverse proxy the operator
+ * trusts (`trust_proxy`), the address the proxies put in `X-Forwarded-For`, decided as Express does with the
+ * same library (proxy-addr): `true` believes the left-most address, a list of addresses and subnets believes
+ * the header only through proxies on that list, `false` never.
+ */
+import { isIP } from 'node:net'
+import type { IncomingMessage } from 'node:http'
+import proxyAddr from 'proxy-addr'
+
+/** `platforms.webhook.extra.trust_proxy`. */
+export type TrustProxy = boolean | readonly string[]
+
+/** Finds the client's address of one request. */
+export type ClientAddress = (remoteAddress: string | undefined, headers: Readonly<Record<string, string>>) => string | undefined
+
+/** The resolver for a `trust_proxy` setting; throws a TypeError naming an entry that is no address or subnet. */
+export function clientAddressResolver(trust: TrustProxy): ClientAddress {
+  if (trust === false) return (remote) => remote
+  const trusted = trust === true ? () => true : proxyAddr.compile([...trust])
+  return (remote, headers) => {
+    if (remote === undefined) return undefined
+    const forwarded = headers['x-forwarded-for']
+    if (forwarded === undefined) return remote
+    // proxy-addr reads a request; these two fields are all it reads.
+    const address = proxyAddr({ socket: { remoteAddress: remote }, headers: { 'x-forwarded-for': forwarded } } as unknown as IncomingMessage, trusted)
+    // Whatever a trusted hop wrote, only an address is logged as one.
+    return isIP(address) === 0 ? remote : address
+  }
+}
+
+/** Why `entries` is no valid trust list, or undefined when it is. */
+export function trustListProblem(entries: readonly string[]): string | undefined {
+  try {
+    proxyAddr.compile([...entries])
+    return undefined
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err)
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * How a log line shows text it did not write itself (a PR title echoed in an agent's answer, a program's
+ * stderr): control characters never reach the reader raw, in either format, so an ESC sequence cannot clear
+ * or retitle the terminal of whoever runs `tail -f`, and a NUL or BEL cannot either.
+ */
+
+// C0 controls, DEL, the C1 controls (terminals obey 0x9b as CSI), and the Unicode line and paragraph
+// separators, which some viewers break lines at.
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
+const UNSAFE_ALL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
+// What JSON.stringify leaves raw: it escapes C0 itself.
+const UNSAFE_AFTER_JSON = /[\u007f-\u009f\u2028\u2029]/g
+const ANY_AFTER_JSON = /[\u007f-\u009f\u2028\u2029]/
+// A text-format value that needs no quotes: no space, quote, equals sign or control character.
+const PLAIN = /^[^\s"=\u0000-\u001f\u007f-\u009f]+$/
+
+const hex = (c: string, width: number): string => c.charCodeAt(0).toString(16).padStart(width, '0')
+
+/** A message for the text format: line breaks become spaces, other control characters `\xNN`. */
+export function textMessage(text: string): string {
+  if (!UNSAFE.test(text)) return text
+  return text.replace(/[\r\n\u2028\u2029]+/g, ' ').replace(UNSAFE_ALL, (c) => `\\x${hex(c, 2)}`)
+}
+
+/** A field value for the text format: as it is when plain, else a JSON string literal with every control escaped. */
+export function textValue(text: string): string {
+  if (PLAIN.test(text)) return text
+  return JSON.stringify(text).replace(UNSAFE_AFTER_JSON, (c) => `\\u${hex(c, 4)}`)
+}
+
+/**
+ * A string for the JSON format. JSON escapes C0 characters itself (`\u001b`); the rest (DEL, C1, U+2028/9)
+ * are written as the text `\xNN` / `\u2028`, as the text format does, since a JSON encoder leaves them raw.
+ */
+export function jsonText(text: string): string {
+  if (!ANY_AFTER_JSON.test(text)) return text
+  return text.replace(UNSAFE_AFTER_JSON, (c) => (c.charCodeAt(0) > 0xff ? `\\u${hex(c, 4)}` : `\\x${hex(c, 2)}`))
+}

@@ -1,0 +1,90 @@
+/**
+ * The secret set: the one place that knows every secret of a gateway, and produces both the redactor (for
+ * every log line, stored reason and delivered answer) and the environment of the programs the gateway runs.
+ */
+import { describe, expect, it } from 'vitest'
+import { createSecretSet } from '../../src/core/secrets.js'
+import { parseConfig } from '../../src/index.js'
+import { createScope } from '../../src/core/container.js'
+import { silentLogger } from '../../src/core/logger.js'
+import { setupPlugins } from '../../src/core/plugin-setup.js'
+import type { HookpilotConfig } from '../../src/core/config.js'
+import { BUILTIN_PLUGINS } from '../../src/plugins/builtins.js'
+
+/** The set a gateway builds for a configuration: its routes' secrets and every plugin's secret options. */
+async function configSecretSet(config: HookpilotConfig) {
+  const base = { baseDir: '.', resources: createScope().resources, log: silentLogger, childEnv: () => ({}), workdir: '.', redact: (t: string) => t }
+  const { secrets } = await setupPlugins(config, BUILTIN_PLUGINS, base)
+  const set = createSecretSet()
+  set.set('config', secrets)
+  return set
+}
+
+const ENV = {
+  PATH: '/usr/bin:/bin',
+  HOME: '/home/hookpilot',
+  GH_TOKEN: 'ghx-not-token-shaped-but-a-credential',
+  PART: 'part-of-the-route-secret',
+  WHOLE: 'route-secret-pre-part-of-the-route-secret',
+  DSN: 'postgres://u:route-secret-pre-part-of-the-route-secret@db/x',
+  SHORT_TOKEN: 'abc',
+  OTHER: 'visible',
+}
+
+describe('secret set', () => {
+  const config = parseConfig({
+    platforms: { webhook: { extra: { routes: { pr: { secret: 'route-secret-pre-${PART}' } } } }, telegram: { enabled: true, token: 'tg-token-value-1', home_channel: '1' } },
+  }, { env: ENV })
+
+  it('keeps from children every variable that holds a secret, contains one, or holds part of one; credentials and the rest pass', () => {
+    const secrets = createSecretSet({ env: ENV })
+    secrets.set('config', ['route-secret-pre-part-of-the-route-secret'])
+    expect(secrets.childEnv()).toEqual({ PATH: ENV.PATH, HOME: ENV.HOME, GH_TOKEN: ENV.GH_TOKEN, SHORT_TOKEN: 'abc', OTHER: 'visible' })
+  })
+
+  it('redacts own secrets (also URL-encoded), parts of them, credentials of the environment and token shapes', () => {
+    const secrets = createSecretSet({ env: ENV })
+    secrets.set('config', ['route-secret-pre-part-of-the-route-secret', 'a secret/with spaces'])
+    const text = [
+      'full route-secret-pre-part-of-the-route-secret', 'part part-of-the-route-secret', `gh ${ENV.GH_TOKEN}`,
+      'encoded a%20secret%2Fwith%20spaces', 'shaped ghp_abcdefghijklmnopqrstuvwxyz12', 'short abc stays',
+    ].join('\n')
+    expect(secrets.redact(text)).toBe([
+      'full [redacted]', 'part [redacted]', 'gh [redacted]', 'encoded [redacted]', 'shaped [redacted]', 'short abc stays',
+    ].join('\n'))
+  })
+
+  it('an origin set again replaces what it said before (subscriptions come and go)', () => {
+    const secrets = createSecretSet({ env: {} })
+    secrets.set('routes', ['first-secret'])
+    secrets.set('config', ['config-secret'])
+    secrets.set('routes', ['second-secret'])
+    expect([...secrets.values()].sort()).toEqual(['config-secret', 'second-secret'])
+    expect(secrets.redact('first-secret second-secret')).toBe('first-secret [redacted]')
+  })
+
+  it('the configuration\'s set knows its secrets, built from ${VAR} parts: PART is kept from children', async () => {
+    const secrets = await configSecretSet(config)
+    const saved = { ...process.env }
+    try {
+      Object.assign(process.env, ENV)
+      const env = (await configSecretSet(config)).childEnv()
+      expect(env['PART']).toBeUndefined()
+      expect(env['WHOLE']).toBeUndefined()
+      expect(env['OTHER']).toBe('visible')
+    } finally {
+      for (const key of Object.keys(ENV)) if (saved[key] === undefined) delete process.env[key]
+    }
+    expect(secrets.values()).toContain('tg-token-value-1')
+    expect(secrets.values()).toContain('route-secret-pre-part-of-the-route-secret')
+  })
+})
+
+describe('secret set: what is not a part', () => {
+  it('a short value that merely occurs in a secret is neither redacted nor kept from children; half a secret is a part', () => {
+    const secrets = createSecretSet({ env: { LOG_FORMAT: 'json', HALF: 'abcdef' } })
+    secrets.set('config', ['json-logs-secret-0123456789', 'abcdef-12345'])
+    expect(secrets.childEnv()).toEqual({ LOG_FORMAT: 'json' })
+    expect(secrets.redact('format json')).toBe('format json')
+  })
+})

@@ -1,23 +1,26 @@
 /**
- * CPU per accepted event without sockets: the whole gateway (pipeline, state backend, worker pool, echo agent,
- * no-op delivery, default logger) driven through `gateway.handle()` by `concurrency` loops at once, then the
- * queue drained, so every figure counts each event's whole life: its 202 and its job run to `done`. Steadier
- * than req/s over loopback on a busy machine; meant for comparing changes and for `--cpu-prof`.
+ * CPU per accepted event without sockets: hookpilot (pipeline, state backend, worker pool, default logger) as
+ * bench/gateway.js builds it, driven through `gateway.handle()` by `connections` loops that each send one
+ * request per turn of the event loop (as keep-alive connections do), for `seconds`. Steadier than req/s over
+ * loopback on a busy machine; meant for comparing changes and for `--cpu-prof`.
  *
- *   node bench/handle-cost.js <sqlite|sqlite-full|memory|floor> [seconds=5] [concurrency=32] [agent-concurrency=4] > /dev/null
+ *   node bench/handle-cost.js <sqlite|sqlite-full|memory|floor> [seconds=5] [connections=32] [busy|echo] > /dev/null
  *
- * stdout carries the gateway's log (send it to /dev/null, as the HTTP bench does); the result is one JSON line
- * on stderr. `floor` runs the floor server's checks (HMAC, strict UTF-8, JSON.parse, a Set) as a function.
+ * With the busy agent it measures the acknowledgement alone; with echo, CPU runs until the queue is drained,
+ * so the figure is each event's whole life (202, lease, agent, answer stored, delivery, done): the difference
+ * is what the pool costs per job. `floor` runs the floor server's checks (HMAC, strict UTF-8, JSON.parse, a
+ * Set) as a function. stdout carries the gateway's log; the result is one JSON line on stderr.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
+import { benchConfig, benchPlugins } from './gateway.js'
 import { ROUTE, SECRET, benchPayload } from './payload.js'
 
-const [kind = 'sqlite', secondsArg = '5', concurrencyArg = '32', agentArg = '4'] = process.argv.slice(2)
+const [kind = 'sqlite', secondsArg = '5', connectionsArg = '32', agent = 'busy'] = process.argv.slice(2)
 const seconds = Number(secondsArg)
-const concurrency = Number(concurrencyArg)
+const connections = Number(connectionsArg)
 const payload = benchPayload()
 const prefix = Math.random().toString(16).slice(2, 10)
 let counter = 0
@@ -51,30 +54,28 @@ function floorHandler() {
 }
 
 async function gatewayHandler(dir) {
-  const { createGateway, defineDeliveryTarget, defineStateBackend, memoryState, sqliteState } = await import('../dist/index.js')
-  // The backend built as `state:` would build it (agent.concurrency 4, agent.max_queue 1000), kept at hand
-  // so the run can wait for its queue to drain.
-  const bounds = { concurrency: Number(agentArg), maxQueue: 1000 }
-  const state = kind === 'memory'
-    ? memoryState(bounds)
-    : sqliteState({ ...bounds, path: join(dir, 'state.db'), sync: kind === 'sqlite-full' ? 'full' : 'normal' })
-  const gateway = await createGateway({
-    agent: { runner: 'echo' },
-    platforms: {
-      webhook: {
-        extra: {
-          rate_limit: 1_000_000_000,
-          routes: { [ROUTE]: { secret: SECRET, events: ['pull_request'], prompt: 'PR #{number}: {pull_request.title}', deliver: 'bench-null' } },
-        },
-      },
-    },
-  }, [defineDeliveryTarget({ name: 'bench-null', async deliver() {} }), defineStateBackend(state)])
-  return { handle: (req) => gateway.handle(req), gateway, state }
+  const { createGateway, defineStateBackend, parseConfig } = await import('../dist/index.js')
+  const { stateBackend } = await import('../dist/plugins/builtins.js')
+  const state = kind === 'memory' ? { driver: 'memory' } : { driver: 'sqlite', path: join(dir, 'state.db'), sync: kind === 'sqlite-full' ? 'full' : 'normal' }
+  const config = benchConfig(state, agent)
+  // The backend `state:` builds, built here too so the run can wait for its queue to drain.
+  const backend = stateBackend(parseConfig(config), dir)
+  const gateway = await createGateway(config, [...(await benchPlugins()), defineStateBackend(backend)])
+  return { handle: (req) => gateway.handle(req), gateway, backend }
+}
+
+/** Resolves once no job is queued and none runs. */
+async function drained(backend) {
+  for (;;) {
+    const { queued, running } = await backend.jobs.counts()
+    if (queued + running === 0) return
+    await new Promise((resolve) => setTimeout(resolve, 1))
+  }
 }
 
 const dir = mkdtempSync(join(os.tmpdir(), 'hookpilot-handle-'))
 try {
-  const { handle, gateway, state } = kind === 'floor' ? { handle: floorHandler() } : await gatewayHandler(dir)
+  const { handle, gateway, backend } = kind === 'floor' ? { handle: floorHandler() } : await gatewayHandler(dir)
   const statuses = {}
   const loop = async (until) => {
     while (performance.now() < until) {
@@ -85,33 +86,24 @@ try {
       statuses[res.status] = (statuses[res.status] ?? 0) + 1
     }
   }
-  // Warm up, then measure: CPU and wall time from the first request to the last job finished.
-  await Promise.all(Array.from({ length: concurrency }, () => loop(performance.now() + 1000)))
+  const run = (ms) => Promise.all(Array.from({ length: connections }, () => loop(performance.now() + ms)))
+  await run(1000) // warm-up
+  if (backend && agent === 'echo') await drained(backend)
   for (const k of Object.keys(statuses)) delete statuses[k]
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
-  await Promise.all(Array.from({ length: concurrency }, () => loop(t0 + seconds * 1000)))
+  await run(seconds * 1000)
   const answeredMs = performance.now() - t0
-  const backlog = state ? await state.jobs.counts() : undefined
-  if (state) await idle(state)
+  const backlog = backend ? await backend.jobs.counts() : undefined
+  if (backend && agent === 'echo') await drained(backend)
   const cpu = process.cpuUsage(cpu0)
-  const totalMs = performance.now() - t0
   const accepted = statuses[202] ?? 0
-  const cpuMicros = cpu.user + cpu.system
   process.stderr.write(JSON.stringify({
-    kind, concurrency, seconds, accepted, statuses, answeredPerSecond: accepted / (answeredMs / 1000),
-    cpuMicrosPerEvent: cpuMicros / accepted, backlogAtEnd: backlog && backlog.queued + backlog.running, drainMs: totalMs - answeredMs,
+    kind, agent, connections, seconds, accepted, statuses, acceptedPerSecond: Math.round(accepted / (answeredMs / 1000)),
+    cpuMicrosPerEvent: Number(((cpu.user + cpu.system) / accepted).toFixed(1)), queuedAtEnd: backlog?.queued,
+    drainMs: agent === 'echo' ? Math.round(performance.now() - t0 - answeredMs) : undefined,
   }) + '\n')
   await gateway?.close()
 } finally {
   rmSync(dir, { recursive: true, force: true })
-}
-
-/** Resolves once no job is queued or running. */
-async function idle(state) {
-  for (;;) {
-    const { queued, running } = await state.jobs.counts()
-    if (queued + running === 0) return
-    await new Promise((resolve) => setTimeout(resolve, 1))
-  }
 }

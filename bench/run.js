@@ -4,8 +4,9 @@
  * signed ~25 KB pull_request payload:
  *
  *   hookpilot with state.driver sqlite (sync: normal, the default; and sync: full) and memory, its default
- *   logger on (stdout to /dev/null); @octokit/webhooks' createNodeMiddleware (verify + parse); the floor server
- *   (only the work the request table requires, nothing stored); a bare node:http server.
+ *   logger on (stdout to /dev/null) and its agents busy, as in a burst (bench/gateway.js); @octokit/webhooks'
+ *   createNodeMiddleware (verify + parse); the floor server (only the work the request table requires,
+ *   nothing stored); a bare node:http server.
  *
  * The goals of issue 8 are ratios against the floor and octokit measured in the same run; a missed goal is
  * printed, not a failure. Then the heap the memory backend holds for its de-dup window. See docs/benchmarks.md.
@@ -17,6 +18,8 @@
  *   BENCH_CONNECTIONS [32] concurrent keep-alive connections
  *   BENCH_SCENARIOS [all]  comma-separated: accepted, duplicates, invalid
  *   BENCH_SERVERS [all]    comma-separated: bare, floor, octokit, sqlite, sqlite-full, memory (floor is always run)
+ *   BENCH_AGENT [busy]     busy: every agent run lasts the whole bench, so accepted events wait in the queue and
+ *                          the acknowledgement is measured; echo: each job also runs to done in the window
  *   BENCH_HEAP [1]         0 skips the memory backend's heap measurement
  *   BENCH_CPU_PROF [dir]   write a --cpu-prof profile of each server process into dir
  *   BENCH_JSON [file]      also write every figure as JSON
@@ -43,6 +46,7 @@ const CONNECTIONS = Math.max(1, Math.round(num('BENCH_CONNECTIONS', 32)))
 const ONLY_SCENARIOS = list('BENCH_SCENARIOS')
 const ONLY_SERVERS = list('BENCH_SERVERS')
 const WITH_HEAP = process.env.BENCH_HEAP !== '0'
+const AGENT = process.env.BENCH_AGENT || 'busy' // read by server.js too (children inherit the environment)
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined
 const JSON_OUT = process.env.BENCH_JSON ? resolve(process.env.BENCH_JSON) : undefined
 const HEAP_JOBS = 100_000
@@ -227,7 +231,7 @@ async function main() {
   console.log(
     `hookpilot bench: pull_request "${loaderReady.action}" payload, ${loaderReady.bytes.toLocaleString('en-US')} bytes, signed; ` +
       `${CONNECTIONS} connections over loopback; per scenario and server ${WARMUP} s warm-up + ${SECONDS} s measured ` +
-      `in ${ROUNDS} alternating round(s); state files in ${stateDir}`,
+      `in ${ROUNDS} alternating round(s); hookpilot's agent: ${AGENT}; state files in ${stateDir}`,
   )
   console.log(`node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
   console.log('')

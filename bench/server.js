@@ -12,8 +12,8 @@
  *   node bench/server.js memory                 hookpilot with `state: { driver: memory }`
  *
  * Every hookpilot runs with its default logger (stdout; run.js sends it to /dev/null, as a deployment sends it
- * to a file or a collector), the built-in echo runner and a no-op delivery target: each accepted event is
- * stored, leased, run, its answer stored and the job finished, in this process, as in production.
+ * to a file or a collector), a no-op delivery target and the agent BENCH_AGENT names (see gateway.js: by
+ * default a busy one, so that accepted events wait in the queue as they do in a burst).
  *
  * It reports `{ type: 'ready', port }`, answers `{ type: 'usage' }` with its CPU time and heap, exits on
  * `{ type: 'stop' }` (closing a gateway first, so its last commit lands and --cpu-prof writes its profile),
@@ -21,6 +21,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer } from 'node:http'
+import { benchConfig, benchPlugins } from './gateway.js'
 import { ROUTE, SECRET } from './payload.js'
 
 const kind = process.argv[2]
@@ -89,31 +90,8 @@ function stateConfig(driver, path, sync) {
 let gateway
 
 async function startGateway(state) {
-  const { createGateway, defineDeliveryTarget } = await import('../dist/index.js')
-  const config = {
-    log_level: 'info',
-    // The built-in echo runner on a short prompt: the agent's share of the work stays small.
-    agent: { runner: 'echo' },
-    state,
-    platforms: {
-      webhook: {
-        extra: {
-          host: '127.0.0.1',
-          port: 0,
-          rate_limit: 1_000_000_000, // high enough never to answer 429
-          routes: {
-            [ROUTE]: {
-              secret: SECRET,
-              events: ['pull_request'],
-              prompt: 'PR #{number}: {pull_request.title}',
-              deliver: 'bench-null',
-            },
-          },
-        },
-      },
-    },
-  }
-  gateway = await createGateway(config, [defineDeliveryTarget({ name: 'bench-null', async deliver() {} })])
+  const { createGateway } = await import('../dist/index.js')
+  gateway = await createGateway(benchConfig(state, process.env.BENCH_AGENT || undefined), await benchPlugins())
   const address = await gateway.listen({ host: '127.0.0.1', port: 0 })
   return address.port
 }

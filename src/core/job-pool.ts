@@ -114,7 +114,9 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
 
   function schedule(): void {
     clearTimeout(timer)
-    if (stopping || !worker) return
+    // Every slot taken: the next job to end wakes the pool, so there is nothing to look for until then. (A
+    // burst of adds while the agents are busy would otherwise ask the table for its next due job at each one.)
+    if (stopping || !worker || active.size >= concurrency) return
     const due = table.nextDue()
     const delay = due === undefined ? pollMs : Math.min(Math.max(due - now(), 0), pollMs)
     // Unref'd: a waiting queue must not keep a process alive that has nothing else to do.

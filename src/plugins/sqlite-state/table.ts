@@ -13,6 +13,7 @@ import type { KeyHolder } from '../../core/reservations.js'
 import type { Clock, JsonObject } from '../../core/types.js'
 import { killOrphans, parseRecorded, recordProcess } from '../shared/orphans.js'
 import type { Db } from './open.js'
+import { queuedCount } from './queued-count.js'
 import { RECORD_COLUMNS, UPDATE_RECORD, recordParams, toRecord, type JobRow } from './rows.js'
 import type { Writer } from './writer.js'
 
@@ -26,6 +27,8 @@ export interface SqliteTable extends LeaseTable {
   renew(now: number): Promise<void>
   /** Deletes finished jobs past their retention; resolves how many. */
   expire(doneBefore: number, failedBefore: number): Promise<number>
+  /** Counts queued jobs again at the next add: a write this table did not make may have queued some. */
+  recount(): void
 }
 
 /** Creates the table's statements over `db`. */
@@ -33,11 +36,18 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
   const host = hostname()
   const owner = `${host}:${process.pid}:${randomBytes(6).toString('hex')}`
   const { leaseMs } = options
+  const queued = queuedCount(() => countQueued.get()?.n ?? 0)
+  /** A write that moves jobs in or out of `queued`: when it is not stored, the count is taken again. */
+  const tracked = <T>(work: () => T): Promise<T> =>
+    writer.run(work).catch((err: unknown) => {
+      queued.forget()
+      throw err
+    })
 
   const holder = db.prepare<[string], { id: number; state: KeyHolder['state']; finished_at: number | null }>(
     'SELECT id, state, finished_at FROM jobs WHERE dedup_key = ?',
   )
-  const queuedCount = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state = \'queued\'')
+  const countQueued = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state = \'queued\'')
   const unfinished = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state IN (\'queued\', \'running\')')
   const nextDue = db.prepare<[], { at: number | null }>('SELECT min(not_before) AS at FROM jobs WHERE state = \'queued\'')
   const dropKey = db.prepare<[string]>('UPDATE jobs SET dedup_key = NULL WHERE dedup_key = ?')
@@ -90,12 +100,13 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
       return row && { id: String(row.id), state: row.state, finishedAt: row.finished_at ?? undefined }
     },
     add(job, reservation, maxQueue, now) {
-      return writer.run((): AddResult => {
-        if ((queuedCount.get()?.n ?? 0) >= maxQueue) return { status: 'full' }
+      return tracked((): AddResult => {
+        if (queued.get() >= maxQueue) return { status: 'full' }
         if (reservation?.status === 'redeliver') {
           const row = byId.get(Number(reservation.jobId))
           if (row?.state === 'failed') {
             update.run(recordParams(queuedAgain(toRecord(row), now)))
+            queued.add(1)
             return { status: 'accepted', id: String(row.id) }
           }
         }
@@ -110,13 +121,16 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
           route: job.route, event: job.event, delivery_id: job.deliveryId, dedup_key: job.dedupKey ?? null, payload: job.payloadJson,
           received_at: job.receivedAt, now,
         })
+        queued.add(1)
         return { status: 'accepted', id: String(result.lastInsertRowid) }
       })
     },
     lease(max, now) {
-      return writer.run((): LeasedRow[] =>
-        lease.all({ owner, until: now + leaseMs, now, max }).map((row) => ({ job: toRecord(row), payload: JSON.parse(row.payload) as JsonObject })),
-      )
+      return tracked((): LeasedRow[] => {
+        const rows = lease.all({ owner, until: now + leaseMs, now, max })
+        queued.add(-rows.length)
+        return rows.map((row) => ({ job: toRecord(row), payload: JSON.parse(row.payload) as JsonObject }))
+      })
     },
     async saveAnswer(id, text, now) {
       await writer.run(() => saveAnswer.run(text, now, Number(id), owner))
@@ -129,10 +143,13 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
       writer.run(() => addProcess.run(JSON.stringify(recordProcess(pid)), Number(id), owner)).catch(() => {})
     },
     async finish(id, outcome, now) {
-      await writer.run(() => {
+      await tracked(() => {
         const row = owned.get(Number(id), owner)
-        if (row) update.run(recordParams(finishedRecord(toRecord(row), outcome, now)))
         // No row: the lease was lost (this process was taken for dead) and another owner has the job.
+        if (!row) return
+        const next = finishedRecord(toRecord(row), outcome, now)
+        update.run(recordParams(next))
+        if (next.state === 'queued') queued.add(1)
       })
     },
     nextDue() {
@@ -142,7 +159,7 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
       return unfinished.get()?.n ?? 0
     },
     recover(now) {
-      return writer.run(() => {
+      return tracked(() => {
         let jobs = 0
         let killed = 0
         for (const row of running.all(owner)) {
@@ -151,6 +168,7 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
           giveBack.run(now, now, row.id)
           jobs++
         }
+        queued.add(jobs)
         return { jobs, killed }
       })
     },
@@ -160,5 +178,6 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
     expire(doneBefore, failedBefore) {
       return writer.run(() => expire.run(doneBefore, failedBefore).changes)
     },
+    recount: () => queued.forget(),
   }
 }

@@ -1,14 +1,15 @@
 /**
- * What the SQLite backend's accept and lease paths keep in memory to stay fast, checked against the file: the
- * queued count behind max_queue.
+ * What the SQLite backend does to keep its accept and lease paths fast, checked against the file: the queued
+ * count behind max_queue kept in memory, and payloads in a table of their own.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { JobOutcome, NewJob, StateBackend } from '../../src/core/jobs.js'
 import { silentLogger } from '../../src/core/logger.js'
-import { sqliteState } from '../../src/plugins/sqlite-state/index.js'
+import { openStateDb, sqliteState } from '../../src/plugins/sqlite-state/index.js'
 
 let dir: string
 let opened: StateBackend[] = []
@@ -84,5 +85,53 @@ describe('sqlite state: the queued count behind max_queue', () => {
     expect((await accept(state, 'a')).status).toBe('accepted')
     expect((await state.jobs.retry(done!.id))?.state).toBe('queued')
     expect(await accept(state, 'b')).toEqual({ status: 'full' })
+  })
+})
+
+/** The schema as version 1 wrote it: the payload inside the job's row. */
+const VERSION_1 = `CREATE TABLE jobs (
+  id INTEGER PRIMARY KEY, route TEXT NOT NULL, event TEXT NOT NULL, delivery_id TEXT NOT NULL, dedup_key TEXT, payload TEXT NOT NULL,
+  received_at INTEGER NOT NULL, state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),
+  stage TEXT NOT NULL CHECK (stage IN ('run', 'deliver')), answer TEXT, progress INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0, not_before INTEGER NOT NULL, last_error TEXT, owner TEXT, lease_until INTEGER,
+  processes TEXT, updated_at INTEGER NOT NULL, finished_at INTEGER
+);
+CREATE UNIQUE INDEX jobs_dedup_key ON jobs (dedup_key) WHERE dedup_key IS NOT NULL;
+CREATE INDEX jobs_due ON jobs (state, not_before);
+CREATE INDEX jobs_finished ON jobs (finished_at) WHERE finished_at IS NOT NULL;
+CREATE INDEX jobs_route ON jobs (route, id);
+PRAGMA user_version = 1;`
+
+describe('sqlite state: payloads in a table of their own', () => {
+  it('moves the payloads of a version 1 file, and its queued job runs with its payload', async () => {
+    const v1 = new Database(join(dir, 'state.db'))
+    v1.exec(VERSION_1)
+    v1.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, payload, received_at, state, stage, not_before, updated_at)
+      VALUES ('pr', 'pull_request', 'old', 'pr' || char(0) || 'old', '{"number":7}', 1, 'queued', 'run', 1, 1)`).run()
+    v1.close()
+
+    const state = await open(10)
+    const payloads: unknown[] = []
+    state.queue.start(async ({ payload }) => (payloads.push(payload), { kind: 'done' }))
+    await idle(state)
+    expect(payloads).toEqual([{ number: 7 }])
+    expect((await accept(state, 'old')).status).toBe('duplicate') // its de-dup key came along
+  })
+
+  it('a job leased after a restart reads its payload from the file; purging a job deletes its payload', async () => {
+    const first = await open(10)
+    await accept(first, 'a', { number: 1, title: 'stored' })
+    await first.close?.()
+    opened = []
+
+    const state = await open(10)
+    const payloads: unknown[] = []
+    state.queue.start(async ({ payload }) => (payloads.push(payload), { kind: 'done' }))
+    await idle(state)
+    expect(payloads).toEqual([{ number: 1, title: 'stored' }])
+    expect(await state.jobs.purge(Date.now() + 1)).toBe(1)
+    const db = openStateDb(join(dir, 'state.db'), 'normal')
+    expect(db.prepare('SELECT count(*) AS n FROM payloads').get()).toEqual({ n: 0 })
+    db.close()
   })
 })

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
+import { GatewayError } from '../../core/errors.js'
 import type { LeaseTable, LeasedRow } from '../../core/job-pool.js'
 import { finishedRecord, queuedAgain } from '../../core/job-transitions.js'
 import type { AddResult, NewJob, Reservation } from '../../core/jobs.js'
@@ -51,12 +52,14 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
   const unfinished = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state IN (\'queued\', \'running\')')
   const nextDue = db.prepare<[], { at: number | null }>('SELECT min(not_before) AS at FROM jobs WHERE state = \'queued\'')
   const dropKey = db.prepare<[string]>('UPDATE jobs SET dedup_key = NULL WHERE dedup_key = ?')
-  const insert = db.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, payload, received_at, state, stage, not_before, updated_at)
-    VALUES (@route, @event, @delivery_id, @dedup_key, @payload, @received_at, 'queued', 'run', @now, @now)`)
-  const lease = db.prepare<{ owner: string; until: number; now: number; max: number }, JobRow & { payload: string }>(
+  const insert = db.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, received_at, state, stage, not_before, updated_at)
+    VALUES (@route, @event, @delivery_id, @dedup_key, @received_at, 'queued', 'run', @now, @now)`)
+  const insertPayload = db.prepare<[number | bigint, string]>('INSERT INTO payloads (job_id, json) VALUES (?, ?)')
+  const payloadOf = db.prepare<[number], { json: string }>('SELECT json FROM payloads WHERE job_id = ?')
+  const lease = db.prepare<{ owner: string; until: number; now: number; max: number }, JobRow>(
     `UPDATE jobs SET state = 'running', owner = @owner, lease_until = @until, attempts = attempts + 1, updated_at = @now
      WHERE id IN (SELECT id FROM jobs WHERE state = 'queued' AND not_before <= @now ORDER BY not_before, id LIMIT @max)
-     RETURNING ${RECORD_COLUMNS}, payload`,
+     RETURNING ${RECORD_COLUMNS}`,
   )
   const owned = db.prepare<[number, string], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ? AND owner = ?`)
   const byId = db.prepare<[number], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ?`)
@@ -78,6 +81,13 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
   const expire = db.prepare<[number, number]>(
     'DELETE FROM jobs WHERE (state = \'done\' AND finished_at < ?) OR (state = \'failed\' AND finished_at < ?)',
   )
+
+  /** A job's payload as stored (every job has one: it is written in the transaction that stores the job). */
+  function storedPayload(id: number): JsonObject {
+    const row = payloadOf.get(id)
+    if (!row) throw new GatewayError('ERR_STATE', `job ${id} has no stored payload`)
+    return JSON.parse(row.json) as JsonObject
+  }
 
   /** True when the process named by `name` cannot be holding its lease any more. */
   function ownerGone(name: string | null): boolean {
@@ -118,9 +128,9 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
           dropKey.run(job.dedupKey)
         }
         const result = insert.run({
-          route: job.route, event: job.event, delivery_id: job.deliveryId, dedup_key: job.dedupKey ?? null, payload: job.payloadJson,
-          received_at: job.receivedAt, now,
+          route: job.route, event: job.event, delivery_id: job.deliveryId, dedup_key: job.dedupKey ?? null, received_at: job.receivedAt, now,
         })
+        insertPayload.run(result.lastInsertRowid, job.payloadJson)
         queued.add(1)
         return { status: 'accepted', id: String(result.lastInsertRowid) }
       })
@@ -129,7 +139,7 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
       return tracked((): LeasedRow[] => {
         const rows = lease.all({ owner, until: now + leaseMs, now, max })
         queued.add(-rows.length)
-        return rows.map((row) => ({ job: toRecord(row), payload: JSON.parse(row.payload) as JsonObject }))
+        return rows.map((row) => ({ job: toRecord(row), payload: storedPayload(row.id) }))
       })
     },
     async saveAnswer(id, text, now) {

@@ -1,6 +1,7 @@
 /**
  * What the SQLite backend does to keep its accept and lease paths fast, checked against the file: the queued
- * count behind max_queue kept in memory, and payloads in a table of their own.
+ * count behind max_queue kept in memory, payloads in a table of their own, and the parsed payload handed to
+ * the lease that follows the add.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -116,6 +117,16 @@ describe('sqlite state: payloads in a table of their own', () => {
     await idle(state)
     expect(payloads).toEqual([{ number: 7 }])
     expect((await accept(state, 'old')).status).toBe('duplicate') // its de-dup key came along
+  })
+
+  it('a job leased by the process that accepted it gets the payload as parsed, not read and parsed again', async () => {
+    const state = await open(10)
+    const job = newJob('a', { number: 1 })
+    await state.queue.add(job, await state.dedup.reserve(job.dedupKey!, 3_600_000))
+    const payloads: unknown[] = []
+    state.queue.start(async ({ payload }) => (payloads.push(payload), { kind: 'done' }))
+    await idle(state)
+    expect(payloads[0]).toBe(job.payload)
   })
 
   it('a job leased after a restart reads its payload from the file; purging a job deletes its payload', async () => {

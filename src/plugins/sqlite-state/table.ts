@@ -14,6 +14,7 @@ import type { KeyHolder } from '../../core/reservations.js'
 import type { Clock, JsonObject } from '../../core/types.js'
 import { killOrphans, parseRecorded, recordProcess } from '../shared/orphans.js'
 import type { Db } from './open.js'
+import { payloadCache } from './payload-cache.js'
 import { queuedCount } from './queued-count.js'
 import { RECORD_COLUMNS, UPDATE_RECORD, recordParams, toRecord, type JobRow } from './rows.js'
 import type { Writer } from './writer.js'
@@ -32,12 +33,16 @@ export interface SqliteTable extends LeaseTable {
   recount(): void
 }
 
+/** Parsed payloads kept for the lease: plenty for a queue that keeps up (agent.concurrency is at most 256). */
+const FRESH_PAYLOADS = 256
+
 /** Creates the table's statements over `db`. */
 export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs: number; readonly now: Clock }): SqliteTable {
   const host = hostname()
   const owner = `${host}:${process.pid}:${randomBytes(6).toString('hex')}`
   const { leaseMs } = options
   const queued = queuedCount(() => countQueued.get()?.n ?? 0)
+  const fresh = payloadCache(FRESH_PAYLOADS)
   /** A write that moves jobs in or out of `queued`: when it is not stored, the count is taken again. */
   const tracked = <T>(work: () => T): Promise<T> =>
     writer.run(work).catch((err: unknown) => {
@@ -110,6 +115,7 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
       return row && { id: String(row.id), state: row.state, finishedAt: row.finished_at ?? undefined }
     },
     add(job, reservation, maxQueue, now) {
+      let stored: number | undefined
       return tracked((): AddResult => {
         if (queued.get() >= maxQueue) return { status: 'full' }
         if (reservation?.status === 'redeliver') {
@@ -130,16 +136,22 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
         const result = insert.run({
           route: job.route, event: job.event, delivery_id: job.deliveryId, dedup_key: job.dedupKey ?? null, received_at: job.receivedAt, now,
         })
-        insertPayload.run(result.lastInsertRowid, job.payloadJson)
+        stored = Number(result.lastInsertRowid)
+        insertPayload.run(stored, job.payloadJson)
+        fresh.put(stored, job.payload)
         queued.add(1)
-        return { status: 'accepted', id: String(result.lastInsertRowid) }
+        return { status: 'accepted', id: String(stored) }
+      }).catch((err: unknown) => {
+        // Not stored: the id may be given to another job, which must not be handed this payload.
+        if (stored !== undefined) fresh.drop(stored)
+        throw err
       })
     },
     lease(max, now) {
       return tracked((): LeasedRow[] => {
         const rows = lease.all({ owner, until: now + leaseMs, now, max })
         queued.add(-rows.length)
-        return rows.map((row) => ({ job: toRecord(row), payload: storedPayload(row.id) }))
+        return rows.map((row) => ({ job: toRecord(row), payload: fresh.take(row.id) ?? storedPayload(row.id) }))
       })
     },
     async saveAnswer(id, text, now) {

@@ -1,7 +1,7 @@
 /**
  * What the SQLite backend does to keep its accept and lease paths fast, checked against the file: the queued
- * count behind max_queue kept in memory, payloads in a table of their own, and the parsed payload handed to
- * the lease that follows the add.
+ * count behind max_queue kept in memory, payloads in a table of their own (compressed), and the parsed payload
+ * handed to the lease that follows the add.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -140,8 +140,10 @@ describe('sqlite state: payloads in a table of their own', () => {
     state.queue.start(async ({ payload }) => (payloads.push(payload), { kind: 'done' }))
     await idle(state)
     expect(payloads).toEqual([{ number: 1, title: 'stored' }])
-    expect(await state.jobs.purge(Date.now() + 1)).toBe(1)
     const db = openStateDb(join(dir, 'state.db'), 'normal')
+    // Stored compressed (payload-codec.ts), not as text.
+    expect(db.prepare('SELECT json IS NULL AS text_gone, length(brotli) > 0 AS compressed FROM payloads').get()).toEqual({ text_gone: 1, compressed: 1 })
+    expect(await state.jobs.purge(Date.now() + 1)).toBe(1)
     expect(db.prepare('SELECT count(*) AS n FROM payloads').get()).toEqual({ n: 0 })
     db.close()
   })

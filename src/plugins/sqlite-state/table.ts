@@ -15,6 +15,7 @@ import type { Clock, JsonObject } from '../../core/types.js'
 import { killOrphans, parseRecorded, recordProcess } from '../shared/orphans.js'
 import type { Db } from './open.js'
 import { payloadCache } from './payload-cache.js'
+import { decodePayload, encodePayload, type PayloadRow } from './payload-codec.js'
 import { queuedCount } from './queued-count.js'
 import { RECORD_COLUMNS, UPDATE_RECORD, recordParams, toRecord, type JobRow } from './rows.js'
 import type { Writer } from './writer.js'
@@ -59,8 +60,8 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
   const dropKey = db.prepare<[string]>('UPDATE jobs SET dedup_key = NULL WHERE dedup_key = ?')
   const insert = db.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, received_at, state, stage, not_before, updated_at)
     VALUES (@route, @event, @delivery_id, @dedup_key, @received_at, 'queued', 'run', @now, @now)`)
-  const insertPayload = db.prepare<[number | bigint, string]>('INSERT INTO payloads (job_id, json) VALUES (?, ?)')
-  const payloadOf = db.prepare<[number], { json: string }>('SELECT json FROM payloads WHERE job_id = ?')
+  const insertPayload = db.prepare<[number, Buffer]>('INSERT INTO payloads (job_id, brotli) VALUES (?, ?)')
+  const payloadOf = db.prepare<[number], PayloadRow>('SELECT json, brotli FROM payloads WHERE job_id = ?')
   const lease = db.prepare<{ owner: string; until: number; now: number; max: number }, JobRow>(
     `UPDATE jobs SET state = 'running', owner = @owner, lease_until = @until, attempts = attempts + 1, updated_at = @now
      WHERE id IN (SELECT id FROM jobs WHERE state = 'queued' AND not_before <= @now ORDER BY not_before, id LIMIT @max)
@@ -91,7 +92,7 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
   function storedPayload(id: number): JsonObject {
     const row = payloadOf.get(id)
     if (!row) throw new GatewayError('ERR_STATE', `job ${id} has no stored payload`)
-    return JSON.parse(row.json) as JsonObject
+    return decodePayload(row)
   }
 
   /** True when the process named by `name` cannot be holding its lease any more. */
@@ -137,7 +138,7 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
           route: job.route, event: job.event, delivery_id: job.deliveryId, dedup_key: job.dedupKey ?? null, received_at: job.receivedAt, now,
         })
         stored = Number(result.lastInsertRowid)
-        insertPayload.run(stored, job.payloadJson)
+        insertPayload.run(stored, encodePayload(job.payloadJson))
         fresh.put(stored, job.payload)
         queued.add(1)
         return { status: 'accepted', id: String(stored) }

@@ -199,7 +199,9 @@ function stateFile(kind) {
     const db = new Database(file, { readonly: true })
     try {
       const states = Object.fromEntries(db.prepare('SELECT state, count(*) AS n FROM jobs GROUP BY state').all().map((r) => [r.state, r.n]))
-      const { jobs, payloadBytes } = db.prepare('SELECT count(*) AS jobs, coalesce(sum(length(payload)), 0) AS payloadBytes FROM jobs').get()
+      const { jobs } = db.prepare('SELECT count(*) AS jobs FROM jobs').get()
+      // Payloads as stored: compressed (brotli) or, in rows copied from an older file, JSON text.
+      const { payloadBytes } = db.prepare('SELECT coalesce(sum(coalesce(length(brotli), length(json))), 0) AS payloadBytes FROM payloads').get()
       const size = (f) => { try { return statSync(f).size } catch { return 0 } }
       return { server: kind, jobs, states, payloadBytes, bytes: size(file) + size(`${file}-wal`) }
     } finally {

@@ -58,4 +58,23 @@ describe('job pool with every slot taken', () => {
     for (const done of release.slice(1)) done({ kind: 'done' })
     await pool.stop(1000)
   })
+
+  it('frees a slot when the try ends: the next lease goes with the outcome, not after it is stored', async () => {
+    const { table, calls } = countingTable(3)
+    const order: string[] = []
+    const pending: Array<() => void> = []
+    const lease = table.lease.bind(table)
+    table.lease = (max, t) => (order.push('lease'), lease(max, t))
+    table.finish = () => (order.push('finish'), new Promise<void>((resolve) => pending.push(resolve)))
+    const pool = jobPool(table, { concurrency: 1, now: () => 0, log: () => silentLogger })
+    const ran: string[] = []
+    pool.start(async ({ job }) => (ran.push(job.id), { kind: 'done' }))
+    await settle()
+    // No outcome is stored yet, and each job ran in the slot its predecessor freed, one at a time.
+    expect(order.slice(0, 4)).toEqual(['lease', 'finish', 'lease', 'finish'])
+    expect(ran).toEqual(['1', '2', '3'])
+    expect(calls.lease).toBeGreaterThanOrEqual(3)
+    for (const store of pending) store()
+    await pool.stop(1000)
+  })
 })

@@ -10,9 +10,9 @@ import { fileURLToPath } from 'node:url'
 const here = dirname(fileURLToPath(import.meta.url))
 const children = new Set()
 
-/** Forks `bench/<script>` with an IPC channel; stderr is inherited, stdout as given. */
-export function start(script, args, { execArgv = [], stdout = 'inherit' } = {}) {
-  const child = fork(join(here, script), args, { execArgv, stdio: ['ignore', stdout, 'inherit', 'ipc'] })
+/** Forks `bench/<script>` with an IPC channel; stdout and stderr as given (inherited by default). */
+export function start(script, args, { execArgv = [], stdout = 'inherit', stderr = 'inherit' } = {}) {
+  const child = fork(join(here, script), args, { execArgv, stdio: ['ignore', stdout, stderr, 'ipc'] })
   child.label = [script, ...args].join(' ')
   children.add(child)
   child.once('exit', () => children.delete(child))

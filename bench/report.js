@@ -93,3 +93,19 @@ export function printHeap(heap, goalMib) {
       `${keys.count.toLocaleString('en-US')} (the backend keeps finished jobs, payload included, for an hour, up to 100,000)`,
   )
 }
+
+/** CPU per event without sockets: the acknowledgement (agents busy) and the whole life (echo), per backend. */
+export function printHandleCost(runs) {
+  const find = (kind, agent) => runs.find((r) => r.kind === kind && r.agent === agent)
+  const floor = find('floor', 'busy')
+  console.log(`Without sockets (gateway.handle(), ${floor?.connections ?? '?'} loops, us of CPU per accepted event; the floor: ${fmtInt(floor?.cpuMicrosPerEvent)}):`)
+  for (const kind of ['sqlite', 'memory']) {
+    const ack = find(kind, 'busy')
+    const life = find(kind, 'echo')
+    if (!ack || !life) continue
+    console.log(
+      `  ${kind.padEnd(7)} acknowledgement ${fmtInt(ack.cpuMicrosPerEvent).padStart(5)} (${(floor.cpuMicrosPerEvent / ack.cpuMicrosPerEvent).toFixed(2)} x floor)` +
+        `   whole life (echo agent, queue drained) ${fmtInt(life.cpuMicrosPerEvent).padStart(5)} (+${fmtInt(life.cpuMicrosPerEvent - ack.cpuMicrosPerEvent)})`,
+    )
+  }
+}

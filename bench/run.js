@@ -21,15 +21,16 @@
  *   BENCH_AGENT [busy]     busy: every agent run lasts the whole bench, so accepted events wait in the queue and
  *                          the acknowledgement is measured; echo: each job also runs to done in the window
  *   BENCH_HEAP [1]         0 skips the memory backend's heap measurement
+ *   BENCH_HANDLE [1]       0 skips CPU per event without sockets (handle-cost.js: acknowledgement, whole life)
  *   BENCH_CPU_PROF [dir]   write a --cpu-prof profile of each server process into dir
  *   BENCH_JSON [file]      also write every figure as JSON
  */
-import Database from 'better-sqlite3'
-import { mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join, resolve } from 'node:path'
+import { measureHandleCost, measureHeap, stateFile } from './after-load.js'
 import { ask, killAll, start, stopAll } from './procs.js'
-import { printGoals, printHeap, printStateFiles, printTable } from './report.js'
+import { printGoals, printHandleCost, printHeap, printStateFiles, printTable } from './report.js'
 
 const num = (name, fallback) => {
   const raw = process.env[name]
@@ -46,6 +47,7 @@ const CONNECTIONS = Math.max(1, Math.round(num('BENCH_CONNECTIONS', 32)))
 const ONLY_SCENARIOS = list('BENCH_SCENARIOS')
 const ONLY_SERVERS = list('BENCH_SERVERS')
 const WITH_HEAP = process.env.BENCH_HEAP !== '0'
+const WITH_HANDLE = process.env.BENCH_HANDLE !== '0'
 const AGENT = process.env.BENCH_AGENT || 'busy' // read by server.js too (children inherit the environment)
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined
 const JSON_OUT = process.env.BENCH_JSON ? resolve(process.env.BENCH_JSON) : undefined
@@ -192,35 +194,6 @@ async function runScenario(loader, servers, scenario, problems) {
   return rows
 }
 
-/** Jobs and bytes in a sqlite server's file, read after the server closed it. */
-function stateFile(kind) {
-  const file = SERVERS[kind].file
-  try {
-    const db = new Database(file, { readonly: true })
-    try {
-      const states = Object.fromEntries(db.prepare('SELECT state, count(*) AS n FROM jobs GROUP BY state').all().map((r) => [r.state, r.n]))
-      const { jobs } = db.prepare('SELECT count(*) AS jobs FROM jobs').get()
-      // Payloads as stored: compressed (brotli) or, in rows copied from an older file, JSON text.
-      const { payloadBytes } = db.prepare('SELECT coalesce(sum(coalesce(length(brotli), length(json))), 0) AS payloadBytes FROM payloads').get()
-      const size = (f) => { try { return statSync(f).size } catch { return 0 } }
-      return { server: kind, jobs, states, payloadBytes, bytes: size(file) + size(`${file}-wal`) }
-    } finally {
-      db.close()
-    }
-  } catch (err) {
-    return { server: kind, error: err instanceof Error ? err.message : String(err) }
-  }
-}
-
-async function measureHeap() {
-  const child = start('dedup-memory.js', [String(HEAP_JOBS)], { execArgv: ['--expose-gc'], stdout: 'pipe' })
-  let out = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk))
-  const code = await new Promise((done) => child.once('exit', (c, s) => done(c ?? s)))
-  if (code !== 0) throw new Error(`dedup-memory.js exited with ${code}`)
-  return JSON.parse(out.trim().split('\n').at(-1))
-}
-
 // ---------------------------------------------------------------------------------------------------------
 
 async function main() {
@@ -244,8 +217,9 @@ async function main() {
   const heapAfter = {}
   for (const kind of Object.keys(servers)) heapAfter[kind] = (await usage(servers[kind])).heapUsed
   await stopAll()
-  const files = ['sqlite', 'sqlite-full'].filter((kind) => servers[kind]).map(stateFile)
-  const heap = WITH_HEAP ? await measureHeap() : undefined
+  const files = ['sqlite', 'sqlite-full'].filter((kind) => servers[kind]).map((kind) => stateFile(kind, SERVERS[kind].file))
+  const heap = WITH_HEAP ? await measureHeap(HEAP_JOBS) : undefined
+  const handleCost = WITH_HANDLE ? await measureHandleCost(SECONDS, CONNECTIONS) : undefined
 
   const context = { scenarios: SCENARIOS, servers: SERVERS, goals: GOALS }
   printTable(rows, context)
@@ -254,6 +228,10 @@ async function main() {
   console.log('')
   printStateFiles(files, SERVERS)
   if (heap) printHeap(heap, HEAP_GOAL_MIB)
+  if (handleCost) {
+    console.log('')
+    printHandleCost(handleCost)
+  }
   console.log('')
   console.log(`(${((Date.now() - started) / 1000).toFixed(0)} s, load average now ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}. ` +
     'req/s: expected answers (202, 200 for octokit, 200 duplicate, 401) per second; any other is listed under Problems.')
@@ -269,7 +247,7 @@ async function main() {
   if (JSON_OUT) {
     writeFileSync(JSON_OUT, JSON.stringify({
       node: process.version, cpus: os.cpus().length, loadavg: os.loadavg(), connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS,
-      warmup: WARMUP, payloadBytes: loaderReady.bytes, action: loaderReady.action, rows, goals: GOALS, stateFiles: files, heap,
+      warmup: WARMUP, payloadBytes: loaderReady.bytes, action: loaderReady.action, rows, goals: GOALS, stateFiles: files, heap, handleCost,
       serverHeapAfter: heapAfter, problems,
     }, null, 2) + '\n')
   }

@@ -1,18 +1,27 @@
 /**
  * One server under load, in a process of its own (started by run.js with an IPC channel):
  *
- *   node bench/server.js bare          a bare node:http server: reads the whole body, answers 202
- *   node bench/server.js gateway       hookpilot, logger silenced by a plugin
- *   node bench/server.js gateway-log   hookpilot with its default stdout logger (run.js sends stdout to /dev/null)
- *   node bench/server.js floor         the least any correct gateway does for these requests, hand-written on
- *                                      node:http: HMAC check (401), strict UTF-8 + JSON.parse, de-duplication
- *                                      in a Set (200), else 202. A reference for what the goals allow.
+ *   node bench/server.js bare                   a bare node:http server: reads the whole body, answers 202
+ *   node bench/server.js floor                  the least any correct gateway does for these requests, hand-written
+ *                                               on node:http: HMAC check (401), strict UTF-8 + JSON.parse,
+ *                                               de-duplication in a Set (200), else 202. Stores nothing.
+ *   node bench/server.js octokit                @octokit/webhooks' createNodeMiddleware on node:http: what a Node
+ *                                               user would pick (verify + parse, no handler; answers 200). Stores
+ *                                               nothing and de-duplicates nothing; its default logger is on.
+ *   node bench/server.js sqlite <file> [full]   hookpilot with `state: { driver: sqlite, path: <file>, sync }`
+ *   node bench/server.js memory                 hookpilot with `state: { driver: memory }`
+ *
+ * Every hookpilot runs with its default logger (stdout; run.js sends it to /dev/null, as a deployment sends it
+ * to a file or a collector), a no-op delivery target and the agent BENCH_AGENT names (see gateway.js: by
+ * default a busy one, so that accepted events wait in the queue as they do in a burst).
  *
  * It reports `{ type: 'ready', port }`, answers `{ type: 'usage' }` with its CPU time and heap, exits on
- * `{ type: 'stop' }` (so --cpu-prof can write its profile), and exits by itself when the parent goes away.
+ * `{ type: 'stop' }` (closing a gateway first, so its last commit lands and --cpu-prof writes its profile),
+ * and exits by itself when the parent goes away.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer } from 'node:http'
+import { benchConfig, benchPlugins } from './gateway.js'
 import { ROUTE, SECRET } from './payload.js'
 
 const kind = process.argv[2]
@@ -71,35 +80,38 @@ async function startFloor() {
   }))
 }
 
-async function startGateway(quiet) {
-  const { createGateway, defineDeliveryTarget, silentLogger } = await import('../dist/index.js')
-  const config = {
-    log_level: 'info',
-    // The built-in echo runner on a short prompt: the agent's share of the work stays small.
-    agent: { runner: 'echo' },
-    platforms: {
-      webhook: {
-        extra: {
-          host: '127.0.0.1',
-          port: 0,
-          rate_limit: 1_000_000_000, // high enough never to answer 429
-          routes: {
-            [ROUTE]: {
-              secret: SECRET,
-              events: ['pull_request'],
-              prompt: 'PR #{number}: {pull_request.title}',
-              deliver: 'bench-null',
-            },
-          },
-        },
-      },
-    },
-  }
-  const plugins = [defineDeliveryTarget({ name: 'bench-null', async deliver() {} })]
-  if (quiet) plugins.push({ name: 'quiet', logger: silentLogger })
-  const gateway = await createGateway(config, plugins)
+/** The state section of the config for `driver` (sqlite needs the file; sync defaults to normal). */
+function stateConfig(driver, path, sync) {
+  if (driver === 'memory') return { driver: 'memory' }
+  if (!path) throw new Error('server.js sqlite needs the state file: node bench/server.js sqlite <file> [normal|full]')
+  return { driver: 'sqlite', path, sync: sync ?? 'normal' }
+}
+
+let gateway
+
+async function startGateway(state) {
+  const { createGateway } = await import('../dist/index.js')
+  gateway = await createGateway(benchConfig(state, process.env.BENCH_AGENT || undefined), await benchPlugins())
   const address = await gateway.listen({ host: '127.0.0.1', port: 0 })
   return address.port
+}
+
+async function startOctokit() {
+  const { Webhooks, createNodeMiddleware } = await import('@octokit/webhooks')
+  const webhooks = new Webhooks({ secret: SECRET })
+  // No handler: octokit verifies the signature, parses the JSON and answers 200 "ok". The default log is on.
+  return listen(createServer(createNodeMiddleware(webhooks, { path: `/webhooks/${ROUTE}` })))
+}
+
+async function stop() {
+  // A bounded close: the gateway's own grace period could outlast run.js's patience with a deep queue.
+  const timer = setTimeout(() => process.exit(0), 2_000)
+  try {
+    await gateway?.close()
+  } finally {
+    clearTimeout(timer)
+    process.exit(0)
+  }
 }
 
 process.on('disconnect', () => process.exit(0))
@@ -108,17 +120,17 @@ process.on('message', (message) => {
     const cpu = process.cpuUsage()
     process.send({ type: 'usage', id: message.id, cpuMicros: cpu.user + cpu.system, heapUsed: process.memoryUsage().heapUsed })
   } else if (message?.type === 'stop') {
-    process.exit(0)
+    void stop()
   }
 })
 
 try {
   let port
   if (kind === 'bare') port = await startBare()
-  else if (kind === 'gateway') port = await startGateway(true)
-  else if (kind === 'gateway-log') port = await startGateway(false)
   else if (kind === 'floor') port = await startFloor()
-  else throw new Error(`unknown server kind "${kind}" (bare, floor, gateway, gateway-log)`)
+  else if (kind === 'octokit') port = await startOctokit()
+  else if (kind === 'sqlite' || kind === 'memory') port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
+  else throw new Error(`unknown server kind "${kind}" (bare, floor, octokit, sqlite, memory)`)
   process.send({ type: 'ready', port })
 } catch (err) {
   process.send({ type: 'failed', reason: err instanceof Error ? err.stack ?? err.message : String(err) })

@@ -51,7 +51,9 @@ export interface JobPool {
 export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
   const { concurrency, now } = options
   const pollMs = options.pollMs ?? 1_000
-  const active = new Map<string, { readonly abort: AbortController; readonly done: Promise<void> }>()
+  // Tries until their outcome is stored (what stop() waits for), and how many of them still hold an agent slot.
+  const active = new Set<{ readonly abort: AbortController; readonly done: Promise<void> }>()
+  let running = 0
   let worker: JobWorker | undefined
   let stopping = false
   let pumping = false
@@ -68,20 +70,29 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
       saveProgress: (parts) => table.saveProgress(job.id, parts, now()),
       recordProcess: (pid) => table.recordProcess(job.id, pid),
     }
+    running++
     // Through a promise even for a worker that throws synchronously: every try must end in a stored outcome.
     const done = Promise.resolve()
       .then(() => run(leased))
       .catch((err: unknown): JobOutcome => ({ kind: 'failed', reason: `the worker threw: ${message(err)}` }))
-      .then((outcome) => table.finish(job.id, outcome, now()))
+      .then((outcome) => {
+        // The agent's slot is free once the try has ended, not once its outcome is stored: the next lease then
+        // goes into the same commit as this outcome instead of waiting one more turn for its own.
+        running--
+        const stored = table.finish(job.id, outcome, now())
+        wake()
+        return stored
+      })
       .catch((err: unknown) => {
         // The job stays `running` in the table; a later start (or lease expiry) gives it back to the queue.
         options.log().error('cannot store the outcome of a job', { job: job.id, delivery: job.deliveryId, reason: message(err) })
       })
       .finally(() => {
-        active.delete(job.id)
+        active.delete(entry)
         wake()
       })
-    active.set(job.id, { abort, done })
+    const entry = { abort, done }
+    active.add(entry)
   }
 
   async function pump(): Promise<void> {
@@ -93,8 +104,8 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     try {
       do {
         again = false
-        while (worker && !stopping && active.size < concurrency) {
-          const rows = await table.lease(concurrency - active.size, now())
+        while (worker && !stopping && running < concurrency) {
+          const rows = await table.lease(concurrency - running, now())
           if (stopping) {
             // Leased while stop() began: hand them straight back, untried.
             await Promise.all(rows.map((row) => table.finish(row.job.id, { kind: 'interrupted' }, now())))
@@ -114,7 +125,9 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
 
   function schedule(): void {
     clearTimeout(timer)
-    if (stopping || !worker) return
+    // Every slot taken: the next job to end wakes the pool, so there is nothing to look for until then. (A
+    // burst of adds while the agents are busy would otherwise ask the table for its next due job at each one.)
+    if (stopping || !worker || running >= concurrency) return
     const due = table.nextDue()
     const delay = due === undefined ? pollMs : Math.min(Math.max(due - now(), 0), pollMs)
     // Unref'd: a waiting queue must not keep a process alive that has nothing else to do.

@@ -80,6 +80,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
   async function housekeeping(): Promise<void> {
     const { table } = open()
     const t = now()
+    table.recount() // `hookpilot jobs retry` in another process may have queued jobs since the last count
     const recovered = await table.recover(t)
     if (recovered.jobs > 0) {
       log.warn('recovered jobs a stopped process left running; they run again', { jobs: recovered.jobs, killed_process_groups: recovered.killed })
@@ -123,6 +124,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       get: (id) => open().view.get(id),
       retry: async (id) => {
         const job = await open().view.retry(id)
+        open().table.recount()
         pool.wake()
         return job
       },

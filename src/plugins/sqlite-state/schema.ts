@@ -36,6 +36,18 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX jobs_due ON jobs (state, not_before);
    CREATE INDEX jobs_finished ON jobs (finished_at) WHERE finished_at IS NOT NULL;
    CREATE INDEX jobs_route ON jobs (route, id);`,
+  // Payloads apart from the jobs: a job row is written three times or more after it is stored (lease, answer,
+  // outcome), and SQLite rewrites the whole row on each update: with a 25 KB payload inside, its seven
+  // overflow pages each time.
+  // New payloads are brotli (payload-codec.ts); those copied here stay JSON text.
+  `CREATE TABLE payloads (
+     job_id INTEGER PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE,
+     json   TEXT,
+     brotli BLOB,
+     CHECK ((json IS NULL) != (brotli IS NULL))
+   );
+   INSERT INTO payloads (job_id, json) SELECT id, payload FROM jobs;
+   ALTER TABLE jobs DROP COLUMN payload;`,
 ]
 
 /** The schema version this code writes. */

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
+import { GatewayError } from '../../core/errors.js'
 import type { LeaseTable, LeasedRow } from '../../core/job-pool.js'
 import { finishedRecord, queuedAgain } from '../../core/job-transitions.js'
 import type { AddResult, NewJob, Reservation } from '../../core/jobs.js'
@@ -13,6 +14,9 @@ import type { KeyHolder } from '../../core/reservations.js'
 import type { Clock, JsonObject } from '../../core/types.js'
 import { killOrphans, parseRecorded, recordProcess } from '../shared/orphans.js'
 import type { Db } from './open.js'
+import { payloadCache } from './payload-cache.js'
+import { decodePayload, encodePayload, type PayloadRow } from './payload-codec.js'
+import { queuedCount } from './queued-count.js'
 import { RECORD_COLUMNS, UPDATE_RECORD, recordParams, toRecord, type JobRow } from './rows.js'
 import type { Writer } from './writer.js'
 
@@ -26,27 +30,42 @@ export interface SqliteTable extends LeaseTable {
   renew(now: number): Promise<void>
   /** Deletes finished jobs past their retention; resolves how many. */
   expire(doneBefore: number, failedBefore: number): Promise<number>
+  /** Counts queued jobs again at the next add: a write this table did not make may have queued some. */
+  recount(): void
 }
+
+/** Parsed payloads kept for the lease: plenty for a queue that keeps up (agent.concurrency is at most 256). */
+const FRESH_PAYLOADS = 256
 
 /** Creates the table's statements over `db`. */
 export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs: number; readonly now: Clock }): SqliteTable {
   const host = hostname()
   const owner = `${host}:${process.pid}:${randomBytes(6).toString('hex')}`
   const { leaseMs } = options
+  const queued = queuedCount(() => countQueued.get()?.n ?? 0)
+  const fresh = payloadCache(FRESH_PAYLOADS)
+  /** A write that moves jobs in or out of `queued`: when it is not stored, the count is taken again. */
+  const tracked = <T>(work: () => T): Promise<T> =>
+    writer.run(work).catch((err: unknown) => {
+      queued.forget()
+      throw err
+    })
 
   const holder = db.prepare<[string], { id: number; state: KeyHolder['state']; finished_at: number | null }>(
     'SELECT id, state, finished_at FROM jobs WHERE dedup_key = ?',
   )
-  const queuedCount = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state = \'queued\'')
+  const countQueued = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state = \'queued\'')
   const unfinished = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state IN (\'queued\', \'running\')')
   const nextDue = db.prepare<[], { at: number | null }>('SELECT min(not_before) AS at FROM jobs WHERE state = \'queued\'')
   const dropKey = db.prepare<[string]>('UPDATE jobs SET dedup_key = NULL WHERE dedup_key = ?')
-  const insert = db.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, payload, received_at, state, stage, not_before, updated_at)
-    VALUES (@route, @event, @delivery_id, @dedup_key, @payload, @received_at, 'queued', 'run', @now, @now)`)
-  const lease = db.prepare<{ owner: string; until: number; now: number; max: number }, JobRow & { payload: string }>(
+  const insert = db.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, received_at, state, stage, not_before, updated_at)
+    VALUES (@route, @event, @delivery_id, @dedup_key, @received_at, 'queued', 'run', @now, @now)`)
+  const insertPayload = db.prepare<[number, Buffer]>('INSERT INTO payloads (job_id, brotli) VALUES (?, ?)')
+  const payloadOf = db.prepare<[number], PayloadRow>('SELECT json, brotli FROM payloads WHERE job_id = ?')
+  const lease = db.prepare<{ owner: string; until: number; now: number; max: number }, JobRow>(
     `UPDATE jobs SET state = 'running', owner = @owner, lease_until = @until, attempts = attempts + 1, updated_at = @now
      WHERE id IN (SELECT id FROM jobs WHERE state = 'queued' AND not_before <= @now ORDER BY not_before, id LIMIT @max)
-     RETURNING ${RECORD_COLUMNS}, payload`,
+     RETURNING ${RECORD_COLUMNS}`,
   )
   const owned = db.prepare<[number, string], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ? AND owner = ?`)
   const byId = db.prepare<[number], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ?`)
@@ -69,6 +88,13 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
     'DELETE FROM jobs WHERE (state = \'done\' AND finished_at < ?) OR (state = \'failed\' AND finished_at < ?)',
   )
 
+  /** A job's payload as stored (every job has one: it is written in the transaction that stores the job). */
+  function storedPayload(id: number): JsonObject {
+    const row = payloadOf.get(id)
+    if (!row) throw new GatewayError('ERR_STATE', `job ${id} has no stored payload`)
+    return decodePayload(row)
+  }
+
   /** True when the process named by `name` cannot be holding its lease any more. */
   function ownerGone(name: string | null): boolean {
     if (name === null) return true
@@ -90,12 +116,14 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
       return row && { id: String(row.id), state: row.state, finishedAt: row.finished_at ?? undefined }
     },
     add(job, reservation, maxQueue, now) {
-      return writer.run((): AddResult => {
-        if ((queuedCount.get()?.n ?? 0) >= maxQueue) return { status: 'full' }
+      let stored: number | undefined
+      return tracked((): AddResult => {
+        if (queued.get() >= maxQueue) return { status: 'full' }
         if (reservation?.status === 'redeliver') {
           const row = byId.get(Number(reservation.jobId))
           if (row?.state === 'failed') {
             update.run(recordParams(queuedAgain(toRecord(row), now)))
+            queued.add(1)
             return { status: 'accepted', id: String(row.id) }
           }
         }
@@ -107,16 +135,25 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
           dropKey.run(job.dedupKey)
         }
         const result = insert.run({
-          route: job.route, event: job.event, delivery_id: job.deliveryId, dedup_key: job.dedupKey ?? null, payload: job.payloadJson,
-          received_at: job.receivedAt, now,
+          route: job.route, event: job.event, delivery_id: job.deliveryId, dedup_key: job.dedupKey ?? null, received_at: job.receivedAt, now,
         })
-        return { status: 'accepted', id: String(result.lastInsertRowid) }
+        stored = Number(result.lastInsertRowid)
+        insertPayload.run(stored, encodePayload(job.payloadJson))
+        fresh.put(stored, job.payload)
+        queued.add(1)
+        return { status: 'accepted', id: String(stored) }
+      }).catch((err: unknown) => {
+        // Not stored: the id may be given to another job, which must not be handed this payload.
+        if (stored !== undefined) fresh.drop(stored)
+        throw err
       })
     },
     lease(max, now) {
-      return writer.run((): LeasedRow[] =>
-        lease.all({ owner, until: now + leaseMs, now, max }).map((row) => ({ job: toRecord(row), payload: JSON.parse(row.payload) as JsonObject })),
-      )
+      return tracked((): LeasedRow[] => {
+        const rows = lease.all({ owner, until: now + leaseMs, now, max })
+        queued.add(-rows.length)
+        return rows.map((row) => ({ job: toRecord(row), payload: fresh.take(row.id) ?? storedPayload(row.id) }))
+      })
     },
     async saveAnswer(id, text, now) {
       await writer.run(() => saveAnswer.run(text, now, Number(id), owner))
@@ -129,10 +166,13 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
       writer.run(() => addProcess.run(JSON.stringify(recordProcess(pid)), Number(id), owner)).catch(() => {})
     },
     async finish(id, outcome, now) {
-      await writer.run(() => {
+      await tracked(() => {
         const row = owned.get(Number(id), owner)
-        if (row) update.run(recordParams(finishedRecord(toRecord(row), outcome, now)))
         // No row: the lease was lost (this process was taken for dead) and another owner has the job.
+        if (!row) return
+        const next = finishedRecord(toRecord(row), outcome, now)
+        update.run(recordParams(next))
+        if (next.state === 'queued') queued.add(1)
       })
     },
     nextDue() {
@@ -142,7 +182,7 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
       return unfinished.get()?.n ?? 0
     },
     recover(now) {
-      return writer.run(() => {
+      return tracked(() => {
         let jobs = 0
         let killed = 0
         for (const row of running.all(owner)) {
@@ -151,6 +191,7 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
           giveBack.run(now, now, row.id)
           jobs++
         }
+        queued.add(jobs)
         return { jobs, killed }
       })
     },
@@ -160,5 +201,6 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
     expire(doneBefore, failedBefore) {
       return writer.run(() => expire.run(doneBefore, failedBefore).changes)
     },
+    recount: () => queued.forget(),
   }
 }

@@ -20,12 +20,15 @@ export interface Writer {
 /** Creates a writer over `db`. */
 export function groupCommit(db: Db): Writer {
   let batch: Pending[] = []
+  // Inside the batch's transaction, better-sqlite3 runs this as a savepoint. Made once: wrapping each item's
+  // work with db.transaction() built a new wrapper per write.
+  const savepoint = db.transaction((work: () => unknown) => work())
   const commit = db.transaction((items: readonly Pending[]) => {
     const results: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }> = []
     for (const item of items) {
       // A savepoint per item: one failing statement (a constraint) undoes only its own writes.
       try {
-        results.push({ ok: true, value: db.transaction(item.work)() })
+        results.push({ ok: true, value: savepoint(item.work) })
       } catch (err) {
         results.push({ ok: false, err })
       }

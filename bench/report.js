@@ -1,0 +1,111 @@
+/**
+ * Printing the bench: one table of every scenario and server with ratios against the floor and octokit of the
+ * same run, then the goals of issue 8 ("Speed") met or missed, the state files and the memory backend's heap.
+ * A missed goal is printed, never an exit code: the figures are to be read, on a machine that may be busy.
+ */
+
+const fmtInt = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-')
+const fmtMs = (n) => (Number.isFinite(n) ? n.toFixed(2) : '-')
+const fmtRatio = (n) => (Number.isFinite(n) ? n.toFixed(2) : '')
+const mib = (bytes) => (bytes / 2 ** 20).toFixed(1)
+export const verdict = (ok) => (ok ? 'PASS' : 'MISS')
+
+function table(rows, headers, align) {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  const line = (cells) => cells.map((c, i) => (align[i] === 'r' ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd()
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n')
+}
+
+/** The goals that hold on `row`, as `>= 0.80 floor PASS` fragments. */
+function goalCells(row, goals) {
+  return goals
+    .filter((g) => g.scenario === row.scenario && g.server === row.server)
+    .map((g) => `>= ${g.min.toFixed(2)} ${g.against} ${verdict(row.vs[g.against] >= g.min)}`)
+    .join(', ')
+}
+
+/** The main table: `rows` as run.js measured them (with `vs` and `cpuVsFloor` filled in). */
+export function printTable(rows, { scenarios, servers, goals }) {
+  const cells = []
+  let previous
+  for (const row of rows) {
+    cells.push([
+      row.scenario === previous ? '' : scenarios.find((s) => s.name === row.scenario).label,
+      servers[row.server].label,
+      fmtInt(row.rps),
+      fmtMs(row.p50),
+      fmtMs(row.p99),
+      fmtInt(row.cpuPerRequestMicros),
+      row.server === 'floor' ? '' : fmtRatio(row.vs.floor),
+      row.server === 'octokit' ? '' : fmtRatio(row.vs.octokit),
+      row.server === 'floor' ? '' : fmtRatio(row.cpuVsFloor),
+      goalCells(row, goals),
+    ])
+    previous = row.scenario
+  }
+  const headers = ['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req', 'vs floor', 'vs octokit', 'CPU vs floor', 'goal (req/s ratio)']
+  console.log(table(cells, headers, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l']))
+}
+
+/** Every goal, met or missed, with the CPU ratio beside the req/s one. */
+export function printGoals(rows, { servers, goals }) {
+  console.log('Goals (issue 8, "Speed"; ratios of req/s measured in this run, CPU ratio in brackets):')
+  for (const g of goals) {
+    const row = rows.find((r) => r.scenario === g.scenario && r.server === g.server)
+    const name = `${servers[g.server].label}, ${g.scenario}: >= ${g.min.toFixed(2)} x ${g.against}`
+    if (!row || !Number.isFinite(row.vs[g.against])) {
+      console.log(`  ${name.padEnd(62)} not measured`)
+      continue
+    }
+    const against = rows.find((r) => r.scenario === g.scenario && r.server === g.against)
+    const cpu = against ? against.cpuPerRequestMicros / row.cpuPerRequestMicros : NaN
+    console.log(`  ${name.padEnd(62)} ${row.vs[g.against].toFixed(2)} (CPU ${fmtRatio(cpu)})  ${verdict(row.vs[g.against] >= g.min)}`)
+  }
+}
+
+/** What the state files hold after the run: jobs, bytes, bytes per job. */
+export function printStateFiles(files, servers) {
+  for (const f of files) {
+    if (f.error) {
+      console.log(`${servers[f.server].label} state file: cannot read it (${f.error})`)
+      continue
+    }
+    const perJob = f.jobs > 0 ? `, ${(f.bytes / f.jobs / 1024).toFixed(1)} KiB per job` : ''
+    console.log(
+      `${servers[f.server].label} state file: ${f.jobs.toLocaleString('en-US')} jobs (${JSON.stringify(f.states)}), ` +
+        `${mib(f.bytes)} MiB with its WAL${perJob} (payload ${(f.payloadBytes / Math.max(1, f.jobs) / 1024).toFixed(1)} KiB per job)`,
+    )
+  }
+}
+
+/** The memory backend's heap with finished jobs (bench/dedup-memory.js). */
+export function printHeap(heap, goalMib) {
+  const keys = heap.keys
+  console.log(
+    `memory backend, ${keys.count.toLocaleString('en-US')} finished jobs holding their de-dup keys (payload {}): ` +
+      `${keys.mib.toFixed(1)} MiB of heap (${Math.round(keys.bytesPerJob)} bytes per job)  goal < ${goalMib} MiB  ` +
+      `${verdict(keys.mib < goalMib && keys.held)}`,
+  )
+  const p = heap.payloads
+  console.log(
+    `  with the ${fmtInt(p.payloadBytes)}-byte pull_request payload each (${p.count.toLocaleString('en-US')} jobs measured): ` +
+      `${fmtInt(p.bytesPerJob)} bytes per job, so ${(p.bytesPerJob * keys.count / 2 ** 30).toFixed(2)} GiB for ` +
+      `${keys.count.toLocaleString('en-US')} (the backend keeps finished jobs, payload included, for an hour, up to 100,000)`,
+  )
+}
+
+/** CPU per event without sockets: the acknowledgement (agents busy) and the whole life (echo), per backend. */
+export function printHandleCost(runs) {
+  const find = (kind, agent) => runs.find((r) => r.kind === kind && r.agent === agent)
+  const floor = find('floor', 'busy')
+  console.log(`Without sockets (gateway.handle(), ${floor?.connections ?? '?'} loops, us of CPU per accepted event; the floor: ${fmtInt(floor?.cpuMicrosPerEvent)}):`)
+  for (const kind of ['sqlite', 'memory']) {
+    const ack = find(kind, 'busy')
+    const life = find(kind, 'echo')
+    if (!ack || !life) continue
+    console.log(
+      `  ${kind.padEnd(7)} acknowledgement ${fmtInt(ack.cpuMicrosPerEvent).padStart(5)} (${(floor.cpuMicrosPerEvent / ack.cpuMicrosPerEvent).toFixed(2)} x floor)` +
+        `   whole life (echo agent, queue drained) ${fmtInt(life.cpuMicrosPerEvent).padStart(5)} (+${fmtInt(life.cpuMicrosPerEvent - ack.cpuMicrosPerEvent)})`,
+    )
+  }
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest'
+import { jobPool, type LeaseTable, type LeasedRow } from '../../src/core/job-pool.js'
+import type { JobOutcome } from '../../src/core/jobs.js'
+import { silentLogger } from '../../src/core/logger.js'
+import { leasedRecord } from '../fixtures/dispatch.js'
+
+/** A table of `queued` waiting jobs that counts how often the pool asks it for the next due time. */
+function countingTable(queued: number) {
+  let waiting = queued
+  let seq = 0
+  const calls = { nextDue: 0, lease: 0 }
+  const table: LeaseTable = {
+    async lease(max) {
+      calls.lease++
+      const rows: LeasedRow[] = []
+      while (rows.length < max && waiting > 0) {
+        waiting--
+        rows.push({ job: leasedRecord({ id: String(++seq) }), payload: {} })
+      }
+      return rows
+    },
+    async saveAnswer() {},
+    async saveProgress() {},
+    recordProcess() {},
+    async finish() {},
+    nextDue: () => {
+      calls.nextDue++
+      return waiting > 0 ? 0 : undefined
+    },
+    unfinished: () => waiting,
+  }
+  return { table, calls, add: () => void waiting++ }
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve))
+
+describe('job pool with every slot taken', () => {
+  it('neither leases nor looks for the next due job on each add, and leases again when a job ends', async () => {
+    const { table, calls, add } = countingTable(2)
+    const pool = jobPool(table, { concurrency: 2, now: () => 0, log: () => silentLogger })
+    const release: Array<(outcome: JobOutcome) => void> = []
+    pool.start(() => new Promise((resolve) => release.push(resolve)))
+    await settle()
+    expect(release).toHaveLength(2)
+
+    const before = { ...calls }
+    for (let i = 0; i < 100; i++) {
+      add()
+      pool.wake()
+    }
+    await settle()
+    expect(calls).toEqual(before) // a burst while the agents are busy costs the table nothing
+
+    release[0]!({ kind: 'done' })
+    await settle()
+    await settle()
+    expect(release).toHaveLength(3) // the freed slot took the next job
+    for (const done of release.slice(1)) done({ kind: 'done' })
+    await pool.stop(1000)
+  })
+
+  it('frees a slot when the try ends: the next lease goes with the outcome, not after it is stored', async () => {
+    const { table, calls } = countingTable(3)
+    const order: string[] = []
+    const pending: Array<() => void> = []
+    const lease = table.lease.bind(table)
+    table.lease = (max, t) => (order.push('lease'), lease(max, t))
+    table.finish = () => (order.push('finish'), new Promise<void>((resolve) => pending.push(resolve)))
+    const pool = jobPool(table, { concurrency: 1, now: () => 0, log: () => silentLogger })
+    const ran: string[] = []
+    pool.start(async ({ job }) => (ran.push(job.id), { kind: 'done' }))
+    await settle()
+    // No outcome is stored yet, and each job ran in the slot its predecessor freed, one at a time.
+    expect(order.slice(0, 4)).toEqual(['lease', 'finish', 'lease', 'finish'])
+    expect(ran).toEqual(['1', '2', '3'])
+    expect(calls.lease).toBeGreaterThanOrEqual(3)
+    for (const store of pending) store()
+    await pool.stop(1000)
+  })
+})

@@ -33,6 +33,9 @@ export async function openJobs(config: HookpilotConfig, baseDir: string): Promis
       'state.driver is memory: jobs live only inside the running gateway and cannot be listed from outside it. Use state.driver: sqlite (the default) to keep them.',
     )
   }
+  if (state.driver !== 'sqlite') {
+    throw new GatewayError('ERR_STATE', `hookpilot jobs works with state.driver sqlite; "${state.driver}" is not one it can open.`)
+  }
   const { path: file, sync } = sqliteOptions(config)
   const path = resolve(baseDir, file)
   const db = openStateDb(path, sync)

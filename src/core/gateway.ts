@@ -208,8 +208,11 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
     return address
   }
 
-  async function close(): Promise<void> {
-    if (closing) return
+  let closed: Promise<void> | undefined
+  // A second call waits for the first: an embedder that calls close() twice must not exit mid-grace.
+  const close = (): Promise<void> => (closed ??= shutdown())
+
+  async function shutdown(): Promise<void> {
     closing = true
     subscriptions?.stop()
     // The listener stays open through the grace period: new webhooks are answered 503 `Shutting down` (with

@@ -56,9 +56,28 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
   let running = 0
   let worker: JobWorker | undefined
   let stopping = false
-  let pumping = false
+  let pumping: Promise<void> | undefined
   let again = false
   let timer: NodeJS.Timeout | undefined
+
+  /**
+   * Stores a try's outcome, trying again while the store refuses (a long write lock held by another process):
+   * a job whose outcome is dropped would stay `running`. During a stop it gives up after one failure; the job
+   * then stays leased by this process and the next start gives it back.
+   */
+  async function store(id: string, deliveryId: string, outcome: JobOutcome): Promise<void> {
+    for (let delay = 100, logged = false; ; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        await table.finish(id, outcome, now())
+        return
+      } catch (err) {
+        if (!logged) options.log().error('cannot store the outcome of a job; trying again', { job: id, delivery: deliveryId, reason: message(err) })
+        logged = true
+        if (stopping) throw err
+        await new Promise((resolve) => setTimeout(resolve, delay).unref())
+      }
+    }
+  }
 
   function launch({ job, payload }: LeasedRow, run: JobWorker): void {
     const abort = new AbortController()
@@ -79,13 +98,12 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
         // The agent's slot is free once the try has ended, not once its outcome is stored: the next lease then
         // goes into the same commit as this outcome instead of waiting one more turn for its own.
         running--
-        const stored = table.finish(job.id, outcome, now())
+        const stored = store(job.id, job.deliveryId, outcome)
         wake()
         return stored
       })
-      .catch((err: unknown) => {
-        // The job stays `running` in the table; a later start (or lease expiry) gives it back to the queue.
-        options.log().error('cannot store the outcome of a job', { job: job.id, delivery: job.deliveryId, reason: message(err) })
+      .catch(() => {
+        // Stopping: the job stays `running` under this process's lease; the next start gives it back.
       })
       .finally(() => {
         active.delete(entry)
@@ -95,12 +113,19 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     active.add(entry)
   }
 
-  async function pump(): Promise<void> {
+  function pump(): Promise<void> {
     if (pumping) {
       again = true
-      return
+      return pumping
     }
-    pumping = true
+    pumping = leaseWhileFree().finally(() => {
+      pumping = undefined
+      schedule()
+    })
+    return pumping
+  }
+
+  async function leaseWhileFree(): Promise<void> {
     try {
       do {
         again = false
@@ -116,10 +141,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
         }
       } while (again)
     } catch (err) {
-      options.log().error('cannot lease jobs', { reason: message(err) })
-    } finally {
-      pumping = false
-      schedule()
+      if (!stopping) options.log().error('cannot lease jobs', { reason: message(err) })
     }
   }
 
@@ -147,6 +169,8 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     async stop(graceMs) {
       stopping = true
       clearTimeout(timer)
+      // A lease already on its way is waited for: what it took is handed back before the store may close.
+      await pumping
       const settled = () => Promise.all([...active.values()].map((a) => a.done)).then(() => true)
       const finished = await within(settled(), graceMs)
       if (!finished) {

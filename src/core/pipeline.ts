@@ -10,6 +10,9 @@ import { parsePayload } from './parse-body.js'
 import { INSECURE_NO_AUTH, isLoopback } from './routes.js'
 import type { Clock, EventFilter, JsonObject, Logger, RawRequest, RateLimiter, Route, Source, WebhookEvent } from './types.js'
 
+/** Headers a reverse proxy adds to what it forwards. */
+const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const
+
 /** De-duplication window of the seed: one hour (after the job finished). */
 export const IDEMPOTENCY_TTL_MS = 60 * 60 * 1000
 
@@ -53,6 +56,11 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       // Checked on the socket the request came in on: an embedder may serve gateway.handler on any address.
       if (req.localAddress !== undefined && !isLoopback(req.localAddress)) {
         return reject(route, req, 'rejected request: INSECURE_NO_AUTH is refused off loopback')
+      }
+      // A proxy on this machine (nginx in front of a loopback bind) brings the network to loopback: a request
+      // it forwarded says so in its headers, and is refused too.
+      if (PROXY_HEADERS.some((h) => req.headers[h] !== undefined)) {
+        return reject(route, req, 'rejected request: INSECURE_NO_AUTH is refused for a request a proxy forwarded')
       }
       return { source }
     }

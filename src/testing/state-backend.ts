@@ -231,6 +231,16 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
         expect(jobs.map((j) => [j.deliveryId, j.lastError]).sort()).toEqual([['x', 'exit 1'], ['y', 'the worker threw: kaboom']])
       })
 
+      it('a job added just before stop is never left running: it ran, or it is queued with its try uncounted', async () => {
+        const { backend, accept } = await setup()
+        await accept('late')
+        backend.queue.start(recorder().worker)
+        await backend.queue.stop(0)
+        const [job] = await backend.jobs.list()
+        expect(job?.state).not.toBe('running')
+        if (job?.state === 'queued') expect(job.attempts).toBe(0)
+      })
+
       it('stop waits for running jobs within the grace period', async () => {
         const { backend, accept } = await setup()
         await accept('s')
@@ -299,7 +309,7 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
         await expect(backend.jobs.retry(c.status === 'accepted' ? c.id : '')).rejects.toThrow(/only a done or failed job can be retried/)
       })
 
-      it('purge deletes jobs that finished before a time, never unfinished ones', async () => {
+      it('purge deletes jobs that finished before a time, never unfinished ones, nor done ones within the de-dup window', async () => {
         const { backend, accept, settled, clock } = await setup()
         await accept('old')
         backend.queue.start(recorder().worker)
@@ -307,7 +317,11 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
         clock.advance(10_000)
         await backend.queue.stop(0)
         await accept('queued')
-        expect(await backend.jobs.purge(clock.now() - 20_000)).toBe(0)
+        // Done 10 s ago: it still holds its delivery id, so a purge "up to now" keeps it.
+        expect(await backend.jobs.purge(clock.now())).toBe(0)
+        expect((await backend.dedup.reserve('pr\u0000old', HOUR)).status).toBe('duplicate')
+        clock.advance(HOUR)
+        expect(await backend.jobs.purge(clock.now() - 20_000 - HOUR)).toBe(0)
         expect(await backend.jobs.purge(clock.now())).toBe(1)
         expect((await backend.jobs.list()).map((j) => j.deliveryId)).toEqual(['queued'])
       })

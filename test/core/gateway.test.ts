@@ -104,6 +104,21 @@ describe('createGateway', () => {
     await expect(fetch(`${url}/health`)).rejects.toThrow() // after the grace period the server is gone
   })
 
+  it('a second close() waits for the first, instead of returning while the grace period runs', async () => {
+    let finish: () => void = () => {}
+    const { gateway, runs } = await testGateway({ agent: () => new Promise((resolve) => (finish = () => resolve({ ok: true, text: 'x' }))) })
+    expect((await gateway.handle(request('slow'))).status).toBe(202)
+    await expect.poll(() => runs.length).toBe(1)
+    const order: string[] = []
+    const first = gateway.close().then(() => order.push('first'))
+    const second = gateway.close().then(() => order.push('second'))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(order).toEqual([])
+    finish()
+    await Promise.all([first, second])
+    expect(order.sort()).toEqual(['first', 'second'])
+  })
+
   it('close() aborts runs still going when the grace period ends', async () => {
     let aborted = false
     const { gateway } = await testGateway({

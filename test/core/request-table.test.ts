@@ -378,10 +378,15 @@ describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (tr
     expect((await answered(1))[0]?.text).toBe('fine')
   })
 
-  it('INSECURE_NO_AUTH on a loopback bind skips the signature check', async () => {
+  it('INSECURE_NO_AUTH on a loopback bind skips the signature check, but not for a request a proxy forwarded', async () => {
     const { send } = await start({ routes: { dev: { secret: 'INSECURE_NO_AUTH' } } })
     const res = await send({ path: '/webhooks/dev', headers: { 'content-type': 'application/json' }, body: '{"a":1}' })
     expect(res.status).toBe(202)
+    // nginx on this machine in front of a loopback bind: the request came from the network after all.
+    for (const header of ['x-forwarded-for', 'forwarded', 'x-real-ip']) {
+      const proxied = await send({ path: '/webhooks/dev', headers: { 'content-type': 'application/json', [header]: '203.0.113.9' }, body: '{"a":2}' })
+      expect(proxied.status).toBe(401)
+    }
   })
 })
 

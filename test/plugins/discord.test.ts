@@ -60,6 +60,15 @@ describe('discordDelivery', () => {
     expect(nonces[2]).not.toBe(nonces[1])
   })
 
+  it('a new answer to the same delivery (an operator re-ran the job) gets a nonce of its own, so Discord posts it', async () => {
+    api.serve(url(CHANNEL), () => HttpResponse.json({ id: '1' }))
+    const target = discordDelivery({ token: TOKEN })
+    await target.deliver(answer('first review'), deliveryContext())
+    await target.deliver(answer('second review'), deliveryContext())
+    const [first, second] = api.requests.map((r) => jsonOf(r)['nonce'])
+    expect(first).not.toBe(second)
+  })
+
   it.each(['../../guilds/1', '123/messages?x=', 'general', ''])('refuses the channel id %j without a request', async (chatId) => {
     api.serve(url(CHANNEL), () => HttpResponse.json({ id: '1' }))
     const error = await discordDelivery({ token: TOKEN, homeChannel: chatId === '' ? 'home' : undefined })

@@ -4,7 +4,8 @@
  */
 import Database from 'better-sqlite3'
 import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { StateBackend } from '../../src/core/jobs.js'
@@ -104,5 +105,36 @@ describe('sqliteState: group commit', () => {
     await expect(state.queue.add(newJob('refused'), await state.dedup.reserve('pr\u0000refused', 3_600_000))).rejects.toThrow('disk says no')
     expect((await state.dedup.reserve('pr\u0000refused', 3_600_000)).status).toBe('new') // the key was given back
     await state.close?.()
+  })
+})
+
+describe('sqliteState: leases of other processes', () => {
+  it('a live lease of an owner in another pid namespace (a container sharing the file) is left alone until it runs out', async () => {
+    const path = join(folder, 'foreign.db')
+    let t = Date.UTC(2026, 0, 1)
+    const a = sqliteState({ path, concurrency: 1, maxQueue: 10, leaseMs: 30_000, now: () => t })
+    await a.start?.({ log: silentLogger })
+    await a.queue.add(newJob('c-1'), await a.dedup.reserve('pr\u0000c-1', 3_600_000))
+    await a.queue.add(newJob('c-2'), await a.dedup.reserve('pr\u0000c-2', 3_600_000))
+    await a.close?.()
+    // As another container would have left it: running, leased for 30 s, by a process of another pid namespace that has this process's pid.
+    const db = new Database(path)
+    // This host and boot, another pid namespace: its pids are not this namespace's.
+    const foreign = JSON.stringify([hostname(), readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), 'pid:[4026531999]', process.pid, 'other'])
+    const lease = db.prepare('UPDATE jobs SET state = \'running\', owner = ?, lease_until = ?, processes = ? WHERE id = ?')
+    lease.run(foreign, t + 30_000, JSON.stringify([{ pid: process.pid, start: 'never-matches' }]), 1)
+    // And one written as host:pid:token, this process's pid: no namespace to compare, so only its lease tells.
+    lease.run(`${hostname()}:${process.pid}:other`, t + 30_000, null, 2)
+    db.close()
+    const b = sqliteState({ path, concurrency: 1, maxQueue: 10, leaseMs: 30_000, now: () => t })
+    await b.start?.({ log: silentLogger })
+    expect([(await b.jobs.get('1'))?.state, (await b.jobs.get('2'))?.state]).toEqual(['running', 'running'])
+    await b.close?.()
+    t += 30_001
+    const c = sqliteState({ path, concurrency: 1, maxQueue: 10, leaseMs: 30_000, now: () => t })
+    await c.start?.({ log: silentLogger })
+    // Their leases ran out: taken back, nothing killed here.
+    expect([(await c.jobs.get('1'))?.state, (await c.jobs.get('2'))?.state]).toEqual(['queued', 'queued'])
+    await c.close?.()
   })
 })

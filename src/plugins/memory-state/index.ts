@@ -6,6 +6,7 @@
 import { GatewayError } from '../../core/errors.js'
 import { jobPool, type LeaseTable, type LeasedRow } from '../../core/job-pool.js'
 import type { JobCounts, JobOutcome, JobRecord, JobState, NewJob, StateBackend } from '../../core/jobs.js'
+import { IDEMPOTENCY_TTL_MS as DEDUP_WINDOW_MS } from '../../core/pipeline.js'
 import { reservationBook } from '../../core/reservations.js'
 import { silentLogger } from '../../core/logger.js'
 import type { Clock, JsonObject, Logger } from '../../core/types.js'
@@ -25,6 +26,9 @@ export interface MemoryStateOptions {
   /** Longest sleep of the worker pool between looks at the queue. Defaults to 1,000 ms. */
   readonly pollMs?: number | undefined
 }
+
+/** How many done jobs keep their payloads, so an operator's retry can run one again. */
+const DONE_PAYLOADS = 1_000
 
 interface Entry {
   job: JobRecord
@@ -47,6 +51,7 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
   const keys = new Map<string, string>() // de-dup key -> job id
   const finished = new Map<string, number>() // job id -> finished at, oldest first
   const waiting = new Set<string>() // queued job ids, so a lease never walks the finished ones
+  const withPayload = new Set<string>() // done jobs that still hold their payload, oldest first
   const book = reservationBook()
   let queued = 0
   let running = 0
@@ -112,6 +117,18 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
     async finish(id, outcome: JobOutcome, t) {
       const e = entry(id)
       update(e, finishedRecord(e.job, outcome, t))
+      // A done job keeps its record for the de-dup window, but only the latest keep their payloads (tens of KB
+      // each, needed only to run one again): memory stays bounded by what runs, not by what ran.
+      if (e.job.state === 'done') {
+        withPayload.add(id)
+        for (const oldest of withPayload) {
+          if (withPayload.size <= DONE_PAYLOADS) break
+          withPayload.delete(oldest)
+          const old = jobs.get(oldest)
+          if (old?.job.state === 'done') old.payload = undefined
+        }
+      }
+      sweep(t)
     },
     nextDue() {
       let due: number | undefined
@@ -200,6 +217,9 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
       async retry(id) {
         const e = jobs.get(id)
         if (!e) return undefined
+        if (e.payload === undefined) {
+          throw new GatewayError('ERR_STATE', `job ${id} is done and its payload is no longer kept (the memory backend keeps the latest ${DONE_PAYLOADS}): it cannot run again; use state.driver: sqlite to keep them`)
+        }
         update(e, retriedRecord(e.job, now()))
         const retried = e.job
         pool.wake()
@@ -207,8 +227,10 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
       },
       async purge(before) {
         let n = 0
+        // A done job holds its delivery id for the de-dup window: purging it sooner would let a redelivery run again.
+        const doneBefore = Math.min(before, now() - DEDUP_WINDOW_MS)
         for (const [id, at] of [...finished]) {
-          if (at >= before) continue
+          if (at >= (jobs.get(id)?.job.state === 'done' ? doneBefore : before)) continue
           finished.delete(id)
           const gone = jobs.get(id)
           jobs.delete(id)

@@ -55,7 +55,7 @@ export function chatTarget(spec: ChatPlatformSpec): DeliveryTarget {
       }
       const text = answer.text.trim() === '' ? EMPTY_ANSWER : answer.text
       const parts = splitMessage(text, spec.limit).filter((p) => p.trim() !== '')
-      const key = answerKey(answer.route, answer.deliveryId)
+      const key = answerKey(answer.route, answer.deliveryId, text)
       const done = ctx.progress
       if (done > 0) ctx.log.info('resuming a split answer', { route: answer.route, delivery: answer.deliveryId, target: spec.name, posted: done })
       for (let part = done; part < parts.length; part++) {

@@ -1,8 +1,9 @@
 /**
  * The queue's table: storing accepted jobs, leasing due ones, recording answers, progress and outcomes, and
- * giving back the jobs a dead process held. A lease names its owner (host, pid and a token of this process) and
- * lasts `leaseMs`, renewed while the job runs; a job whose owner died on this machine is taken back at once,
- * one whose owner may live (another host, or a pid that answers) when its lease runs out.
+ * giving back the jobs a dead process held. A lease names its owner (host, boot, pid namespace, pid and a token
+ * of this process) and lasts `leaseMs`, renewed while this process still means to store the job's outcome. A
+ * job whose owner is dead in this namespace is taken back at once (and the process groups it recorded killed);
+ * one whose owner lives elsewhere only when its lease ran out; a live owner here keeps its jobs.
  */
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
@@ -12,7 +13,7 @@ import { finishedRecord, queuedAgain } from '../../core/job-transitions.js'
 import type { AddResult, NewJob, Reservation } from '../../core/jobs.js'
 import type { KeyHolder } from '../../core/reservations.js'
 import type { Clock, JsonObject } from '../../core/types.js'
-import { killOrphans, parseRecorded, recordProcess } from '../shared/orphans.js'
+import { isRunning, killOrphans, ownerName, parseOwner, parseRecorded, recordProcess, sameNamespace, thisOwner } from '../shared/orphans.js'
 import type { Db } from './open.js'
 import { payloadCache } from './payload-cache.js'
 import { decodePayload, encodePayload, type PayloadRow } from './payload-codec.js'
@@ -39,8 +40,10 @@ const FRESH_PAYLOADS = 256
 
 /** Creates the table's statements over `db`. */
 export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs: number; readonly now: Clock }): SqliteTable {
-  const host = hostname()
-  const owner = `${host}:${process.pid}:${randomBytes(6).toString('hex')}`
+  const me = thisOwner(hostname(), randomBytes(6).toString('hex'))
+  const owner = ownerName(me)
+  // Jobs this process leased and has not stored an outcome for: the only leases it renews.
+  const held = new Set<number>()
   const { leaseMs } = options
   const queued = queuedCount(() => countQueued.get()?.n ?? 0)
   const fresh = payloadCache(FRESH_PAYLOADS)
@@ -83,7 +86,9 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
   const giveBack = db.prepare<[number, number, number]>(
     'UPDATE jobs SET state = \'queued\', owner = NULL, lease_until = NULL, processes = NULL, not_before = ?, updated_at = ? WHERE id = ?',
   )
-  const renew = db.prepare<[number, string]>('UPDATE jobs SET lease_until = ? WHERE owner = ? AND state = \'running\'')
+  const renew = db.prepare<[number, string, string]>(
+    'UPDATE jobs SET lease_until = ? WHERE owner = ? AND state = \'running\' AND id IN (SELECT value FROM json_each(?))',
+  )
   const expire = db.prepare<[number, number]>(
     'DELETE FROM jobs WHERE (state = \'done\' AND finished_at < ?) OR (state = \'failed\' AND finished_at < ?)',
   )
@@ -95,19 +100,21 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
     return decodePayload(row)
   }
 
-  /** True when the process named by `name` cannot be holding its lease any more. */
-  function ownerGone(name: string | null): boolean {
-    if (name === null) return true
-    const [ownerHost, pidText] = name.split(':')
-    if (ownerHost !== host) return false // another machine: only its lease tells
-    const pid = Number(pidText)
-    if (pid === process.pid) return true // this pid, another token: an earlier life of this pid (a container's pid 1)
-    try {
-      process.kill(pid, 0)
-      return false
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'ESRCH'
+  /**
+   * Whether a job another owner leased goes back to the queue: always when that owner is dead here (a pid of
+   * this namespace that no longer runs, or that is this process's own under another token: an earlier life of
+   * this pid, like a container's pid 1); for an owner elsewhere (another host, boot or pid namespace, or written
+   * some other way) only when its lease ran out. A live owner of this namespace keeps its jobs: it renews them
+   * when it can, and its agents must not be killed under it.
+   */
+  function reclaim(name: string | null, leaseUntil: number | null, now: number): { readonly take: boolean; readonly local: boolean } {
+    const other = parseOwner(name)
+    if (name === null) return { take: true, local: false }
+    if (other !== undefined && sameNamespace(me, other)) {
+      const dead = other.pid === me.pid ? other.token !== me.token : !isRunning(other.pid)
+      return { take: dead, local: true }
     }
+    return { take: (leaseUntil ?? 0) <= now, local: false }
   }
 
   return {
@@ -152,6 +159,7 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
       return tracked((): LeasedRow[] => {
         const rows = lease.all({ owner, until: now + leaseMs, now, max })
         queued.add(-rows.length)
+        for (const row of rows) held.add(row.id)
         return rows.map((row) => ({ job: toRecord(row), payload: fresh.take(row.id) ?? storedPayload(row.id) }))
       })
     },
@@ -167,6 +175,7 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
     },
     async finish(id, outcome, now) {
       await tracked(() => {
+        held.delete(Number(id))
         const row = owned.get(Number(id), owner)
         // No row: the lease was lost (this process was taken for dead) and another owner has the job.
         if (!row) return
@@ -186,8 +195,10 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
         let jobs = 0
         let killed = 0
         for (const row of running.all(owner)) {
-          if (!ownerGone(row.owner) && (row.lease_until ?? 0) > now) continue
-          killed += killOrphans(parseRecorded(row.processes))
+          const { take, local } = reclaim(row.owner, row.lease_until, now)
+          if (!take) continue
+          // Pids mean these processes only in the owner's own namespace: elsewhere, nothing is killed here.
+          if (local) killed += killOrphans(parseRecorded(row.processes))
           giveBack.run(now, now, row.id)
           jobs++
         }
@@ -196,7 +207,9 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
       })
     },
     async renew(now) {
-      await writer.run(() => renew.run(now + leaseMs, owner))
+      if (held.size === 0) return
+      const ids = JSON.stringify([...held])
+      await writer.run(() => renew.run(now + leaseMs, owner, ids))
     },
     expire(doneBefore, failedBefore) {
       return writer.run(() => expire.run(doneBefore, failedBefore).changes)

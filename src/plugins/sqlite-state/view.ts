@@ -4,6 +4,7 @@
  */
 import { retriedRecord } from '../../core/job-transitions.js'
 import type { JobCounts, JobFilter, JobRecord, JobsView } from '../../core/jobs.js'
+import { IDEMPOTENCY_TTL_MS as DEDUP_WINDOW_MS } from '../../core/pipeline.js'
 import type { Clock } from '../../core/types.js'
 import type { Db } from './open.js'
 import { RECORD_COLUMNS, UPDATE_RECORD, recordParams, toRecord, type JobRow } from './rows.js'
@@ -13,7 +14,9 @@ import type { Writer } from './writer.js'
 export function sqliteJobsView(db: Db, writer: Writer, now: Clock): JobsView {
   const byId = db.prepare<[number], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ?`)
   const update = db.prepare(UPDATE_RECORD)
-  const purge = db.prepare<[number]>('DELETE FROM jobs WHERE state IN (\'done\', \'failed\') AND finished_at < ?')
+  const purge = db.prepare<[number, number]>(
+    'DELETE FROM jobs WHERE (state = \'done\' AND finished_at < ?) OR (state = \'failed\' AND finished_at < ?)',
+  )
   const counts = db.prepare<[], { state: keyof JobCounts; n: number }>('SELECT state, count(*) AS n FROM jobs GROUP BY state')
   const get = (id: string): JobRow | undefined => (/^\d+$/.test(id) ? byId.get(Number(id)) : undefined)
 
@@ -47,7 +50,8 @@ export function sqliteJobsView(db: Db, writer: Writer, now: Clock): JobsView {
       })
     },
     purge(before) {
-      return writer.run(() => purge.run(before).changes)
+      // A done job holds its delivery id for the de-dup window: purging it sooner would let a redelivery run again.
+      return writer.run(() => purge.run(Math.min(before, now() - DEDUP_WINDOW_MS), before).changes)
     },
     async counts() {
       const out = { queued: 0, running: 0, done: 0, failed: 0 }

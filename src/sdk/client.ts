@@ -1,5 +1,4 @@
 /** `createMarketClient()`: the one entry of the SDK, wiring options into a transport and the queries. */
-import pLimit from 'p-limit'
 import { EventsQuery } from './catalog/events.js'
 import { MarketsQuery } from './catalog/markets.js'
 import type { Market, Outcome } from './catalog/model.js'
@@ -14,6 +13,7 @@ import { openInterest, type OpenInterest } from './data/open-interest.js'
 import { TradesQuery } from './data/trades.js'
 import { MarketUsageError } from './errors.js'
 import { createTransport } from './http.js'
+import { createLimit } from './limit.js'
 import { MarketHandle } from './market-handle.js'
 import { retryPolicy, type RetryOptions } from './retry.js'
 import type { MarketEvent, StreamEvent } from './stream/events.js'
@@ -118,7 +118,7 @@ export function createMarketClient(options: MarketClientOptions = {}): MarketCli
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new MarketUsageError(`concurrency must be a positive integer, got ${concurrency}`)
   }
-  const limit = pLimit(concurrency)
+  const limit = createLimit(concurrency)
   const request = createTransport({
     urls: {
       gamma: options.gammaUrl ?? DEFAULT_URLS.gammaUrl,

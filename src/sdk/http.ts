@@ -4,7 +4,6 @@
  * bound around every attempt (so every fan-out, not only batch chunks, is bounded).
  */
 import ky, { TimeoutError as KyTimeoutError } from 'ky'
-import type { LimitFunction } from 'p-limit'
 import * as v from 'valibot'
 import {
   BadRequestError,
@@ -16,6 +15,7 @@ import {
   type MarketError,
   type MarketErrorDetails,
 } from './errors.js'
+import type { Limit } from './limit.js'
 import { backoffMs, parseRetryAfter, type RetryPolicy } from './retry.js'
 
 /** The three services the client talks to. */
@@ -42,77 +42,98 @@ export interface RequestSpec<T> {
 export interface TransportOptions {
   readonly urls: Readonly<Record<Service, string>>
   readonly fetch: typeof globalThis.fetch | undefined
-  /** Ms per attempt, or `false` for none. */
+  /** Ms per attempt, headers and body together, or `false` for none. */
   readonly timeoutMs: number | false
   readonly userAgent: string
   readonly retry: RetryPolicy
   /** Bounds the attempts in flight (the client's `concurrency`); a request waiting to retry holds no slot. */
-  readonly limit: LimitFunction
+  readonly limit: Limit
 }
 
 /** Sends requests of one client. */
 export type Transport = <T>(spec: RequestSpec<T>) => Promise<T>
 
-/** Builds the transport of one client; ky is created once here, but reads `fetch` at call time so msw can patch it. */
+/**
+ * Builds the transport of one client. What it asks of ky is chosen by what each option costs per call on Node 20
+ * (figures in docs/sdk.md, "Speed"): ky makes an AbortController, a Request and a clone of it on every call whatever
+ * the options, so the client adds nothing on top of that which it can do without.
+ */
 export function createTransport(options: TransportOptions): Transport {
+  // `globalThis.fetch` is read at each call, not here, so msw (which patches it) and test doubles apply.
+  const fetchNow: typeof globalThis.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
   const api = ky.create({
-    fetch: (input, init) => (options.fetch ?? globalThis.fetch)(input, init),
+    // The client's own loop below retries: on a call that succeeds it costs nothing, while ky's retry options and
+    // hooks are merged and normalized again on every call. It also keeps a waiting retry out of the concurrency slots.
     retry: 0,
     throwHttpErrors: false,
+    // ky's timer aborts the AbortController ky makes for every call anyway, so it is the cheapest timer there is;
+    // one of our own would add a second controller. It covers the body too: see `readInto` below.
     timeout: options.timeoutMs,
-    headers: { 'user-agent': options.userAgent, accept: 'application/json' },
+    // No `headers`: ky would merge them into fresh Headers objects twice per call (five Headers in all); the
+    // constant ones are set on the Request ky hands to fetch instead (see `readInto`).
   })
+  const userAgent = options.userAgent
+  const urlOf = {
+    gamma: urlBuilder(options.urls.gamma),
+    clob: urlBuilder(options.urls.clob),
+    data: urlBuilder(options.urls.data),
+  }
 
-  async function once<T>(spec: RequestSpec<T>, url: string, endpoint: string): Promise<T> {
-    const started = Date.now()
+  async function once<T>(spec: RequestSpec<T>, url: string): Promise<T> {
+    let text = ''
+    // Given to ky as its `fetch`, so ky calls it inside its timeout: reading the body here puts the body under the
+    // same timer as the headers, and ky's abort on timeout (which the Request's signal follows) ends a body that
+    // stalls after the headers. A fetch that ignores the signal still cannot hang the call: ky's timeout rejects.
+    const readInto = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      // ky always hands over the Request it built; its headers are the caller's to change, as a beforeRequest hook
+      // would (without a hook's per-call cost). A given fetch sees the same Request as when ky set them.
+      if (input instanceof Request) {
+        input.headers.set('user-agent', userAgent)
+        input.headers.set('accept', 'application/json')
+      } else {
+        init = { ...init, headers: { 'user-agent': userAgent, accept: 'application/json' } }
+      }
+      const response = await fetchNow(input, init)
+      text = spec.signal === undefined ? await response.text() : await readText(response, spec.signal)
+      return response
+    }
     let response: Response
-    let text: string
     try {
-      // A GET without a signal is most calls: it takes ky's shortest path (no per-call options to merge).
+      // The per-call options are only what this call needs: no headers or searchParams to merge, no signal (a
+      // signal makes ky join it with its own through AbortSignal.any) unless the caller gave one.
       response =
         spec.method === undefined && spec.signal === undefined
-          ? await api(url)
+          ? await api(url, { fetch: readInto })
           : await api(url, {
+              fetch: readInto,
               method: spec.method ?? 'GET',
               ...(spec.body === undefined ? {} : { json: spec.body }),
               ...(spec.signal === undefined ? {} : { signal: spec.signal }),
             })
-      // ky's timeout ends when the headers arrive: the body gets what is left of the same budget.
-      const left = options.timeoutMs === false ? false : Math.max(1, options.timeoutMs - (Date.now() - started))
-      text = await readText(response, left, spec.signal)
     } catch (cause) {
       if (spec.signal?.aborted) throw spec.signal.reason
-      if (cause instanceof KyTimeoutError || cause === BODY_TIMEOUT) {
-        throw new MarketTimeoutError(`${endpoint} did not answer within ${options.timeoutMs} ms`, { url, cause })
+      if (cause instanceof KyTimeoutError) {
+        throw new MarketTimeoutError(`${endpointOf(spec)} did not answer within ${options.timeoutMs} ms`, { url, cause })
       }
-      throw new MarketHttpError(`${endpoint} failed: ${(cause as Error).message}`, { url, cause })
+      throw new MarketHttpError(`${endpointOf(spec)} failed: ${(cause as Error).message}`, { url, cause })
     }
     const body = parseJson(text)
-    const details = { status: response.status, url, serviceMessage: serviceMessage(body) }
-    if (!response.ok) throw statusError(endpoint, details, text, response.headers.get('retry-after'))
-    if (details.serviceMessage !== undefined) {
-      // The data service answers bursts with `200 {"error":"Too Many Requests"}`: still a throttle.
-      if (/too many requests|rate limit/i.test(details.serviceMessage)) {
-        throw new RateLimitedError(`${endpoint} throttled the client: ${details.serviceMessage}`, details)
-      }
-      throw new MarketHttpError(`${endpoint} answered with an error: ${details.serviceMessage}`, details)
+    const message = serviceMessage(body)
+    if (response.ok && message === undefined && body !== NOT_JSON && !(body === null && spec.notFound !== undefined)) {
+      const result = v.safeParse(spec.schema, body)
+      if (result.success) return result.output
+      const issues = result.issues.map((i) => ({ path: v.getDotPath(i) ?? '', message: i.message }))
+      const details = { status: response.status, url, serviceMessage: message }
+      throw new ShapeMismatchError(endpointOf(spec), issues, { ...details, cause: new v.ValiError(result.issues) })
     }
-    if (body === NOT_JSON) {
-      throw new MarketHttpError(`${endpoint} answered ${response.status} with a body that is not JSON`, details)
-    }
-    if (body === null && spec.notFound !== undefined) throw new NotFoundError(spec.notFound, details)
-    const result = v.safeParse(spec.schema, body)
-    if (result.success) return result.output
-    const issues = result.issues.map((i) => ({ path: v.getDotPath(i) ?? '', message: i.message }))
-    throw new ShapeMismatchError(endpoint, issues, { ...details, cause: new v.ValiError(result.issues) })
+    throw failure(spec, response, url, text, body, message)
   }
 
   return async function request<T>(spec: RequestSpec<T>): Promise<T> {
-    const url = buildUrl(options.urls[spec.service], spec.path, spec.query)
-    const endpoint = `${spec.service} ${spec.method ?? 'GET'} ${spec.path}`
+    const url = urlOf[spec.service](spec.path, spec.query)
     for (let attempt = 1; ; attempt++) {
       try {
-        return await options.limit(() => once(spec, url, endpoint))
+        return await options.limit(() => once(spec, url))
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason
         if (attempt > options.retry.limit || !isRetryable(err)) throw err
@@ -124,7 +145,37 @@ export function createTransport(options: TransportOptions): Transport {
   }
 }
 
-/** Joins a base URL, a path and the query; arrays become repeated keys. */
+/** `clob GET /book`: how errors name a request. Built only when one is thrown. */
+function endpointOf(spec: RequestSpec<unknown>): string {
+  return `${spec.service} ${spec.method ?? 'GET'} ${spec.path}`
+}
+
+/** The error of an answer that arrived but is not a usable body: a status, a service message, not JSON, null. */
+function failure(
+  spec: RequestSpec<unknown>,
+  response: Response,
+  url: string,
+  text: string,
+  body: unknown,
+  message: string | undefined,
+): MarketError {
+  const endpoint = endpointOf(spec)
+  const details = { status: response.status, url, serviceMessage: message }
+  if (!response.ok) return statusError(endpoint, details, text, response.headers.get('retry-after'))
+  if (message !== undefined) {
+    // The data service answers bursts with `200 {"error":"Too Many Requests"}`: still a throttle.
+    if (/too many requests|rate limit/i.test(message)) {
+      return new RateLimitedError(`${endpoint} throttled the client: ${message}`, details)
+    }
+    return new MarketHttpError(`${endpoint} answered with an error: ${message}`, details)
+  }
+  if (body === NOT_JSON) {
+    return new MarketHttpError(`${endpoint} answered ${response.status} with a body that is not JSON`, details)
+  }
+  return new NotFoundError(spec.notFound ?? endpoint, details)
+}
+
+/** Joins a base URL, a path and the query; arrays become repeated keys. The reference {@link urlBuilder} follows. */
 export function buildUrl(base: string, path: string, query: QueryInit | undefined): string {
   const url = new URL(base.replace(/\/+$/, '') + path)
   for (const [key, value] of Object.entries(query ?? {})) {
@@ -135,27 +186,66 @@ export function buildUrl(base: string, path: string, query: QueryInit | undefine
   return url.toString()
 }
 
-const NOT_JSON = Symbol('not JSON')
-const BODY_TIMEOUT = new Error('the body did not arrive in time')
+/** Path characters the URL parser keeps as they are (no percent-encoding, no `%`, no `\\`); dot segments aside. */
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9\-._~!$&'()*+,;=:@]*)+$/
+/** A `.` or `..` segment, which the URL parser would resolve away. */
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/
+/** Query text that URLSearchParams writes unchanged. */
+const PLAIN_QUERY = /^[A-Za-z0-9*\-._]*$/
 
 /**
- * The body as text, given up (and the stream cancelled, which closes the connection) after `ms` or on `signal`:
- * a server that sends its headers and then stalls must not hang a call forever.
+ * {@link buildUrl} for one base URL, giving the same string without a `URL` and a `URLSearchParams` per call: the
+ * base is checked once, and a path and query made only of characters the URL parser and the form encoder leave
+ * alone are joined as text. Anything else takes {@link buildUrl} itself, so the result is always the same.
  */
-async function readText(response: Response, ms: number | false, signal: AbortSignal | undefined): Promise<string> {
+export function urlBuilder(base: string): (path: string, query: QueryInit | undefined) => string {
+  const prefix = base.replace(/\/+$/, '')
+  let canonical = false
+  try {
+    canonical = !/[?#]/.test(prefix) && new URL(prefix + '/').href === prefix + '/'
+  } catch {
+    // Not a URL: buildUrl throws the parser's own error at call time, as before.
+  }
+  return (path, query) => {
+    if (!canonical || !PLAIN_PATH.test(path) || DOT_SEGMENT.test(path)) return buildUrl(base, path, query)
+    let search = ''
+    for (const key in query) {
+      const value = query[key]
+      if (value === undefined) continue
+      if (typeof value === 'object') {
+        for (const item of value) search += pair(key, item)
+      } else {
+        search += pair(key, String(value))
+      }
+    }
+    return search === '' ? prefix + path : `${prefix}${path}?${search.slice(1)}`
+  }
+}
+
+/** `&key=value`, form-encoded exactly as URLSearchParams writes it. */
+function pair(key: string, value: string): string {
+  if (PLAIN_QUERY.test(key) && PLAIN_QUERY.test(value)) return `&${key}=${value}`
+  return `&${new URLSearchParams([[key, value]]).toString()}`
+}
+
+const NOT_JSON = Symbol('not JSON')
+
+/**
+ * The body as text, given up (and the stream cancelled, which closes the connection) when `signal` aborts, even if
+ * the fetch in use ignores signals. The timeout needs nothing here: ky's own covers the body (see `readInto`).
+ */
+async function readText(response: Response, signal: AbortSignal): Promise<string> {
   const body = response.body
   if (body === null) return ''
-  if (ms === false && signal === undefined) return response.text()
   const reader = body.getReader()
-  let timer: ReturnType<typeof setTimeout> | undefined
   let onAbort: (() => void) | undefined
   const stop = new Promise<never>((_, reject) => {
     const give = (reason: unknown): void => {
       reject(reason)
       reader.cancel(reason).catch(() => {})
     }
-    if (ms !== false) timer = setTimeout(() => give(BODY_TIMEOUT), ms)
-    if (signal !== undefined) signal.addEventListener('abort', (onAbort = () => give(signal.reason)), { once: true })
+    if (signal.aborted) give(signal.reason)
+    else signal.addEventListener('abort', (onAbort = () => give(signal.reason)), { once: true })
   })
   try {
     const chunks: Uint8Array[] = []
@@ -166,8 +256,7 @@ async function readText(response: Response, ms: number | false, signal: AbortSig
     }
     return Buffer.concat(chunks).toString('utf8')
   } finally {
-    clearTimeout(timer)
-    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort)
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort)
   }
 }
 

@@ -1,4 +1,5 @@
 /** `createMarketClient()`: the one entry of the SDK, wiring options into a transport and the queries. */
+import pLimit from 'p-limit'
 import { EventsQuery } from './catalog/events.js'
 import { MarketsQuery } from './catalog/markets.js'
 import type { Market, Outcome } from './catalog/model.js'
@@ -13,7 +14,6 @@ import { openInterest, type OpenInterest } from './data/open-interest.js'
 import { TradesQuery } from './data/trades.js'
 import { MarketUsageError } from './errors.js'
 import { createTransport } from './http.js'
-import { createLimit } from './limit.js'
 import { MarketHandle } from './market-handle.js'
 import { retryPolicy, type RetryOptions } from './retry.js'
 import type { MarketEvent, StreamEvent } from './stream/events.js'
@@ -118,7 +118,8 @@ export function createMarketClient(options: MarketClientOptions = {}): MarketCli
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new MarketUsageError(`concurrency must be a positive integer, got ${concurrency}`)
   }
-  const limit = createLimit(concurrency)
+  // p-limit: the concurrency bound of every request of this client (its fan-outs included).
+  const limit = pLimit(concurrency)
   const request = createTransport({
     urls: {
       gamma: options.gammaUrl ?? DEFAULT_URLS.gammaUrl,

@@ -15,8 +15,10 @@ import {
   type MarketError,
   type MarketErrorDetails,
 } from './errors.js'
-import type { Limit } from './limit.js'
 import { backoffMs, parseRetryAfter, type RetryPolicy } from './retry.js'
+
+/** Runs `fn` once a slot is free (a p-limit `LimitFunction`). */
+type Limit = <R>(fn: () => Promise<R>) => Promise<R>
 
 /** The three services the client talks to. */
 export type Service = 'gamma' | 'clob' | 'data'

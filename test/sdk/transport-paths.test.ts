@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest'
 import { MarketTimeoutError, createMarketClient } from '../../src/sdk/index.js'
 import { buildUrl, urlBuilder, type QueryInit } from '../../src/sdk/http.js'
-import { createLimit } from '../../src/sdk/limit.js'
 
 const TOKEN = '10051672510051672510051672510051672510051672510051672510051672510051672510051'
 
@@ -44,49 +43,6 @@ describe('urlBuilder', () => {
     expect(() => build('/tags', undefined)).toThrow(TypeError)
   })
 })
-
-describe('createLimit', () => {
-  it('runs at most `concurrency` at once, hands slots over in order, and frees a slot when a run fails', async () => {
-    const limit = createLimit(2)
-    const started: number[] = []
-    const finish = new Map<number, (fail: boolean) => void>()
-    let inFlight = 0
-    let peak = 0
-    const run = (i: number) =>
-      limit(
-        () =>
-          new Promise<number>((resolve, reject) => {
-            started.push(i)
-            peak = Math.max(peak, ++inFlight)
-            finish.set(i, (fail) => {
-              inFlight--
-              if (fail) reject(new Error(`run ${i} failed`))
-              else resolve(i)
-            })
-          }),
-      )
-    const runs = [0, 1, 2, 3, 4].map(run)
-    await Promise.resolve()
-    expect(started).toEqual([0, 1])
-    finish.get(1)?.(true)
-    await expect(runs[1]).rejects.toThrow('run 1 failed')
-    await settle(() => started.length === 3)
-    expect(started).toEqual([0, 1, 2])
-    for (const i of [0, 2, 3, 4]) {
-      await settle(() => finish.has(i))
-      finish.get(i)?.(false)
-    }
-    await expect(Promise.all([runs[0], runs[2], runs[3], runs[4]])).resolves.toEqual([0, 2, 3, 4])
-    expect(started).toEqual([0, 1, 2, 3, 4])
-    expect(peak).toBe(2)
-  })
-})
-
-/** Lets queued microtasks and promise hand-overs run until `done()` holds (no timers involved). */
-async function settle(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !done(); i++) await Promise.resolve()
-  expect(done()).toBe(true)
-}
 
 describe('the call path with a given fetch', () => {
   it('hands the fetch the Request with the client headers on it', async () => {

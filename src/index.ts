@@ -83,6 +83,7 @@ export {
 export {
   subscriptionsPath, readSubscriptions, updateSubscriptions, resolveSubscriptions, type Subscription, type SubscriptionInput,
   type SubscriptionsFile, type SubscriptionsRead, type SkippedSubscription,
+  fileSubscriptionStore, type SubscriptionStore, type SubscriptionChange,
 } from './core/subscriptions/index.js'
 export {
   definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineSources, defineStateBackend,

@@ -25,7 +25,7 @@ import { createRouteTable, type MutableRouteTable } from './route-table.js'
 import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from './routes.js'
 import { createSecretSet, type SecretSet } from './secrets.js'
 import { createGatewayServer, type GatewayServer } from './server.js'
-import { startSubscriptionSource, subscriptionsPath } from './subscriptions/index.js'
+import { fileSubscriptionStore, startSubscriptionSource, subscriptionsPath } from './subscriptions/index.js'
 import { TOKENS } from './tokens.js'
 import type { Route } from './types.js'
 
@@ -151,11 +151,14 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
   )
   for (const plugin of plugins) plugin.observe?.(events, { state })
 
-  // Dynamic subscriptions, beside the config file (or where subscriptions_file says); skipped entries are logged.
+  // Dynamic subscriptions: in a plugin's store (Redis), else in the file beside config.yaml (or where
+  // subscriptions_file says); skipped entries are logged.
   const subscriptionsFile = subscriptionsPath(config, options.baseDir)
-  const subscriptions = subscriptionsFile === undefined
+  const store = plugins.findLast((p) => p.subscriptions)?.subscriptions
+    ?? (subscriptionsFile === undefined ? undefined : fileSubscriptionStore(subscriptionsFile))
+  const subscriptions = store === undefined
     ? undefined
-    : await startSubscriptionSource({ path: subscriptionsFile, config, routes, targets, hints: setUp.hints, log })
+    : await startSubscriptionSource({ store, config, routes, targets, hints: setUp.hints, log })
 
   let closing = false
   let listening: GatewayServer | undefined

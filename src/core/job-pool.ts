@@ -184,7 +184,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
 }
 
 /** Resolves true when `promise` settles within `ms`, false otherwise. */
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+export async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), ms)

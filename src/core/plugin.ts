@@ -9,6 +9,7 @@ import type { GatewayEvents } from './events.js'
 import type { GatewayResponse } from './http-response.js'
 import type { LifecycleContext, Readiness, StateBackend } from './jobs.js'
 import { defineConfiguredPlugin, type PluginDefinition, type PluginSpec } from './plugin-definition.js'
+import type { SubscriptionStore } from './subscriptions/subscription-store.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Source } from './types.js'
 
 /** What a plugin can contribute to a gateway. */
@@ -20,6 +21,8 @@ export interface GatewayPlugin {
   /** Where accepted jobs are kept: queue, de-dup and the jobs view (replaces the configured backend). */
   readonly state?: StateBackend
   readonly rateLimiter?: RateLimiter
+  /** Where dynamic subscriptions are kept (replaces the file beside config.yaml; Redis shares them). */
+  readonly subscriptions?: SubscriptionStore
   /** Replaces the built-in runner when `agent.runner` names it (or names no built-in). */
   readonly agentRunner?: AgentRunner
   readonly deliveryTargets?: readonly DeliveryTarget[]

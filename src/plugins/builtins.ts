@@ -17,6 +17,7 @@ import { slackPlugin } from './slack/plugin.js'
 import { slidingWindowPlugin } from './sliding-window-limiter/plugin.js'
 import { smsPlugin } from './sms/plugin.js'
 import { sourcesPlugin } from './sources/plugin.js'
+import { redisStatePlugin } from './redis-state/plugin.js'
 import { sqliteStatePlugin } from './sqlite-state/plugin.js'
 import { telegramPlugin } from './telegram/plugin.js'
 
@@ -26,6 +27,7 @@ export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [
   slidingWindowPlugin,
   memoryStatePlugin,
   sqliteStatePlugin,
+  redisStatePlugin,
   echoPlugin,
   commandPlugin,
   openaiPlugin,

@@ -99,7 +99,7 @@ describe('hot reload', () => {
     await write(file, { kept: { secret: 'kept-secret-12345' } })
     await expect.poll(() => postSigned(live.url, 'kept', 'kept-secret-12345'), POLL).toBe(202)
     await writeFile(file, '{"version": 1, "subscriptions": {"kept": ')
-    await expect.poll(() => warnings(live), POLL).toMatch(/subscriptions file is invalid, keeping the 1 subscription\(s\) loaded before: not valid JSON/)
+    await expect.poll(() => warnings(live), POLL).toMatch(/subscriptions are invalid, keeping the 1 subscription\(s\) loaded before: not valid JSON/)
     expect(await postSigned(live.url, 'kept', 'kept-secret-12345')).toBe(202)
     await write(file, { next: { secret: 'next-secret-12345' } })
     await expect.poll(() => postSigned(live.url, 'next', 'next-secret-12345'), POLL).toBe(202)

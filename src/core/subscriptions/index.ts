@@ -13,3 +13,4 @@ export {
 export { withFileLock, type FileLockOptions } from './lock.js'
 export { resolveSubscriptions, resolveSubscription, type ResolveContext, type ResolvedSubscriptions, type SkippedSubscription } from './resolve.js'
 export { startSubscriptionSource, type SubscriptionSource, type SubscriptionSourceOptions } from './source.js'
+export { fileSubscriptionStore, type SubscriptionStore, type SubscriptionChange, type FileStoreOptions } from './subscription-store.js'

@@ -1,72 +1,63 @@
 /**
- * Keeps a running gateway's dynamic routes in step with the subscriptions file, without a restart and without
- * reading the file per request. A change is noticed by `fs.watch` on the folder (at once, and it sees atomic
- * renames) and, as a backstop for file systems where watching is unreliable, by a `stat` every second. The
- * file is read only when its stat (inode, size, times) changed since the last read.
+ * Keeps a running gateway's dynamic routes in step with its subscription store (the file, or Redis), without a
+ * restart and without reading the store per request: the store says when the subscriptions may have changed.
  */
-import { watch, type FSWatcher } from 'node:fs'
-import { stat } from 'node:fs/promises'
-import { basename, dirname } from 'node:path'
 import type { HookpilotConfig } from '../config-schema.js'
 import type { MutableRouteTable } from '../route-table.js'
 import type { DeliveryTarget, Logger } from '../types.js'
 import { resolveSubscriptions } from './resolve.js'
-import { readSubscriptions } from './store.js'
+import type { SubscriptionStore } from './subscription-store.js'
 
 /** What {@link startSubscriptionSource} needs. */
 export interface SubscriptionSourceOptions {
-  readonly path: string
+  readonly store: SubscriptionStore
   readonly config: HookpilotConfig
   readonly routes: MutableRouteTable
   readonly targets: ReadonlyMap<string, DeliveryTarget>
   /** Target names a plugin could provide but did not (a disabled platform), with how to enable them. */
   readonly hints?: ReadonlyMap<string, string> | undefined
   readonly log: Logger
-  /** How often the file's stat is polled, as a backstop to `fs.watch`; 1000 ms by default. */
-  readonly pollMs?: number | undefined
 }
 
 /** A running subscription source. */
 export interface SubscriptionSource {
-  /** Checks the file now (it is also checked on every change and every poll); resolves once applied. */
+  /** Reads the store now (it is also read on every change it reports); resolves once applied. */
   refresh(): Promise<void>
   /** Stops watching; the routes loaded last stay in the table. */
   stop(): void
 }
 
 /**
- * Loads the subscriptions once, applies them to `routes`, and keeps watching the file. A broken file keeps the
- * last good set and logs why; a deleted file clears the dynamic routes; a bad entry is skipped with a warning
+ * Loads the subscriptions once, applies them to `routes`, and keeps watching the store. A broken set keeps the
+ * last good one and logs why; a deleted file clears the dynamic routes; a bad entry is skipped with a warning
  * naming it. A job names its route, so a job still queued when its subscription is removed fails with a reason
  * that says so (jobs retry runs it again once the route is back); a job already running finishes.
- * `buildGateway` starts one for you when it knows where the file is; this is for composing your own.
+ * `buildGateway` starts one for you; this is for composing your own.
  *
  * @example
  * ```ts
- * const source = await startSubscriptionSource({ path: '/srv/hp/.subscriptions.json', config, routes, targets, log })
+ * const store = fileSubscriptionStore('/srv/hp/.subscriptions.json')
+ * const source = await startSubscriptionSource({ store, config, routes, targets, log })
  * // ... later, on shutdown:
  * source.stop()
  * ```
  */
 export async function startSubscriptionSource(options: SubscriptionSourceOptions): Promise<SubscriptionSource> {
-  const { path, config, routes, targets, hints, log } = options
+  const { store, config, routes, targets, hints, log } = options
+  const path = store.where
   const staticNames = new Set(routes.list().filter((r) => r.source === 'static').map((r) => r.name))
-  let lastSeen: string | undefined
   let loadedNames: readonly string[] = []
   let stopped = false
 
   async function check(): Promise<void> {
-    const seen = await signature(path)
-    if (seen === lastSeen || stopped) return
-    lastSeen = seen
-    const read = await readSubscriptions(path)
+    const read = await store.read()
     if (stopped) return
     if (read.status === 'missing') {
-      if (loadedNames.length > 0) log.info('subscriptions file removed: dynamic routes cleared', { file: path })
+      if (loadedNames.length > 0) log.info('subscriptions removed: dynamic routes cleared', { file: path })
       routes.setDynamic([])
       loadedNames = []
     } else if (read.status === 'invalid') {
-      log.error(`subscriptions file is invalid, keeping the ${loadedNames.length} subscription(s) loaded before: ${read.reason}`, { file: path })
+      log.error(`subscriptions are invalid, keeping the ${loadedNames.length} subscription(s) loaded before: ${read.reason}`, { file: path })
     } else {
       const { routes: usable, skipped } = resolveSubscriptions(read.file, { config, targets, hints, staticNames })
       for (const { name, reason } of skipped) log.warn(`subscription "${name}" skipped: ${reason}`, { subscription: name, file: path })
@@ -96,38 +87,12 @@ export async function startSubscriptionSource(options: SubscriptionSourceOptions
   }
 
   await refresh()
-  const watcher = watchFolder(path, () => void refresh())
-  const timer = setInterval(() => void refresh(), options.pollMs ?? 1000)
-  timer.unref()
+  const unwatch = store.watch(() => void refresh())
   return {
     refresh,
     stop() {
       stopped = true
-      clearInterval(timer)
-      watcher?.close()
+      unwatch()
     },
-  }
-}
-
-/** Watches the file's folder (a watch on the file itself is lost when a rename replaces it). */
-function watchFolder(path: string, onChange: () => void): FSWatcher | undefined {
-  const name = basename(path)
-  try {
-    const watcher = watch(dirname(path), { persistent: false }, (_event, file) => {
-      if (file === null || file === name) onChange()
-    })
-    watcher.on('error', () => watcher.close()) // the folder went away: polling still notices what happens next
-    return watcher
-  } catch {
-    return undefined // no folder yet, or no watching here: polling covers it
-  }
-}
-
-async function signature(path: string): Promise<string> {
-  try {
-    const s = await stat(path, { bigint: true })
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : `error:${(err as Error).message}`
   }
 }

@@ -2,14 +2,14 @@
 import { resolve } from 'node:path'
 import * as v from 'valibot'
 import { definePlugin } from '../../core/plugin.js'
-import { integer, nonBlank } from '../../core/schema-kit.js'
+import { nonBlank } from '../../core/schema-kit.js'
+import { retentionMs, retentionOptions } from '../shared/retention.js'
 
 /** `state:` keys of the SQLite backend, with their defaults. */
 export const sqliteStateOptions = v.object({
   path: v.optional(nonBlank('the state database file, e.g. .hookpilot/state.db'), '.hookpilot/state.db'),
   sync: v.optional(v.picklist(['normal', 'full'], 'expected normal (survives a killed process) or full (survives power loss)'), 'normal'),
-  keep_done_hours: v.optional(integer(1), 24),
-  keep_failed_days: v.optional(integer(1), 7),
+  ...retentionOptions,
 })
 
 /** The SQLite state backend: a file beside the config, so nothing acknowledged is lost. */
@@ -27,8 +27,7 @@ export const sqliteStatePlugin = definePlugin({
         sync: options.sync,
         concurrency: ctx.config.agent.concurrency,
         maxQueue: ctx.config.agent.max_queue,
-        keepDoneMs: options.keep_done_hours * 3_600_000,
-        keepFailedMs: options.keep_failed_days * 86_400_000,
+        ...retentionMs(options),
       }),
     }
   },

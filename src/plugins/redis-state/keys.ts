@@ -1,0 +1,38 @@
+/**
+ * The Redis keys hookpilot owns beside BullMQ's (`<prefix>:jobs:*`). A delivery id is the sender's text, so a
+ * de-dup key is hashed: every key has a bounded length whatever a sender writes.
+ */
+import { createHash } from 'node:crypto'
+
+/** The BullMQ queue's name (its keys are `<prefix>:jobs:*`). */
+export const QUEUE_NAME = 'jobs'
+
+/** The keys of one prefix. */
+export interface Keys {
+  readonly prefix: string
+  /** The job that holds a de-dup key. */
+  keyOwner(dedupKey: string): string
+  /** The short hold of a de-dup key by the request on its way to storing its job. */
+  hold(dedupKey: string): string
+  /** The counter job ids come from. */
+  readonly sequence: string
+  /** The rolling-minute log of a rate-limit key. */
+  rate(key: string): string
+  readonly subscriptions: string
+  /** The channel a change of the subscriptions is announced on. */
+  readonly subscriptionsChanged: string
+}
+
+/** The keys under `prefix`. */
+export function keysOf(prefix: string): Keys {
+  const hash = (text: string) => createHash('sha256').update(text).digest('base64url')
+  return {
+    prefix,
+    keyOwner: (dedupKey) => `${prefix}:dedup:${hash(dedupKey)}`,
+    hold: (dedupKey) => `${prefix}:hold:${hash(dedupKey)}`,
+    sequence: `${prefix}:seq`,
+    rate: (key) => `${prefix}:rate:${hash(key)}`,
+    subscriptions: `${prefix}:subscriptions`,
+    subscriptionsChanged: `${prefix}:subscriptions:changed`,
+  }
+}

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { StateBackend } from '../../src/core/jobs.js'
+import { redisState, type RedisStateOptions } from '../../src/plugins/redis-state/index.js'
+import { stateBackendContract, type BackendOptions } from '../../src/testing/state-backend.js'
+import { recordingLogger } from '../../src/testing/context.js'
+import { keysOf } from '../../src/plugins/redis-state/keys.js'
+import { redisLimiter } from '../../src/plugins/redis-state/limiter.js'
+import { startRedis, type TestRedis } from '../fixtures/redis.js'
+
+let redis: TestRedis
+beforeAll(async () => {
+  redis = await startRedis()
+})
+afterAll(async () => {
+  await redis?.stop()
+})
+
+const WINDOW_MS = 1_500
+let counter = 0
+const prefixes = new WeakMap<StateBackend, string>()
+const backendAt = (prefix: string, options: BackendOptions, extra: Partial<RedisStateOptions> = {}) => {
+  const { state } = redisState({ url: redis.url, prefix, concurrency: options.concurrency, maxQueue: options.maxQueue, dedupWindowMs: WINDOW_MS, ...extra })
+  prefixes.set(state, prefix)
+  return state
+}
+
+stateBackendContract('redisState', {
+  make: (options) => backendAt(`contract${++counter}`, options),
+  reopen: (previous, options) => backendAt(prefixes.get(previous) ?? '', options),
+  realTime: { windowMs: WINDOW_MS },
+})
+
+describe('redisState: startup', () => {
+  it('an unreachable Redis stops the start naming state.url, without its password', async () => {
+    const { state } = redisState({ url: 'redis://:s3cret-pass@127.0.0.1:1', concurrency: 1, maxQueue: 10 })
+    const error = await state.start?.({ log: recordingLogger() }).then(() => undefined, (err: unknown) => err)
+    expect(String(error)).toMatch(/Cannot reach Redis at state\.url \(redis:\/\/:\*\*\*@127\.0\.0\.1:1\): .*ECONNREFUSED/)
+    expect(String(error)).not.toContain('s3cret-pass')
+  })
+
+  it('warns when Redis may evict keys or keeps no append-only file', async () => {
+    const loose = await startRedis({ args: ['--maxmemory-policy', 'allkeys-lru', '--appendonly', 'no'] })
+    try {
+      const log = recordingLogger()
+      const { state } = redisState({ url: loose.url, concurrency: 1, maxQueue: 10 })
+      await state.start?.({ log })
+      await state.close?.()
+      const warnings = log.lines.filter((l) => l.level === 'warn').map((l) => l.message).join('\n')
+      expect(warnings).toMatch(/maxmemory-policy is allkeys-lru.*Set maxmemory-policy noeviction/)
+      expect(warnings).toMatch(/appendonly is off/)
+    } finally {
+      await loose.stop()
+    }
+  })
+
+  it('no warning for a Redis set as docs/scaling.md says', async () => {
+    const log = recordingLogger()
+    const { state } = redisState({ url: redis.url, prefix: 'quiet', concurrency: 1, maxQueue: 10 })
+    await state.start?.({ log })
+    await state.close?.()
+    expect(log.lines.filter((l) => l.level === 'warn')).toEqual([])
+  })
+})
+
+describe('redisState: the shared rate limiter (Redis time, so real waits over a short window)', () => {
+  const limiterOn = async (prefix: string, windowMs?: number) => {
+    const made = redisState({ url: redis.url, prefix, concurrency: 1, maxQueue: 10 })
+    await made.state.start?.({ log: recordingLogger() })
+    const limiter = windowMs === undefined ? made.rateLimiter : redisLimiter(() => redis.client, keysOf(prefix), windowMs)
+    return { limiter, close: () => made.state.close?.() }
+  }
+
+  it('of 20 concurrent hits from two instances on a limit of 5, exactly 5 pass; the rest get a Retry-After within the minute', async () => {
+    const a = await limiterOn('shared-limit')
+    const b = await limiterOn('shared-limit')
+    try {
+      const decisions = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).limiter.hit('pr', 5)))
+      expect(decisions.filter((d) => d.ok)).toHaveLength(5)
+      for (const d of decisions.filter((d) => !d.ok)) {
+        expect(d).toMatchObject({ ok: false, retryAfterSeconds: expect.any(Number) })
+        if (!d.ok) expect(d.retryAfterSeconds).toBeGreaterThanOrEqual(59)
+      }
+      expect((await a.limiter.hit('other-route', 5)).ok).toBe(true) // keys are counted apart
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
+
+  it('rolls: a hit leaves the window once the window has passed since it was made', async () => {
+    const { limiter, close } = await limiterOn('rolling', 400)
+    try {
+      expect((await limiter.hit('pr', 2)).ok).toBe(true)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect((await limiter.hit('pr', 2)).ok).toBe(true)
+      expect(await limiter.hit('pr', 2)).toEqual({ ok: false, retryAfterSeconds: 1 })
+      await new Promise((resolve) => setTimeout(resolve, 230)) // the first hit has left, the second has not
+      expect((await limiter.hit('pr', 2)).ok).toBe(true)
+      expect((await limiter.hit('pr', 2)).ok).toBe(false)
+    } finally {
+      await close()
+    }
+  })
+})

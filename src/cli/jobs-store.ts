@@ -10,6 +10,7 @@ import type { JobsView } from '../core/jobs.js'
 import * as v from 'valibot'
 import { groupCommit, openStateDb, sqliteJobsView } from '../plugins/sqlite-state/index.js'
 import { sqliteStateOptions } from '../plugins/sqlite-state/plugin.js'
+import { openState } from './state-access.js'
 
 /** The SQLite backend's options in `state:` (validated when the config was loaded; parsed again for their type). */
 export function sqliteOptions(config: HookpilotConfig): v.InferOutput<typeof sqliteStateOptions> {
@@ -34,8 +35,12 @@ export async function openJobs(config: HookpilotConfig, baseDir: string): Promis
     )
   }
   if (state.driver !== 'sqlite') {
-    throw new GatewayError('ERR_STATE', `hookpilot jobs works with state.driver sqlite; "${state.driver}" is not one it can open.`)
+    // A shared backend (Redis) is opened as a gateway would, without its worker: safe beside running instances.
+    const opened = await openState(config, baseDir)
+    if (!opened) throw new GatewayError('ERR_STATE', `state.driver "${state.driver}" names no state backend hookpilot jobs can open.`)
+    return { jobs: opened.state.jobs, where: opened.state.where ?? `state.driver ${state.driver}`, close: () => opened.close() }
   }
+  // SQLite is opened directly, not started: a start recovers jobs, which is the serving process's work.
   const { path: file, sync } = sqliteOptions(config)
   const path = resolve(baseDir, file)
   const db = openStateDb(path, sync)

@@ -2,11 +2,11 @@
  * `hookpilot list`: every route, static (config.yaml) and dynamic (subscriptions), marked which is which, with
  * what the gateway would do with it. Secrets are never shown.
  */
-import { readSubscriptions, resolveSubscription } from '../core/subscriptions/index.js'
+import { resolveSubscription } from '../core/subscriptions/index.js'
 import { staticRoutes } from '../core/config.js'
 import { parse } from './args.js'
 import type { Subcommand } from './io.js'
-import { servedTargets, COMMON_HELP, COMMON_OPTIONS, loadContext, publicUrl } from './subscriptions-common.js'
+import { servedTargets, COMMON_HELP, COMMON_OPTIONS, withContext, publicUrl } from './subscriptions-common.js'
 
 const HELP = `Usage: hookpilot list [options]
 
@@ -40,34 +40,35 @@ export const list: Subcommand = async (args, io) => {
     io.stderr.write(`hookpilot list takes no arguments (got ${positionals.join(' ')}). Run "hookpilot list --help".\n`)
     return 2
   }
-  const ctx = await loadContext(values.config, io)
-  const rows: Row[] = staticRoutes(ctx.config).map((r) => ({
-    name: r.name, source: 'static', events: r.events, deliver: r.deliver, url: publicUrl(ctx.config, r.name, ctx.configPath), description: r.description, skipped: undefined,
-  }))
-  const read = await readSubscriptions(ctx.file)
-  if (read.status === 'ok') {
-    const served = await servedTargets(ctx)
-    for (const [name, raw] of Object.entries(read.file.subscriptions)) {
-      const route = resolveSubscription(name, raw, { config: ctx.config, targets: served?.targets, hints: served?.hints, staticNames: ctx.staticNames })
-      const entry = (typeof raw === 'object' && raw !== null ? raw : {}) as { events?: unknown; deliver?: unknown; description?: unknown }
-      rows.push({
-        name,
-        source: 'dynamic',
-        events: 'reason' in route ? (Array.isArray(entry.events) ? entry.events.map(String) : []) : route.events,
-        deliver: 'reason' in route ? String(entry.deliver ?? 'log') : route.deliver,
-        url: publicUrl(ctx.config, name, ctx.configPath),
-        description: 'reason' in route ? (typeof entry.description === 'string' ? entry.description : undefined) : route.description,
-        skipped: 'reason' in route ? route.reason : undefined,
-      })
+  return withContext(values.config, io, async (ctx) => {
+    const rows: Row[] = staticRoutes(ctx.config).map((r) => ({
+      name: r.name, source: 'static', events: r.events, deliver: r.deliver, url: publicUrl(ctx.config, r.name, ctx.configPath), description: r.description, skipped: undefined,
+    }))
+    const read = await ctx.store.read()
+    if (read.status === 'ok') {
+      const served = await servedTargets(ctx)
+      for (const [name, raw] of Object.entries(read.file.subscriptions)) {
+        const route = resolveSubscription(name, raw, { config: ctx.config, targets: served?.targets, hints: served?.hints, staticNames: ctx.staticNames })
+        const entry = (typeof raw === 'object' && raw !== null ? raw : {}) as { events?: unknown; deliver?: unknown; description?: unknown }
+        rows.push({
+          name,
+          source: 'dynamic',
+          events: 'reason' in route ? (Array.isArray(entry.events) ? entry.events.map(String) : []) : route.events,
+          deliver: 'reason' in route ? String(entry.deliver ?? 'log') : route.deliver,
+          url: publicUrl(ctx.config, name, ctx.configPath),
+          description: 'reason' in route ? (typeof entry.description === 'string' ? entry.description : undefined) : route.description,
+          skipped: 'reason' in route ? route.reason : undefined,
+        })
+      }
     }
-  }
-  if (values.json) io.stdout.write(JSON.stringify(rows, null, 2) + '\n')
-  else io.stdout.write(table(rows) + `\nSubscriptions file: ${ctx.file}${read.status === 'missing' ? ' (none yet)' : ''}\n`)
-  if (read.status === 'invalid') {
-    io.stderr.write(`The subscriptions file ${ctx.file} is invalid: ${read.reason}\nIts subscriptions are not listed; a running gateway keeps the set it loaded last.\n`)
-    return 1
-  }
-  return 0
+    if (values.json) io.stdout.write(JSON.stringify(rows, null, 2) + '\n')
+    else io.stdout.write(table(rows) + `\nSubscriptions: ${ctx.store.where}${read.status === 'missing' ? ' (none yet)' : ''}\n`)
+    if (read.status === 'invalid') {
+      io.stderr.write(`The subscriptions in ${ctx.store.where} are invalid: ${read.reason}\nThey are not listed; a running gateway keeps the set it loaded last.\n`)
+      return 1
+    }
+    return 0
+  })
 }
 
 function table(rows: readonly Row[]): string {

@@ -11,7 +11,7 @@ import { parse, UsageError } from './args.js'
 import type { CliIO, Subcommand } from './io.js'
 import { SAMPLE_EVENT, samplePayload } from './sample-payload.js'
 import { commandName } from './listening.js'
-import { COMMON_OPTIONS, loadContext, localBaseUrl, oneName, type CliContext } from './subscriptions-common.js'
+import { COMMON_OPTIONS, withContext, localBaseUrl, oneName, type CliContext } from './subscriptions-common.js'
 
 /** The flags `test` and `send` share. */
 const POST_OPTIONS = {
@@ -44,18 +44,19 @@ export function postCommand(
       return 0
     }
     const name = oneName(positionals, command, what)
-    const ctx = await loadContext(values.config, io)
-    const route = await find(ctx, name, io)
-    if (!route) return 1
-    const secret = route.secrets[0] ?? ''
-    const unset = /\$\{([A-Za-z_][A-Za-z0-9_]*)/.exec(secret)
-    if (unset) {
-      // Admin commands read the config without requiring its variables; signing needs this one.
-      io.stderr.write(`The secret of route "${name}" comes from \${${unset[1]}}, which is not set here: set it in this shell to sign with it.\n`)
-      return 1
-    }
-    const payload = await loadPayload(values.payload, values.event, route, io)
-    return postSigned(localBaseUrl(ctx.config, values.url, ctx.configPath), name, secret, payload, io, commandName(io.env), values.config)
+    return withContext(values.config, io, async (ctx) => {
+      const route = await find(ctx, name, io)
+      if (!route) return 1
+      const secret = route.secrets[0] ?? ''
+      const unset = /\$\{([A-Za-z_][A-Za-z0-9_]*)/.exec(secret)
+      if (unset) {
+        // Admin commands read the config without requiring its variables; signing needs this one.
+        io.stderr.write(`The secret of route "${name}" comes from \${${unset[1]}}, which is not set here: set it in this shell to sign with it.\n`)
+        return 1
+      }
+      const payload = await loadPayload(values.payload, values.event, route, io)
+      return postSigned(localBaseUrl(ctx.config, values.url, ctx.configPath), name, secret, payload, io, commandName(io.env), values.config)
+    })
   }
 }
 

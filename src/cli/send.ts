@@ -25,7 +25,7 @@ export const send = postCommand('send', HELP, 'route name', async (ctx, name, io
   io.stderr.write(
     found.kind === 'error'
       ? `No route "${name}" in ${ctx.configPath}. ${found.message}\n`
-      : `No route named "${name}" in ${ctx.configPath} or ${ctx.file}. "hookpilot list" shows the routes.\n`,
+      : `No route named "${name}" in ${ctx.configPath} or ${ctx.store.where}. "hookpilot list" shows the routes.\n`,
   )
   return undefined
 })

@@ -1,12 +1,11 @@
 /**
  * `hookpilot serve`: runs the gateway from a config file until SIGTERM or SIGINT, then shuts down gracefully.
  */
-import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { HookpilotConfig } from '../core/config.js'
-import { subscriptionsPath } from '../core/subscriptions/index.js'
 import { createGateway, loadConfig, configDir } from '../index.js'
 import { recordListening } from './listening.js'
+import { openSubscriptions } from './state-access.js'
 import { parse, toPort, UsageError } from './args.js'
 import type { Subcommand } from './io.js'
 
@@ -58,7 +57,7 @@ export const serve: Subcommand = async (args, io) => {
     return 1
   }
   const baseDir = configDir(values.config)
-  const nothing = nothingToServe(config, baseDir, values.config)
+  const nothing = await nothingToServe(config, baseDir, values.config)
   if (nothing !== undefined) {
     io.stderr.write(nothing)
     return 1
@@ -84,15 +83,20 @@ export const serve: Subcommand = async (args, io) => {
 
 /**
  * A gateway with no route, static or dynamic, answers 404 to everything: a config mistake, said at once with
- * what to add, rather than a server that listens and does nothing.
+ * what to add, rather than a server that listens and does nothing. (Subscriptions that exist but are empty
+ * count: `hookpilot subscribe` may fill them while it runs.)
  */
-function nothingToServe(config: HookpilotConfig, baseDir: string, configArg: string): string | undefined {
+async function nothingToServe(config: HookpilotConfig, baseDir: string, configArg: string): Promise<string | undefined> {
   if (Object.keys(config.platforms.webhook.extra.routes).length > 0) return undefined
-  const file = subscriptionsPath(config, baseDir)
-  if (file !== undefined && existsSync(file)) return undefined
+  const { store, close } = await openSubscriptions(config, baseDir)
+  try {
+    if ((await store.read()).status !== 'missing') return undefined
+  } finally {
+    await close()
+  }
   return (
-    `Nothing to serve: ${configArg} has no routes (platforms.webhook.extra.routes) and there is no subscriptions file` +
-    `${file === undefined ? '' : ` (${file})`}. Add a route to the config (see examples/config.yaml), or create one ` +
+    `Nothing to serve: ${configArg} has no routes (platforms.webhook.extra.routes) and there are no subscriptions ` +
+    `(${store.where}). Add a route to the config (see examples/config.yaml), or create one ` +
     `with "hookpilot subscribe <name> --config ${configArg}".\n`
   )
 }

@@ -5,11 +5,11 @@
 import { randomBytes } from 'node:crypto'
 import type { Route } from '../core/types.js'
 import { routeProblem } from '../core/wiring.js'
-import { parseEntry, resolveSubscription, updateSubscriptions, type SubscriptionInput } from '../core/subscriptions/index.js'
+import { parseEntry, resolveSubscription, type SubscriptionInput } from '../core/subscriptions/index.js'
 import { parse, UsageError } from './args.js'
 import type { Subcommand } from './io.js'
 import { commandName } from './listening.js'
-import { servedTargets, COMMON_HELP, COMMON_OPTIONS, loadContext, oneName, publicUrl, splitList, type CliContext } from './subscriptions-common.js'
+import { servedTargets, COMMON_HELP, COMMON_OPTIONS, withContext, oneName, publicUrl, splitList, type CliContext } from './subscriptions-common.js'
 
 const HELP = `Usage: hookpilot subscribe <name> [options]
 
@@ -52,77 +52,78 @@ export const subscribe: Subcommand = async (args, io) => {
   }
   const name = oneName(positionals, 'subscribe')
   if (values.secret !== undefined && values.secret.trim() === '') throw new UsageError('--secret must not be empty (leave it out to generate one).')
-  const ctx = await loadContext(values.config, io)
-  if (ctx.staticNames.has(name)) {
-    io.stderr.write(`"${name}" is a static route in ${ctx.configPath}. Static routes win a name clash and are not changed by subscribe: pick another name.\n`)
-    return 1
-  }
-  const secret = values.secret ?? generateSecret()
-  const events = splitList(values.events)
-  const actions = splitList(values.actions)
-  const extra = deliverExtra(values['deliver-extra'] ?? [], values['deliver-chat-id'])
-  const entry: SubscriptionInput = {
-    secret,
-    events,
-    ...(actions.length > 0 ? { actions } : {}),
-    ...(values.prompt === undefined ? {} : { prompt: values.prompt }),
-    skills: splitList(values.skills),
-    deliver: values.deliver ?? 'log',
-    deliver_extra: extra,
-    ...(values.description === undefined ? {} : { description: values.description }),
-    created_at: new Date().toISOString(),
-  }
-  const checked = parseEntry(name, entry)
-  if (!checked.ok) throw new UsageError(`invalid subscription: ${checked.reason}.`)
-  // The same checks the gateway makes; a secret it would refuse is refused now, not discovered in its log.
-  const route = resolveSubscription(name, entry, { config: ctx.config, staticNames: new Set() })
-  if ('reason' in route) {
-    io.stderr.write(`Cannot subscribe "${name}": ${route.reason}\n`)
-    return 1
-  }
-  // A target that refuses the route (github_comment without repo or pr_number) could never deliver: refused now.
-  // A platform that is only not enabled yet is a warning below: enabling it makes the subscription work.
-  const served = await servedTargets(ctx)
-  const refusal = served?.targets.get(route.deliver)?.checkRoute?.(route)
-  if (refusal !== undefined) {
-    io.stderr.write(`Cannot subscribe "${name}": ${refusal}. Give it with --deliver-extra KEY=VALUE.\n`)
-    return 1
-  }
-
-  const outcome = await updateSubscriptions(ctx.file, (file) => {
-    const before = (Object.hasOwn(file.subscriptions, name) ? file.subscriptions[name] : undefined) as { secret?: unknown; created_at?: unknown } | undefined
-    // Updating keeps the secret GitHub already has, unless a new one was given.
-    const keep = values.secret === undefined && before !== undefined && isSecret(before.secret)
-    const next = {
-      ...entry,
-      ...(keep ? { secret: before.secret } : {}),
-      ...(typeof before?.created_at === 'string' ? { created_at: before.created_at } : {}),
+  return withContext(values.config, io, async (ctx) => {
+    if (ctx.staticNames.has(name)) {
+      io.stderr.write(`"${name}" is a static route in ${ctx.configPath}. Static routes win a name clash and are not changed by subscribe: pick another name.\n`)
+      return 1
     }
-    return { file: { ...file, subscriptions: { ...file.subscriptions, [name]: next } }, result: { created: before === undefined, newSecret: !keep } }
-  })
+    const secret = values.secret ?? generateSecret()
+    const events = splitList(values.events)
+    const actions = splitList(values.actions)
+    const extra = deliverExtra(values['deliver-extra'] ?? [], values['deliver-chat-id'])
+    const entry: SubscriptionInput = {
+      secret,
+      events,
+      ...(actions.length > 0 ? { actions } : {}),
+      ...(values.prompt === undefined ? {} : { prompt: values.prompt }),
+      skills: splitList(values.skills),
+      deliver: values.deliver ?? 'log',
+      deliver_extra: extra,
+      ...(values.description === undefined ? {} : { description: values.description }),
+      created_at: new Date().toISOString(),
+    }
+    const checked = parseEntry(name, entry)
+    if (!checked.ok) throw new UsageError(`invalid subscription: ${checked.reason}.`)
+    // The same checks the gateway makes; a secret it would refuse is refused now, not discovered in its log.
+    const route = resolveSubscription(name, entry, { config: ctx.config, staticNames: new Set() })
+    if ('reason' in route) {
+      io.stderr.write(`Cannot subscribe "${name}": ${route.reason}\n`)
+      return 1
+    }
+    // A target that refuses the route (github_comment without repo or pr_number) could never deliver: refused now.
+    // A platform that is only not enabled yet is a warning below: enabling it makes the subscription work.
+    const served = await servedTargets(ctx)
+    const refusal = served?.targets.get(route.deliver)?.checkRoute?.(route)
+    if (refusal !== undefined) {
+      io.stderr.write(`Cannot subscribe "${name}": ${refusal}. Give it with --deliver-extra KEY=VALUE.\n`)
+      return 1
+    }
 
-  const url = publicUrl(ctx.config, name, ctx.configPath)
-  const lines = [
-    `${outcome.created ? 'Created' : 'Updated'} subscription "${name}" in ${ctx.file}`,
-    '',
-    `  URL:      ${url}`,
-    outcome.newSecret ? `  Secret:   ${secret}` : '  Secret:   unchanged (not shown)',
-    `  Events:   ${events.length ? events.join(', ') : '(all)'}`,
-    ...(actions.length ? [`  Actions:  ${actions.join(', ')}`] : []),
-    `  Deliver:  ${entry.deliver}${values['deliver-chat-id'] === undefined ? '' : ` (chat ${values['deliver-chat-id']})`}`,
-    '',
-    'In GitHub: repository → Settings → Webhooks → Add webhook, and enter:',
-    `  Payload URL:   ${url}   (GitHub must reach it: put your public address in place of the host)`,
-    '  Content type:  application/json',
-    `  Secret:        ${outcome.newSecret ? 'the secret above (shown only now: store it)' : 'the one set before'}`,
-    `  Events:        ${events.length ? `"Let me select individual events": ${events.join(', ')}` : '"Send me everything"'}`,
-    '',
-    `A running gateway picks this up without a restart. Try it: ${commandName(io.env)} test ${name} --config ${values.config}`,
-  ]
-  io.stdout.write(lines.join('\n') + '\n')
-  const problem = served === undefined ? undefined : routeProblem(route, served.targets, served.hints)
-  if (problem) io.stderr.write(`Warning: ${problem}. "hookpilot serve" skips this subscription (with a warning) until that is fixed.\n`)
-  return 0
+    const outcome = await ctx.store.update((file) => {
+      const before = (Object.hasOwn(file.subscriptions, name) ? file.subscriptions[name] : undefined) as { secret?: unknown; created_at?: unknown } | undefined
+      // Updating keeps the secret GitHub already has, unless a new one was given.
+      const keep = values.secret === undefined && before !== undefined && isSecret(before.secret)
+      const next = {
+        ...entry,
+        ...(keep ? { secret: before.secret } : {}),
+        ...(typeof before?.created_at === 'string' ? { created_at: before.created_at } : {}),
+      }
+      return { file: { ...file, subscriptions: { ...file.subscriptions, [name]: next } }, result: { created: before === undefined, newSecret: !keep } }
+    })
+
+    const url = publicUrl(ctx.config, name, ctx.configPath)
+    const lines = [
+      `${outcome.created ? 'Created' : 'Updated'} subscription "${name}" in ${ctx.store.where}`,
+      '',
+      `  URL:      ${url}`,
+      outcome.newSecret ? `  Secret:   ${secret}` : '  Secret:   unchanged (not shown)',
+      `  Events:   ${events.length ? events.join(', ') : '(all)'}`,
+      ...(actions.length ? [`  Actions:  ${actions.join(', ')}`] : []),
+      `  Deliver:  ${entry.deliver}${values['deliver-chat-id'] === undefined ? '' : ` (chat ${values['deliver-chat-id']})`}`,
+      '',
+      'In GitHub: repository → Settings → Webhooks → Add webhook, and enter:',
+      `  Payload URL:   ${url}   (GitHub must reach it: put your public address in place of the host)`,
+      '  Content type:  application/json',
+      `  Secret:        ${outcome.newSecret ? 'the secret above (shown only now: store it)' : 'the one set before'}`,
+      `  Events:        ${events.length ? `"Let me select individual events": ${events.join(', ')}` : '"Send me everything"'}`,
+      '',
+      `A running gateway picks this up without a restart. Try it: ${commandName(io.env)} test ${name} --config ${values.config}`,
+    ]
+    io.stdout.write(lines.join('\n') + '\n')
+    const problem = served === undefined ? undefined : routeProblem(route, served.targets, served.hints)
+    if (problem) io.stderr.write(`Warning: ${problem}. "hookpilot serve" skips this subscription (with a warning) until that is fixed.\n`)
+    return 0
+  })
 }
 
 /**

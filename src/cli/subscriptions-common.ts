@@ -2,11 +2,12 @@
  * What the subscription commands (subscribe, list, remove, test, send) share: the common flags, loading the
  * config and locating its subscriptions file, checking a route name, and the URLs of a route.
  */
-import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { dirname, isAbsolute, resolve } from 'node:path'
 import * as v from 'valibot'
 import type { HookpilotConfig } from '../core/config.js'
 import { routeName } from '../core/config-schema.js'
-import { DEFAULT_SUBSCRIPTIONS_FILE, readSubscriptions, resolveSubscription, subscriptionsPath } from '../core/subscriptions/index.js'
+import { resolveSubscription, type SubscriptionStore } from '../core/subscriptions/index.js'
+import { openSubscriptions } from './state-access.js'
 import type { DeliveryTarget, Route } from '../core/types.js'
 import { targetMap } from '../core/wiring.js'
 import { createScope } from '../core/container.js'
@@ -32,23 +33,27 @@ export const COMMON_HELP = `  -c, --config FILE   configuration file (default: .
 export interface CliContext {
   readonly config: HookpilotConfig
   readonly configPath: string
-  /** The subscriptions file (absolute). */
-  readonly file: string
+  /** The subscriptions: the file beside the config, or the shared state backend's (Redis). */
+  readonly store: SubscriptionStore
   /** Names of the routes in config.yaml. */
   readonly staticNames: ReadonlySet<string>
 }
 
 /**
- * Loads the configuration (paths relative to the command's working directory). An unset `${VAR}` is left as
- * written: these commands never use the secrets it would hold (`send` checks the one it signs with).
+ * Loads the configuration (paths relative to the command's working directory), opens its subscriptions, runs
+ * `command` and closes them. An unset `${VAR}` is left as written: these commands never use the secrets it
+ * would hold (`send` checks the one it signs with); the state's own (a Redis URL) must be set to reach it.
  */
-export async function loadContext(configArg: string, io: CliIO): Promise<CliContext> {
+export async function withContext<T>(configArg: string, io: CliIO, command: (ctx: CliContext) => Promise<T>): Promise<T> {
   const configPath = isAbsolute(configArg) ? configArg : resolve(io.cwd, configArg)
   const config = await loadConfig(configPath, { env: io.env, lenientEnv: true })
-  // A config file always has a folder, so the path is always known here.
-  const file = subscriptionsPath(config, dirname(configPath)) ?? join(dirname(configPath), DEFAULT_SUBSCRIPTIONS_FILE)
   const staticNames = new Set(Object.keys(config.platforms.webhook.extra.routes))
-  return { config, configPath, file, staticNames }
+  const { store, close } = await openSubscriptions(config, dirname(configPath))
+  try {
+    return await command({ config, configPath, store, staticNames })
+  } finally {
+    await close()
+  }
 }
 
 /** The one positional argument, a route name, checked; a {@link UsageError} names the problem. */
@@ -106,8 +111,8 @@ export type FoundSubscription =
 
 /** Looks a dynamic subscription up by name and resolves it as the gateway would (static clashes aside). */
 export async function findSubscription(ctx: CliContext, name: string): Promise<FoundSubscription> {
-  const read = await readSubscriptions(ctx.file)
-  if (read.status === 'invalid') return { kind: 'error', message: `The subscriptions file ${ctx.file} is invalid: ${read.reason}` }
+  const read = await ctx.store.read()
+  if (read.status === 'invalid') return { kind: 'error', message: `The subscriptions in ${ctx.store.where} are invalid: ${read.reason}` }
   const raw = read.status === 'ok' && Object.hasOwn(read.file.subscriptions, name) ? read.file.subscriptions[name] : undefined
   if (raw === undefined) return { kind: 'missing' }
   const route = resolveSubscription(name, raw, { config: ctx.config, staticNames: new Set() })

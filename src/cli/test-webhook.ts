@@ -22,7 +22,7 @@ export const testWebhook = postCommand('test', HELP, 'subscription name', async 
   if (found.kind !== 'found') {
     const missing = ctx.staticNames.has(name)
       ? `"${name}" is a static route in ${ctx.configPath}; "hookpilot test" reads only subscriptions: use "hookpilot send ${name}".`
-      : `No subscription named "${name}" in ${ctx.file}. "hookpilot list" shows the routes; "hookpilot subscribe ${name}" creates it.`
+      : `No subscription named "${name}" in ${ctx.store.where}. "hookpilot list" shows the routes; "hookpilot subscribe ${name}" creates it.`
     io.stderr.write((found.kind === 'error' ? found.message : missing) + '\n')
     return undefined
   }

@@ -172,6 +172,8 @@ export interface StateBackend {
   readonly name: string
   /** True when jobs survive the process (a restart runs what was left); false for memory. */
   readonly durable: boolean
+  /** Where the state is kept, for messages (a file, a server and its prefix); never a password. */
+  readonly where?: string | undefined
   readonly dedup: DedupStore
   readonly queue: JobQueue
   readonly jobs: JobsView

@@ -53,7 +53,7 @@ describe('hookpilot subscribe', () => {
     const saved = JSON.parse(await readFile(join(dir, 'state', 'subs.json'), 'utf8'))
     expect(Object.keys(saved.subscriptions)).toEqual(['elsewhere'])
     expect(modeOf(join(dir, 'state', 'subs.json'))).toBe(0o600)
-    expect((await hookpilot(['list'], dir)).stdout).toContain(`Subscriptions file: ${join(dir, 'state', 'subs.json')}`)
+    expect((await hookpilot(['list'], dir)).stdout).toContain(`Subscriptions: ${join(dir, 'state', 'subs.json')}`)
   })
 
   it('updating keeps the secret and does not print it again; flags left out go back to their defaults', async () => {

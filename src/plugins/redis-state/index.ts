@@ -109,6 +109,7 @@ export function redisState(options: RedisStateOptions): RedisState {
   const state: StateBackend = {
     name: 'redis',
     durable: true,
+    where: `Redis ${shown} (prefix ${keys.prefix})`,
     dedup: { reserve },
     queue: {
       async add(job, reservation) {

@@ -1,0 +1,68 @@
+/**
+ * The admin commands' way to the state a config names, without running a gateway: the plugin `state.driver`
+ * selects is set up (never its worker), so `hookpilot jobs` and the subscription commands read and change the
+ * same store a running `hookpilot serve` uses: the SQLite file, or the Redis every instance shares.
+ */
+import { createScope } from '../core/container.js'
+import type { HookpilotConfig } from '../core/config.js'
+import type { StateBackend } from '../core/jobs.js'
+import type { GatewayPlugin } from '../core/plugin.js'
+import { silentLogger } from '../core/logger.js'
+import { setupPlugins } from '../core/plugin-setup.js'
+import { fileSubscriptionStore, subscriptionsPath, type SubscriptionStore } from '../core/subscriptions/index.js'
+import { BUILTIN_PLUGINS } from '../plugins/builtins.js'
+
+/** A state backend's parts, opened for an admin command; `close` when done. */
+export interface OpenState {
+  readonly state: StateBackend
+  /** The backend's own subscription store (Redis), if it keeps them. */
+  readonly subscriptions: SubscriptionStore | undefined
+  close(): Promise<void>
+}
+
+/** Sets up the state plugin of `config` (paths from `baseDir`) and opens it, unless `wanted` says not to. */
+export async function openState(config: HookpilotConfig, baseDir: string, wanted: (plugin: GatewayPlugin) => boolean = () => true): Promise<OpenState | undefined> {
+  const scope = createScope()
+  try {
+    const setUp = await setupPlugins(config, BUILTIN_PLUGINS.filter((d) => d.section === 'state'), {
+      baseDir, resources: scope.resources, log: silentLogger, childEnv: () => ({}), workdir: baseDir, redact: (t) => t,
+    })
+    const plugin = setUp.plugins.findLast((p) => p.state)
+    if (!plugin?.state || !wanted(plugin)) {
+      await scope.dispose()
+      return undefined
+    }
+    const { state } = plugin
+    await state.start?.({ log: silentLogger })
+    return {
+      state,
+      subscriptions: plugin.subscriptions,
+      async close() {
+        await state.close?.()
+        await scope.dispose()
+      },
+    }
+  } catch (err) {
+    await scope.dispose()
+    throw err
+  }
+}
+
+/** A subscription store opened for a command; `close` when done. */
+export interface OpenSubscriptions {
+  readonly store: SubscriptionStore
+  close(): Promise<void>
+}
+
+/**
+ * The subscriptions of `config`: in the state backend when it keeps them (Redis, opened here), else in the file
+ * beside the config (`configDir`).
+ */
+export async function openSubscriptions(config: HookpilotConfig, configDir: string): Promise<OpenSubscriptions> {
+  // Only a backend that keeps subscriptions is opened: a SQLite start would recover the serving process's jobs.
+  const opened = await openState(config, configDir, (plugin) => plugin.subscriptions !== undefined)
+  if (opened?.subscriptions) return { store: opened.subscriptions, close: () => opened.close() }
+  await opened?.close()
+  const path = subscriptionsPath(config, configDir) ?? configDir
+  return { store: fileSubscriptionStore(path), close: async () => {} }
+}

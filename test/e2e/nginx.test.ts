@@ -3,37 +3,26 @@
  * front of `hookpilot serve` on loopback. A signed webhook through nginx is accepted, and the gateway's log
  * shows the client's own address (from X-Forwarded-For, believed from nginx's address only), not nginx's.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ROOT, startCli, type RunningCli } from '../fixtures/cli.js'
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
+import { freePort, startNginx, type TestNginx } from '../fixtures/nginx.js'
 
 const SECRET = 'nginx-test-secret-0123456789'
-let nginx: ChildProcess | undefined
+let nginx: TestNginx | undefined
 let serving: RunningCli | undefined
 afterEach(() => {
-  nginx?.kill('SIGKILL')
+  nginx?.stop()
   serving?.child.kill('SIGKILL')
   nginx = serving = undefined
 })
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
-}
-
 describe('behind nginx (examples/deploy/nginx.conf)', () => {
   it('a signed webhook through nginx is accepted, and the log shows the original client address', async () => {
-    if (spawnSync('nginx', ['-v']).error) throw new Error('this test runs a real nginx: install it with "apt-get install -y nginx" (.ci/run does)')
     const client = Object.values(networkInterfaces()).flat().find((i) => i?.family === 'IPv4' && !i.internal)?.address
     if (client === undefined) throw new Error('this test needs a non-loopback IPv4 address to come from (ip addr)')
     const dir = await mkdtemp(join(tmpdir(), 'hookpilot-nginx-'))
@@ -49,33 +38,14 @@ platforms:
       routes:
         github-pr-review: { secret: ${SECRET}, events: [pull_request] }
 `)
-    // The example site as shipped, pointed at this test's ports; the rest of nginx's setup kept in this folder.
+    // The example site as shipped, pointed at this test's ports.
     const site = readFileSync(join(ROOT, 'examples', 'deploy', 'nginx.conf'), 'utf8')
       .replace('server 127.0.0.1:8644;', `server 127.0.0.1:${gatewayPort};`)
       .replace('listen 80;', `listen ${nginxPort};`)
-    await writeFile(join(dir, 'site.conf'), site)
-    for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp))
-    await writeFile(join(dir, 'nginx.conf'), `daemon off;
-worker_processes 1;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'error.log')};
-events {}
-http {
-  access_log ${join(dir, 'access.log')};
-  client_body_temp_path ${join(dir, 'body')};
-  proxy_temp_path ${join(dir, 'proxy')};
-  fastcgi_temp_path ${join(dir, 'fastcgi')};
-  uwsgi_temp_path ${join(dir, 'uwsgi')};
-  scgi_temp_path ${join(dir, 'scgi')};
-  include ${join(dir, 'site.conf')};
-}
-`)
-    const syntax = spawnSync('nginx', ['-t', '-c', join(dir, 'nginx.conf'), '-p', dir], { encoding: 'utf8' })
-    expect(syntax.status, syntax.stderr).toBe(0)
 
     serving = startCli(['serve', '--config', join(dir, 'config.yaml')], { cwd: dir })
     await serving.waitFor(/Listening on 127\.0\.0\.1/)
-    nginx = spawn('nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' })
+    nginx = await startNginx(site)
     const base = `http://${client}:${nginxPort}`
     await expect.poll(async () => (await fetch(`${base}/health`).catch(() => undefined))?.status, { timeout: 10_000, interval: 100 }).toBe(200)
 

@@ -40,6 +40,21 @@ describe('parseConfig', () => {
     ]))
   })
 
+  it('state: the redis backend checks its own keys: url required and a redis URL, a usable prefix, a typo suggested', () => {
+    expect(issuesOf(() => parseConfig({ state: { driver: 'redis' } } as never, { env: {} }))).toEqual([
+      { path: 'state.url', message: expect.stringMatching(/required|expected/i) },
+    ])
+    const issues = issuesOf(() => parseConfig({ state: { driver: 'redis', url: 'http://10.0.0.5:6379', prefix: 'a b', lock_secnds: 5 } } as never, { env: {} }))
+    expect(issues).toEqual(expect.arrayContaining([
+      { path: 'state.url', message: expect.stringContaining('expected redis://host:port (or rediss:// for TLS)') },
+      { path: 'state.prefix', message: expect.stringContaining('letters, digits, _ . and - only') },
+      { path: 'state.lock_secnds', message: expect.stringContaining('did you mean "lock_seconds"?') },
+    ]))
+    expect(JSON.stringify(issues)).not.toContain('10.0.0.5') // a refused URL (it may hold a password) is not echoed
+    const config = parseConfig({ state: { driver: 'redis', url: 'redis://:pw@10.0.0.5:6379/2' } } as never, { env: {} })
+    expect(config.state).toMatchObject({ driver: 'redis', url: 'redis://:pw@10.0.0.5:6379/2' })
+  })
+
   it('reports every problem at once, each with its path; unknown keys included', () => {
     const issues = issuesOf(() =>
       parseConfig({

@@ -13,6 +13,18 @@ import type { Keys } from './keys.js'
 /** Deletes a hold only if it is still this request's (it may have expired and been taken by another). */
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
 
+/**
+ * The key's owner (KEYS[1]) and, in the same atomic step, the hold (KEYS[2], token ARGV[1] for ARGV[2] ms) when
+ * the key has no owner or ARGV[3] is '1': one round trip where a GET, a SET NX and a GET again were three, and
+ * the owner it returns with a hold taken is the one read after the hold. Answers `{held, owner}`: held 1, the
+ * hold is this request's; 0, not tried (the key has an owner: decide from its job first); -1, another holds it.
+ */
+const TAKE = `
+local owner = redis.call('GET', KEYS[1])
+if owner and ARGV[3] ~= '1' then return {0, owner} end
+if redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return {1, owner} end
+return {-1, owner}`
+
 /** What {@link redisDedup} needs. */
 export interface RedisDedupOptions {
   readonly redis: () => Redis
@@ -28,27 +40,41 @@ export interface RedisDedupOptions {
 export function redisDedup(options: RedisDedupOptions): (key: string, windowMs: number) => Promise<Reservation> {
   const { redis, keys, holdMs } = options
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-  /** What the store says of `key` now. */
-  const look = async (key: string, windowMs: number) => {
-    const owner = await redis().get(keys.keyOwner(key))
+  /** What the store says of the key an owner id names. */
+  const judge = async (owner: string | null, windowMs: number) => {
     const holder = owner === null ? undefined : await options.holder(owner)
     return { holder, status: decide(holder, windowMs, options.now()) }
   }
   return async function reserve(key, windowMs) {
+    const owner = keys.keyOwner(key)
     const hold = keys.hold(key)
     const token = randomBytes(12).toString('base64url')
     const release = () => redis().eval(RELEASE, 1, hold, token).then(() => undefined, () => undefined)
+    /** The owner id, and whether this request now holds the key (TAKE); `force` tries the hold even with an owner. */
+    const take = async (force: boolean) => {
+      const [held, id] = (await redis().eval(TAKE, 2, owner, hold, token, holdMs, force ? '1' : '0')) as [number, string | null]
+      return { held, id }
+    }
     // A stored job that holds the key answers a copy at once, without the hold; only a copy that would store a
-    // job takes it, then looks again (another may have stored one in between). While another request holds it,
-    // the copy waits, a few milliseconds apart at first, since the holder is usually about to store.
+    // job takes it, reading the owner again in the same step (another may have stored one in between). While
+    // another request holds it, the copy waits, a few milliseconds apart at first, since the holder is usually
+    // about to store.
+    let after: string | null
     for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
-      const before = await look(key, windowMs)
-      if (before.status === 'duplicate') return { status: 'duplicate', key, jobId: before.holder?.id }
-      if ((await redis().set(hold, token, 'PX', holdMs, 'NX')) === 'OK') break
+      let taken = await take(false)
+      if (taken.held === 0) {
+        const before = await judge(taken.id, windowMs)
+        if (before.status === 'duplicate') return { status: 'duplicate', key, jobId: before.holder?.id }
+        taken = await take(true)
+      }
+      if (taken.held === 1) {
+        after = taken.id
+        break
+      }
       await sleep(delay)
     }
     try {
-      const { holder, status } = await look(key, windowMs)
+      const { holder, status } = await judge(after, windowMs)
       if (status === 'duplicate') {
         await release()
         return { status, key, jobId: holder?.id }

@@ -306,7 +306,7 @@ describe('Redis down, restarted, unreachable', () => {
     await allPosted(world, acked, 40_000)
     // Those refused while Redis was known down never reached it: sent again (as a sender retries), each is
     // accepted now. (One refused mid-burst may find the hold its first try left in Redis, and wait until that
-    // lapses, up to 10 s: those are not sent again here.)
+    // lapses, up to 5 s: those are not sent again here.)
     const again = await Promise.all(range(41, 50).map((pr) => world.send(servers[pr % 2]!.port, pr, `burst-${pr}`)))
     expect(again.map((a) => a.status)).toEqual(again.map(() => 202))
     await allPosted(world, range(41, 50), 30_000)

@@ -99,7 +99,10 @@ export function redisState(options: RedisStateOptions): RedisState {
     const state = stateOf(await job.getState())
     return { id, state, finishedAt: state === 'done' || state === 'failed' ? job.finishedOn : undefined }
   }
-  const reserve = redisDedup({ redis: commands, keys, holder, now, holdMs: 10_000 })
+  // A request holds its key for the few milliseconds between reserve and add; 5 s is far past that even under
+  // load, yet short enough that a hold left by a dead instance (or a Redis restart) delays a resend well within
+  // GitHub's 10 s timeout.
+  const reserve = redisDedup({ redis: commands, keys, holder, now, holdMs: 5_000 })
   // A de-dup key outlives every job that can hold it; past that it is only a pointer to a purged job.
   const keyTtlSeconds = Math.ceil((Math.max(keepDoneMs, keepFailedMs) + DAY) / 1000)
 

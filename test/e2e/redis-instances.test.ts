@@ -7,13 +7,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { runCli, type CliResult, type RunningCli } from '../fixtures/cli.js'
 import { crash, durableSetup, redisStateYaml, SECRET, type Answer, type Durable, type DurableOptions, type Serving } from '../fixtures/durable.js'
 import { killIfAlive, waitForDeath } from '../fixtures/process.js'
 import { startRedis, type TestRedis } from '../fixtures/redis.js'
+import { freePort } from '../fixtures/ports.js'
 
 let redis: TestRedis
 beforeAll(async () => {
@@ -87,16 +87,6 @@ async function probe(port: number, path: '/health' | '/ready'): Promise<{ status
   return { status: res.status, body: (await res.json()) as Record<string, unknown> }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
-}
 
 describe('several instances share the de-dup, the rate limit and the queue', () => {
   it('100 concurrent copies of one delivery spread over three instances: one 202, one agent run, one comment', async () => {

@@ -3,10 +3,10 @@
  * its own config.yaml: what it prints, what it writes, and its exit code on bad input.
  */
 import { readFile, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cliTestSetup, hookpilot, liveGateway, modeOf, project, STATIC_SECRET, type LiveGateway } from './helpers.js'
+import { freePort } from '../fixtures/ports.js'
 
 const cleanup = cliTestSetup()
 async function tempProject(extra?: Record<string, unknown>) {
@@ -234,10 +234,3 @@ it.each(['subscribe', 'list', 'remove', 'test', 'send'])('hookpilot %s --help do
 })
 
 /** A port nothing listens on (bound, then released). */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}

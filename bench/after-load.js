@@ -41,9 +41,12 @@ export function measureHeap(jobs) {
   return lastJsonLine('dedup-memory.js', [String(jobs)], { execArgv: ['--expose-gc'], stream: 'stdout' })
 }
 
-/** CPU per event through gateway.handle(): floor, then each backend with its agents busy and with echo. */
-export async function measureHandleCost(seconds, connections) {
-  const runs = [['floor', 'busy'], ['sqlite', 'busy'], ['sqlite', 'echo'], ['memory', 'busy'], ['memory', 'echo']]
+/**
+ * CPU per event through gateway.handle(): floor, then each backend with its agents busy and with echo; with
+ * `redis`, also the redis backend's acknowledgement (a redis-server of its own; its CPU reported beside).
+ */
+export async function measureHandleCost(seconds, connections, { redis = false } = {}) {
+  const runs = [['floor', 'busy'], ['sqlite', 'busy'], ['sqlite', 'echo'], ['memory', 'busy'], ['memory', 'echo'], ...(redis ? [['redis', 'busy']] : [])]
   const out = []
   for (const [kind, agent] of runs) {
     out.push(await lastJsonLine('handle-cost.js', [kind, String(seconds), String(connections), agent], { stream: 'stderr' }))

@@ -13,7 +13,8 @@
  * Prints one JSON line.
  */
 import { randomUUID } from 'node:crypto'
-import { memoryState, silentLogger } from '../dist/index.js'
+import { silentLogger } from '../dist/index.js'
+import { memoryState } from '../dist/plugins/memory-state/index.js'
 import { ROUTE, benchPayload } from './payload.js'
 
 if (typeof globalThis.gc !== 'function') {

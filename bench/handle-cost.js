@@ -4,12 +4,13 @@
  * request per turn of the event loop (as keep-alive connections do), for `seconds`. Steadier than req/s over
  * loopback on a busy machine; meant for comparing changes and for `--cpu-prof`.
  *
- *   node bench/handle-cost.js <sqlite|sqlite-full|memory|floor> [seconds=5] [connections=32] [busy|echo] > /dev/null
+ *   node bench/handle-cost.js <sqlite|sqlite-full|memory|redis|floor> [seconds=5] [connections=32] [busy|echo] > /dev/null
  *
  * With the busy agent it measures the acknowledgement alone; with echo, CPU runs until the queue is drained,
  * so the figure is each event's whole life (202, lease, agent, answer stored, delivery, done): the difference
  * is what the pool costs per job. `floor` runs the floor server's checks (HMAC, strict UTF-8, JSON.parse, a
- * Set) as a function. stdout carries the gateway's log; the result is one JSON line on stderr.
+ * Set) as a function. `redis` starts a redis-server of its own (bench/redis.js) and also reports that server's
+ * CPU per event. stdout carries the gateway's log; the result is one JSON line on stderr.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -17,6 +18,8 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { benchConfig, benchPlugins } from './gateway.js'
 import { ROUTE, SECRET, benchPayload } from './payload.js'
+import { killAll } from './procs.js'
+import { startRedis } from './redis.js'
 
 const [kind = 'sqlite', secondsArg = '5', connectionsArg = '32', agent = 'busy'] = process.argv.slice(2)
 const seconds = Number(secondsArg)
@@ -53,15 +56,29 @@ function floorHandler() {
   }
 }
 
-async function gatewayHandler(dir) {
-  const { createGateway, defineStateBackend, parseConfig } = await import('../dist/index.js')
-  const { stateBackend } = await import('../dist/plugins/builtins.js')
-  const state = kind === 'memory' ? { driver: 'memory' } : { driver: 'sqlite', path: join(dir, 'state.db'), sync: kind === 'sqlite-full' ? 'full' : 'normal' }
-  const config = benchConfig(state, agent)
-  // The backend `state:` builds, built here too so the run can wait for its queue to drain.
-  const backend = stateBackend(parseConfig(config), dir)
-  const gateway = await createGateway(config, [...(await benchPlugins()), defineStateBackend(backend)])
-  return { handle: (req) => gateway.handle(req), gateway, backend }
+/** The `state:` section for `kind`, and the backend it builds, built here too so the run can wait for its queue to drain. */
+async function stateFor(dir, redis, limits) {
+  if (kind === 'memory') {
+    const { memoryState } = await import('../dist/plugins/memory-state/index.js')
+    return { state: { driver: 'memory' }, plugin: { name: 'memory', state: memoryState(limits) } }
+  }
+  if (kind === 'redis') {
+    const { redisState } = await import('../dist/plugins/redis-state/index.js')
+    const options = { url: redis.url, prefix: 'bench' }
+    return { state: { driver: 'redis', ...options }, plugin: { name: 'redis', ...redisState({ ...options, ...limits }) } }
+  }
+  if (kind !== 'sqlite' && kind !== 'sqlite-full') throw new Error(`unknown kind "${kind}" (sqlite, sqlite-full, memory, redis, floor)`)
+  const { sqliteState } = await import('../dist/plugins/sqlite-state/index.js')
+  const options = { path: join(dir, 'state.db'), sync: kind === 'sqlite-full' ? 'full' : 'normal' }
+  return { state: { driver: 'sqlite', ...options }, plugin: { name: 'sqlite', state: sqliteState({ ...options, ...limits }) } }
+}
+
+async function gatewayHandler(dir, redis) {
+  const { createGateway, parseConfig } = await import('../dist/index.js')
+  const limits = (config) => ({ concurrency: config.agent.concurrency, maxQueue: config.agent.max_queue })
+  const { state, plugin } = await stateFor(dir, redis, limits(parseConfig(benchConfig({ driver: 'memory' }, agent))))
+  const gateway = await createGateway(benchConfig(state, agent), [...(await benchPlugins()), plugin])
+  return { handle: (req) => gateway.handle(req), gateway, backend: plugin.state }
 }
 
 /** Resolves once no job is queued and none runs. */
@@ -74,8 +91,10 @@ async function drained(backend) {
 }
 
 const dir = mkdtempSync(join(os.tmpdir(), 'hookpilot-handle-'))
+let redis
 try {
-  const { handle, gateway, backend } = kind === 'floor' ? { handle: floorHandler() } : await gatewayHandler(dir)
+  if (kind === 'redis') redis = await startRedis(join(dir, 'redis'))
+  const { handle, gateway, backend } = kind === 'floor' ? { handle: floorHandler() } : await gatewayHandler(dir, redis)
   const statuses = {}
   const loop = async (until) => {
     while (performance.now() < until) {
@@ -91,19 +110,24 @@ try {
   if (backend && agent === 'echo') await drained(backend)
   for (const k of Object.keys(statuses)) delete statuses[k]
   const cpu0 = process.cpuUsage()
+  const redisCpu0 = await redis?.cpuMicros()
   const t0 = performance.now()
   await run(seconds * 1000)
   const answeredMs = performance.now() - t0
   const backlog = backend ? await backend.jobs.counts() : undefined
   if (backend && agent === 'echo') await drained(backend)
   const cpu = process.cpuUsage(cpu0)
+  const redisCpu = redis ? (await redis.cpuMicros()) - redisCpu0 : undefined
   const accepted = statuses[202] ?? 0
   process.stderr.write(JSON.stringify({
     kind, agent, connections, seconds, accepted, statuses, acceptedPerSecond: Math.round(accepted / (answeredMs / 1000)),
     cpuMicrosPerEvent: Number(((cpu.user + cpu.system) / accepted).toFixed(1)), queuedAtEnd: backlog?.queued,
     drainMs: agent === 'echo' ? Math.round(performance.now() - t0 - answeredMs) : undefined,
+    redisCpuMicrosPerEvent: redis ? Number((redisCpu / accepted).toFixed(1)) : undefined,
   }) + '\n')
   await gateway?.close()
 } finally {
+  await redis?.stop()
+  killAll('SIGKILL')
   rmSync(dir, { recursive: true, force: true })
 }

@@ -1,6 +1,6 @@
 /**
  * The load generator, in a process of its own so it never shares an event loop with a server. run.js sends
- * `{ type: 'load', id, port, scenario, seconds, connections }`; the answer is `{ type: 'result', id, ... }` with
+ * `{ type: 'load', id, ports, scenario, seconds, connections }`; the answer is `{ type: 'result', id, ... }` with
  * the responses counted and every latency (ms, from autocannon's own per-response timer) so rounds can be
  * merged exactly.
  *
@@ -31,8 +31,11 @@ function headersFor(scenario) {
 }
 
 function options(job) {
+  // Several ports (the instances of redis-2): autocannon opens connection i to url[i % n], so the connections,
+  // and with them the requests, are spread round-robin over the instances, as a load balancer would.
+  const urls = job.ports.map((port) => `http://127.0.0.1:${port}/webhooks/${ROUTE}`)
   const base = {
-    url: `http://127.0.0.1:${job.port}/webhooks/${ROUTE}`,
+    url: urls.length === 1 ? urls[0] : urls,
     method: 'POST',
     connections: job.connections,
     pipelining: 1,
@@ -60,10 +63,13 @@ function load(job) {
     const latencies = []
     const statuses = {}
     const started = process.hrtime.bigint()
+    const cpu = process.cpuUsage()
     const instance = autocannon(options(job), (err, result) => {
       if (err) return reject(err)
       const elapsedS = Number(process.hrtime.bigint() - started) / 1e9
+      const used = process.cpuUsage(cpu)
       resolve({
+        cpuMicros: used.user + used.system, // the loader's own CPU: on a machine with few cores it competes with the servers
         responses: latencies.length,
         elapsedS,
         latencies,

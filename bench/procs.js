@@ -2,13 +2,14 @@
  * The bench's child processes: every one is registered, and every one is killed on the way out, whatever the
  * way out (an error, Ctrl-C, the end). A child asked over IPC answers with a message of an agreed type.
  */
-import { fork } from 'node:child_process'
+import { fork, spawn } from 'node:child_process'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const children = new Set()
+const others = new Set()
 
 /** Forks `bench/<script>` with an IPC channel; stdout and stderr as given (inherited by default). */
 export function start(script, args, { execArgv = [], stdout = 'inherit', stderr = 'inherit' } = {}) {
@@ -19,9 +20,22 @@ export function start(script, args, { execArgv = [], stdout = 'inherit', stderr 
   return child
 }
 
+/**
+ * Spawns a program that is not a bench script (redis-server): no IPC, so `stopAll` leaves it to its owner, but
+ * `killAll` kills it with the rest on every way out.
+ */
+export function spawnTracked(command, args, options = {}) {
+  const child = spawn(command, args, options)
+  child.label = [command, ...args].join(' ')
+  others.add(child)
+  child.once('exit', () => others.delete(child))
+  child.once('error', () => others.delete(child))
+  return child
+}
+
 /** Kills every child still running. */
 export function killAll(signal = 'SIGKILL') {
-  for (const child of children) {
+  for (const child of [...children, ...others]) {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal)
   }
 }

@@ -49,7 +49,7 @@ export function printTable(rows, { scenarios, servers, goals }) {
 
 /** Every goal, met or missed, with the CPU ratio beside the req/s one. */
 export function printGoals(rows, { servers, goals }) {
-  console.log('Goals (issue 8, "Speed"; ratios of req/s measured in this run, CPU ratio in brackets):')
+  console.log('Goals (issues 8 and 9, "Speed"; ratios of req/s measured in this run, CPU ratio in brackets):')
   for (const g of goals) {
     const row = rows.find((r) => r.scenario === g.scenario && r.server === g.server)
     const name = `${servers[g.server].label}, ${g.scenario}: >= ${g.min.toFixed(2)} x ${g.against}`
@@ -59,7 +59,8 @@ export function printGoals(rows, { servers, goals }) {
     }
     const against = rows.find((r) => r.scenario === g.scenario && r.server === g.against)
     const cpu = against ? against.cpuPerRequestMicros / row.cpuPerRequestMicros : NaN
-    console.log(`  ${name.padEnd(62)} ${row.vs[g.against].toFixed(2)} (CPU ${fmtRatio(cpu)})  ${verdict(row.vs[g.against] >= g.min)}`)
+    const note = g.note ? `  [${g.note}]` : ''
+    console.log(`  ${name.padEnd(62)} ${row.vs[g.against].toFixed(2)} (CPU ${fmtRatio(cpu)})  ${verdict(row.vs[g.against] >= g.min)}${note}`)
   }
 }
 
@@ -76,6 +77,39 @@ export function printStateFiles(files, servers) {
         `${mib(f.bytes)} MiB with its WAL${perJob} (payload ${(f.payloadBytes / Math.max(1, f.jobs) / 1024).toFixed(1)} KiB per job)`,
     )
   }
+}
+
+/**
+ * The redis rows: what redis-server did per accepted request (its CPU; the commands hookpilot sent, each a
+ * round trip unless pipelined; the commands Redis ran, scripts' own included), and what it holds after the run.
+ */
+export function printRedis(rows, footprint, { servers, cores }) {
+  const counts = (per) => {
+    const entries = Object.entries(per)
+    const total = entries.reduce((sum, [, n]) => sum + n, 0)
+    const shown = entries.filter(([, n]) => n >= 0.05).map(([name, n]) => `${name} ${n.toFixed(1)}`).join(', ')
+    return `${total.toFixed(1)} (${shown})`
+  }
+  console.log('Redis, per accepted request in the measured windows:')
+  for (const row of rows.filter((r) => r.redis)) {
+    const instances = servers[row.server].instances ?? 1
+    // Every process of the row on the same cores: hookpilot, redis-server and the loader. Their CPU per request
+    // bounds req/s to cores / (sum), whatever the number of instances.
+    const all = row.redis.cpuMicros + row.cpuPerRequestMicros + row.loaderCpuPerRequestMicros
+    console.log(
+      `  ${servers[row.server].label}: redis-server CPU ${fmtInt(row.redis.cpuMicros)} us, hookpilot ${fmtInt(row.cpuPerRequestMicros)} us` +
+        `${instances > 1 ? ` (${instances} instances together)` : ''}, the loader ${fmtInt(row.loaderCpuPerRequestMicros)} us: ` +
+        `${fmtInt(all)} us of CPU in all, so ${cores} core(s) allow at most ${fmtInt((cores * 1e6) / all)} req/s (measured ${fmtInt(row.rps)})`,
+    )
+    console.log(`    commands hookpilot sent: ${counts(row.redis.sent)}`)
+    console.log(`    commands Redis ran (a script's own calls included): ${counts(row.redis.calls)}`)
+  }
+  const jobs = Object.values(footprint.jobs).reduce((a, b) => a + b, 0)
+  const perJob = (bytes) => (jobs > 0 ? `, ${(bytes / jobs / 1024).toFixed(1)} KiB per job` : '')
+  console.log(
+    `  after the run: ${jobs.toLocaleString('en-US')} jobs stored (${Object.entries(footprint.jobs).map(([p, n]) => `${p} ${n.toLocaleString('en-US')}`).join(', ')}); ` +
+      `used_memory ${mib(footprint.usedMemory)} MiB${perJob(footprint.usedMemory)}; append-only files ${mib(footprint.aofBytes)} MiB${perJob(footprint.aofBytes)}`,
+  )
 }
 
 /** The memory backend's heap with finished jobs (bench/dedup-memory.js). */
@@ -106,6 +140,13 @@ export function printHandleCost(runs) {
     console.log(
       `  ${kind.padEnd(7)} acknowledgement ${fmtInt(ack.cpuMicrosPerEvent).padStart(5)} (${(floor.cpuMicrosPerEvent / ack.cpuMicrosPerEvent).toFixed(2)} x floor)` +
         `   whole life (echo agent, queue drained) ${fmtInt(life.cpuMicrosPerEvent).padStart(5)} (+${fmtInt(life.cpuMicrosPerEvent - ack.cpuMicrosPerEvent)})`,
+    )
+  }
+  const redis = find('redis', 'busy')
+  if (redis) {
+    console.log(
+      `  ${'redis'.padEnd(7)} acknowledgement ${fmtInt(redis.cpuMicrosPerEvent).padStart(5)} (${(floor.cpuMicrosPerEvent / redis.cpuMicrosPerEvent).toFixed(2)} x floor)` +
+        `   and redis-server's own CPU ${fmtInt(redis.redisCpuMicrosPerEvent)} per event`,
     )
   }
 }

@@ -4,12 +4,15 @@
  * signed ~25 KB pull_request payload:
  *
  *   hookpilot with state.driver sqlite (sync: normal, the default; and sync: full) and memory, its default
- *   logger on (stdout to /dev/null) and its agents busy, as in a burst (bench/gateway.js); @octokit/webhooks'
+ *   logger on (stdout to /dev/null) and its agents busy, as in a burst (bench/gateway.js); hookpilot with
+ *   state.driver redis, one instance and two instances on one Redis (the bench's own redis-server, bench/redis.js),
+ *   the load spread over the two round-robin; @octokit/webhooks'
  *   createNodeMiddleware (verify + parse); the floor server (only the work the request table requires,
  *   nothing stored); a bare node:http server.
  *
- * The goals of issue 8 are ratios against the floor and octokit measured in the same run; a missed goal is
- * printed, not a failure. Then the heap the memory backend holds for its de-dup window. See docs/benchmarks.md.
+ * The goals of issue 8 (and issue 9's for redis) are ratios against the floor, octokit and one redis instance
+ * measured in the same run; a missed goal is printed, not a failure. Then what Redis did per accepted request,
+ * and the heap the memory backend holds for its de-dup window. See docs/benchmarks.md.
  *
  * Environment knobs (defaults in brackets):
  *   BENCH_SECONDS [5]      measured seconds per scenario per server, split over BENCH_ROUNDS
@@ -17,7 +20,8 @@
  *   BENCH_WARMUP [1]       warm-up seconds per scenario per server, not measured
  *   BENCH_CONNECTIONS [32] concurrent keep-alive connections
  *   BENCH_SCENARIOS [all]  comma-separated: accepted, duplicates, invalid
- *   BENCH_SERVERS [all]    comma-separated: bare, floor, octokit, sqlite, sqlite-full, memory (floor is always run)
+ *   BENCH_SERVERS [all]    comma-separated: bare, floor, octokit, sqlite, sqlite-full, memory, redis, redis-2 (floor is
+ *                          always run; the redis rows are skipped, with a note, when redis-server is not installed)
  *   BENCH_AGENT [busy]     busy: every agent run lasts the whole bench, so accepted events wait in the queue and
  *                          the acknowledgement is measured; echo: each job also runs to done in the window
  *   BENCH_HEAP [1]         0 skips the memory backend's heap measurement
@@ -30,7 +34,8 @@ import os from 'node:os'
 import { join, resolve } from 'node:path'
 import { measureHandleCost, measureHeap, stateFile } from './after-load.js'
 import { ask, killAll, start, stopAll } from './procs.js'
-import { printGoals, printHandleCost, printHeap, printStateFiles, printTable } from './report.js'
+import { INSTALL_HINT, redisAvailable, startRedis } from './redis.js'
+import { printGoals, printHandleCost, printHeap, printRedis, printStateFiles, printTable } from './report.js'
 
 const num = (name, fallback) => {
   const raw = process.env[name]
@@ -72,11 +77,18 @@ const SERVERS = {
     status: { accepted: 202 },
   },
   memory: { label: 'hookpilot, memory', args: ['memory'], status: { accepted: 202 } },
+  // One prefix per row in the bench's own Redis: each row has its queue, sequence and de-dup keys to itself.
+  redis: { label: 'hookpilot, redis (1 instance)', redisPrefix: 'bench-1', instances: 1, status: { accepted: 202 } },
+  'redis-2': { label: 'hookpilot, redis (2 instances)', redisPrefix: 'bench-2', instances: 2, status: { accepted: 202 } },
 }
-const wanted = (kind) => kind === 'floor' || !ONLY_SERVERS || ONLY_SERVERS.has(kind)
+const REDIS_KINDS = ['redis', 'redis-2']
+const CORES = os.availableParallelism()
+const HAVE_REDIS = redisAvailable()
+const wanted = (kind) => kind === 'floor' || ((!ONLY_SERVERS || ONLY_SERVERS.has(kind)) && (HAVE_REDIS || !REDIS_KINDS.includes(kind)))
+const redisSkipped = !HAVE_REDIS && REDIS_KINDS.some((kind) => !ONLY_SERVERS || ONLY_SERVERS.has(kind))
 
 const SCENARIOS = [
-  { name: 'accepted', label: 'accepted (202)', servers: ['bare', 'floor', 'octokit', 'sqlite', 'sqlite-full', 'memory'] },
+  { name: 'accepted', label: 'accepted (202)', servers: ['bare', 'floor', 'octokit', 'sqlite', 'sqlite-full', 'memory', 'redis', 'redis-2'] },
   // One delivery id for the whole scenario: the first request (in the warm-up) is accepted, the rest are duplicates.
   { name: 'duplicates', label: 'duplicates (200)', servers: ['bare', 'floor', 'sqlite'] },
   { name: 'invalid', label: 'invalid signature (401)', servers: ['bare', 'floor', 'sqlite'] },
@@ -90,6 +102,12 @@ const GOALS = [
   { scenario: 'accepted', server: 'sqlite', against: 'octokit', min: 1.0 },
   { scenario: 'accepted', server: 'memory', against: 'floor', min: 0.9 },
   { scenario: 'invalid', server: 'sqlite', against: 'floor', min: 1.0 },
+  // Issue 9, "Speed": one instance on Redis against the floor; two instances against one, given spare cores.
+  { scenario: 'accepted', server: 'redis', against: 'floor', min: 0.6 },
+  {
+    scenario: 'accepted', server: 'redis-2', against: 'redis', min: 1.6,
+    note: `${CORES} core(s) (os.availableParallelism()) for the loader, both instances and redis-server`,
+  },
 ]
 
 // ---------------------------------------------------------------------------------------------------------
@@ -100,31 +118,68 @@ function percentile(sorted, q) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]
 }
 
-async function startServer(kind) {
-  const execArgv = []
-  if (CPU_PROF) {
-    mkdirSync(CPU_PROF, { recursive: true })
-    execArgv.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`, `--cpu-prof-name=${kind}-${process.pid}.cpuprofile`)
+/** Starts the processes of server `kind` (two for redis-2, on one Redis prefix); `redis` is the bench's Redis. */
+async function startServer(kind, redis) {
+  const spec = SERVERS[kind]
+  const args = spec.redisPrefix ? ['redis', redis.url, spec.redisPrefix] : spec.args
+  const children = []
+  const ports = []
+  for (let i = 0; i < (spec.instances ?? 1); i++) {
+    const execArgv = []
+    if (CPU_PROF) {
+      mkdirSync(CPU_PROF, { recursive: true })
+      execArgv.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`, `--cpu-prof-name=${kind}${spec.instances > 1 ? `-${i + 1}` : ''}-${process.pid}.cpuprofile`)
+    }
+    // Logs go where a deployment sends them: not to a terminal. stderr stays, so a crash is seen.
+    const stdout = kind === 'bare' || kind === 'floor' ? 'inherit' : openSync('/dev/null', 'w')
+    const child = start('server.js', args, { execArgv, stdout })
+    children.push(child)
+    ports.push((await ask(child, undefined, 'ready', 30_000)).port)
   }
-  // Logs go where a deployment sends them: not to a terminal. stderr stays, so a crash is seen.
-  const stdout = kind === 'bare' || kind === 'floor' ? 'inherit' : openSync('/dev/null', 'w')
-  const child = start('server.js', SERVERS[kind].args, { execArgv, stdout })
-  const ready = await ask(child, undefined, 'ready', 30_000)
-  return { kind, child, port: ready.port }
+  return { kind, children, ports, redis: spec.redisPrefix ? redis : undefined }
 }
 
+/** CPU time and heap of the server's processes, summed; for a redis row also redis-server's CPU and commands. */
 async function usage(server) {
-  return ask(server.child, { type: 'usage' }, 'usage', 10_000)
+  const answers = await Promise.all(server.children.map((child) => ask(child, { type: 'usage' }, 'usage', 10_000)))
+  const sum = { cpuMicros: 0, heapUsed: 0 }
+  for (const a of answers) {
+    sum.cpuMicros += a.cpuMicros
+    sum.heapUsed += a.heapUsed
+    if (a.redisCommands) sum.sent = addCounts(sum.sent ?? {}, a.redisCommands)
+  }
+  if (server.redis) {
+    sum.redisCpuMicros = await server.redis.cpuMicros()
+    sum.redisCalls = await server.redis.commandCalls()
+  }
+  return sum
+}
+
+/** `a` plus `b` (or minus, sign -1), name by name. */
+function addCounts(a, b, sign = 1) {
+  const out = { ...a }
+  for (const [name, n] of Object.entries(b ?? {})) out[name] = (out[name] ?? 0) + sign * n
+  return out
 }
 
 async function loadOnce(loader, server, scenario, seconds) {
-  const result = await ask(loader, { type: 'load', port: server.port, scenario, seconds, connections: CONNECTIONS }, 'result', (seconds + 30) * 1000)
+  const result = await ask(loader, { type: 'load', ports: server.ports, scenario, seconds, connections: CONNECTIONS }, 'result', (seconds + 30) * 1000)
   if (result.failed) throw new Error(`autocannon against ${server.kind} (${scenario}): ${result.failed}`)
   return result
 }
 
 function emptyTally() {
-  return { responses: 0, elapsedS: 0, latencies: [], statuses: {}, errors: 0, timeouts: 0, cpuMicros: 0 }
+  return { responses: 0, elapsedS: 0, latencies: [], statuses: {}, errors: 0, timeouts: 0, cpuMicros: 0, loaderCpuMicros: 0, redis: undefined }
+}
+
+/** What the bench's Redis did for a redis row during a measured load: its CPU, commands sent and run. */
+function addRedis(tally, before, after) {
+  if (after.redisCpuMicros === undefined) return
+  const r = tally.redis ?? { cpuMicros: 0, sent: {}, calls: {} }
+  r.cpuMicros += after.redisCpuMicros - before.redisCpuMicros
+  r.sent = addCounts(addCounts(r.sent, after.sent), before.sent, -1)
+  r.calls = addCounts(addCounts(r.calls, after.redisCalls), before.redisCalls, -1)
+  tally.redis = r
 }
 
 function add(tally, result, cpuMicros) {
@@ -135,6 +190,13 @@ function add(tally, result, cpuMicros) {
   tally.errors += result.errors
   tally.timeouts += result.timeouts
   tally.cpuMicros += cpuMicros
+  tally.loaderCpuMicros += result.cpuMicros ?? 0
+}
+
+/** Redis CPU and command counts per expected answer (commands nobody sent in the window left out). */
+function perRequest(redis, expected) {
+  const per = (counts) => Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0).map(([name, n]) => [name, n / expected]).sort((a, b) => b[1] - a[1]))
+  return { cpuMicros: redis.cpuMicros / expected, sent: per(redis.sent), calls: per(redis.calls) }
 }
 
 function summarise(tally, expectedStatus) {
@@ -146,6 +208,8 @@ function summarise(tally, expectedStatus) {
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
     cpuPerRequestMicros: expected > 0 ? tally.cpuMicros / expected : NaN,
+    loaderCpuPerRequestMicros: expected > 0 ? tally.loaderCpuMicros / expected : NaN,
+    redis: tally.redis && expected > 0 ? perRequest(tally.redis, expected) : undefined,
     responses: tally.responses,
     statuses: tally.statuses,
     unexpected: tally.responses - expected,
@@ -173,6 +237,7 @@ async function runScenario(loader, servers, scenario, problems) {
       const result = await loadOnce(loader, server, scenario.name, SECONDS / ROUNDS)
       const after = await usage(server)
       add(tallies.get(server.kind), result, after.cpuMicros - before.cpuMicros)
+      addRedis(tallies.get(server.kind), before, after)
     }
   }
   const rows = []
@@ -186,8 +251,9 @@ async function runScenario(loader, servers, scenario, problems) {
   }
   const floor = rows.find((r) => r.server === 'floor')
   const octokit = rows.find((r) => r.server === 'octokit')
+  const redis = rows.find((r) => r.server === 'redis')
   for (const row of rows) {
-    row.vs = { floor: row.rps / floor.rps, octokit: octokit ? row.rps / octokit.rps : NaN }
+    row.vs = { floor: row.rps / floor.rps, octokit: octokit ? row.rps / octokit.rps : NaN, redis: redis ? row.rps / redis.rps : NaN }
     // What the req/s ratio would be if both servers were held back by their own CPU alone: steadier on a busy machine.
     row.cpuVsFloor = floor.cpuPerRequestMicros / row.cpuPerRequestMicros
   }
@@ -200,15 +266,19 @@ async function main() {
   const started = Date.now()
   const loader = start('load.js', [])
   const loaderReady = await ask(loader, undefined, 'ready', 30_000)
+  const kinds = new Set(SCENARIOS.flatMap((s) => s.servers))
+  const redis = REDIS_KINDS.some((kind) => kinds.has(kind)) ? await startRedis(join(stateDir, 'redis')) : undefined
   const servers = {}
-  for (const kind of new Set(SCENARIOS.flatMap((s) => s.servers))) servers[kind] = await startServer(kind)
+  for (const kind of kinds) servers[kind] = await startServer(kind, redis)
 
   console.log(
     `hookpilot bench: pull_request "${loaderReady.action}" payload, ${loaderReady.bytes.toLocaleString('en-US')} bytes, signed; ` +
       `${CONNECTIONS} connections over loopback; per scenario and server ${WARMUP} s warm-up + ${SECONDS} s measured ` +
       `in ${ROUNDS} alternating round(s); hookpilot's agent: ${AGENT}; state files in ${stateDir}`,
   )
-  console.log(`node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+  console.log(`node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}; availableParallelism ${CORES}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+  if (redis) console.log(`redis rows: the bench's own ${redis.version} on 127.0.0.1:${redis.port} (appendonly yes, appendfsync everysec, noeviction), one key prefix per row`)
+  if (redisSkipped) console.log(`redis rows skipped: redis-server is not installed; ${INSTALL_HINT}`)
   console.log('')
 
   const problems = []
@@ -216,10 +286,14 @@ async function main() {
   for (const scenario of SCENARIOS) rows.push(...(await runScenario(loader, servers, scenario, problems)))
   const heapAfter = {}
   for (const kind of Object.keys(servers)) heapAfter[kind] = (await usage(servers[kind])).heapUsed
-  await stopAll()
+  const redisFootprint = redis ? await redis.footprint(REDIS_KINDS.filter((k) => servers[k]).map((k) => SERVERS[k].redisPrefix)) : undefined
+  // The servers first (a gateway's close still talks to Redis), then the bench's Redis.
+  await stopAll([loader, ...Object.values(servers).flatMap((s) => s.children)])
+  await redis?.stop()
+  if (redisFootprint) redisFootprint.aofBytes = redis.aofBytes()
   const files = ['sqlite', 'sqlite-full'].filter((kind) => servers[kind]).map((kind) => stateFile(kind, SERVERS[kind].file))
   const heap = WITH_HEAP ? await measureHeap(HEAP_JOBS) : undefined
-  const handleCost = WITH_HANDLE ? await measureHandleCost(SECONDS, CONNECTIONS) : undefined
+  const handleCost = WITH_HANDLE ? await measureHandleCost(SECONDS, CONNECTIONS, { redis: Boolean(redis) }) : undefined
 
   const context = { scenarios: SCENARIOS, servers: SERVERS, goals: GOALS }
   printTable(rows, context)
@@ -227,6 +301,8 @@ async function main() {
   printGoals(rows, context)
   console.log('')
   printStateFiles(files, SERVERS)
+  if (redisFootprint) printRedis(rows, redisFootprint, { ...context, cores: CORES })
+  if (redisSkipped) console.log(`redis rows skipped: redis-server is not installed; ${INSTALL_HINT}`)
   if (heap) printHeap(heap, HEAP_GOAL_MIB)
   if (handleCost) {
     console.log('')
@@ -237,7 +313,8 @@ async function main() {
     'req/s: expected answers (202, 200 for octokit, 200 duplicate, 401) per second; any other is listed under Problems.')
   console.log('vs floor / vs octokit: req/s over theirs in the same run, what the goals are set on. CPU us/req: the server process\'s')
   console.log("user+system CPU time per expected answer; CPU vs floor: floor CPU us/req / this server's, the same ratio if each")
-  console.log('server were limited by its own CPU only: steadier than req/s when other processes share the cores.)')
+  console.log('server were limited by its own CPU only: steadier than req/s when other processes share the cores. For redis-2 the')
+  console.log("CPU is both instances' together; redis-server's own CPU is given under Redis, not in the table.)")
   if (problems.length > 0) {
     console.log('')
     console.log('Problems (figures above are suspect):')
@@ -247,7 +324,8 @@ async function main() {
   if (JSON_OUT) {
     writeFileSync(JSON_OUT, JSON.stringify({
       node: process.version, cpus: os.cpus().length, loadavg: os.loadavg(), connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS,
-      warmup: WARMUP, payloadBytes: loaderReady.bytes, action: loaderReady.action, rows, goals: GOALS, stateFiles: files, heap, handleCost,
+      availableParallelism: CORES, warmup: WARMUP, payloadBytes: loaderReady.bytes, action: loaderReady.action, rows, goals: GOALS,
+      stateFiles: files, redis: redisFootprint, heap, handleCost,
       serverHeapAfter: heapAfter, problems,
     }, null, 2) + '\n')
   }

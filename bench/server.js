@@ -10,6 +10,8 @@
  *                                               nothing and de-duplicates nothing; its default logger is on.
  *   node bench/server.js sqlite <file> [full]   hookpilot with `state: { driver: sqlite, path: <file>, sync }`
  *   node bench/server.js memory                 hookpilot with `state: { driver: memory }`
+ *   node bench/server.js redis <url> <prefix>   hookpilot with `state: { driver: redis, url, prefix }` (run.js starts
+ *                                               its own redis-server; two of these on one prefix are redis-2)
  *
  * Every hookpilot runs with its default logger (stdout; run.js sends it to /dev/null, as a deployment sends it
  * to a file or a collector), a no-op delivery target and the agent BENCH_AGENT names (see gateway.js: by
@@ -80,14 +82,31 @@ async function startFloor() {
   }))
 }
 
-/** The state section of the config for `driver` (sqlite needs the file; sync defaults to normal). */
+/** The state section of the config for `driver` (sqlite needs the file; sync defaults to normal; redis the URL). */
 function stateConfig(driver, path, sync) {
   if (driver === 'memory') return { driver: 'memory' }
+  if (driver === 'redis') {
+    if (!path || !sync) throw new Error('server.js redis needs the URL and the prefix: node bench/server.js redis <url> <prefix>')
+    return { driver: 'redis', url: path, prefix: sync }
+  }
   if (!path) throw new Error('server.js sqlite needs the state file: node bench/server.js sqlite <file> [normal|full]')
   return { driver: 'sqlite', path, sync: sync ?? 'normal' }
 }
 
 let gateway
+/** Redis commands this process sent, by name (redis rows only): what a request costs in round trips. */
+const redisCommands = {}
+
+/** Counts every command ioredis sends (pipelined ones too: each goes through sendCommand). */
+async function countRedisCommands() {
+  const { Redis } = await import('ioredis')
+  const send = Redis.prototype.sendCommand
+  Redis.prototype.sendCommand = function (command, ...rest) {
+    const name = command?.name ?? '?'
+    redisCommands[name] = (redisCommands[name] ?? 0) + 1
+    return send.call(this, command, ...rest)
+  }
+}
 
 async function startGateway(state) {
   const { createGateway } = await import('../dist/index.js')
@@ -118,7 +137,10 @@ process.on('disconnect', () => process.exit(0))
 process.on('message', (message) => {
   if (message?.type === 'usage') {
     const cpu = process.cpuUsage()
-    process.send({ type: 'usage', id: message.id, cpuMicros: cpu.user + cpu.system, heapUsed: process.memoryUsage().heapUsed })
+    process.send({
+      type: 'usage', id: message.id, cpuMicros: cpu.user + cpu.system, heapUsed: process.memoryUsage().heapUsed,
+      redisCommands: kind === 'redis' ? { ...redisCommands } : undefined,
+    })
   } else if (message?.type === 'stop') {
     void stop()
   }
@@ -130,7 +152,10 @@ try {
   else if (kind === 'floor') port = await startFloor()
   else if (kind === 'octokit') port = await startOctokit()
   else if (kind === 'sqlite' || kind === 'memory') port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
-  else throw new Error(`unknown server kind "${kind}" (bare, floor, octokit, sqlite, memory)`)
+  else if (kind === 'redis') {
+    await countRedisCommands()
+    port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
+  } else throw new Error(`unknown server kind "${kind}" (bare, floor, octokit, sqlite, memory, redis)`)
   process.send({ type: 'ready', port })
 } catch (err) {
   process.send({ type: 'failed', reason: err instanceof Error ? err.stack ?? err.message : String(err) })

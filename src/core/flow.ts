@@ -92,7 +92,10 @@ export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<Flow
     if (parts.closing()) return notReady('shutting down')
     const state = await parts.readiness()
     if (!state.ok) return notReady(state.reason)
-    return (await parts.queueFull()) ? notReady('the queue is full (agent.max_queue)') : READY
+    // The store may go away between the two questions (Redis dropping): not ready, rather than an error.
+    const full = await parts.queueFull().catch(() => undefined)
+    if (full === undefined) return notReady('the state store cannot be read')
+    return full ? notReady('the queue is full (agent.max_queue)') : READY
   }
 
   const busy = (key: string, message: string, fields: Record<string, string | number | undefined>): GatewayResponse => {

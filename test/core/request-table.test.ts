@@ -4,6 +4,8 @@
  * signed GitHub payloads. One flow, three adapters: the same table must hold for each.
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import { defineStateBackend } from '../../src/core/plugin.js'
+import { memoryState } from '../../src/plugins/memory-state/index.js'
 import { githubExample, githubHeaders, githubPayload, hmacHex, signGithub } from '../fixtures/github.js'
 import { SECRET, testGateway, type TestGateway, type TestGatewayOptions } from '../fixtures/gateway.js'
 
@@ -105,6 +107,18 @@ describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (tr
       status: 200, body: { status: 'degraded', platform: 'webhook', reason: 'store: connection refused' },
     })
     expect((await send({ method: 'POST', path: '/ready' })).status).toBe(405)
+  })
+
+  it('GET /ready is 503 (not an error) when the store answers its readiness but then cannot count the queue', async () => {
+    const memory = memoryState({ concurrency: 1, maxQueue: 10 })
+    let failing = false
+    const state = { ...memory, jobs: { ...memory.jobs, counts: () => (failing ? Promise.reject(new Error('connection lost')) : memory.jobs.counts()) } }
+    const { send } = await start({ plugins: [defineStateBackend(state)] })
+    expect(await send({ method: 'GET', path: '/ready' })).toMatchObject({ status: 200 })
+    failing = true
+    expect(await send({ method: 'GET', path: '/ready' })).toMatchObject({
+      status: 503, body: { status: 'unavailable', reason: 'the state store cannot be read' },
+    })
   })
 
   it('step 1: an unknown route is 404 Unknown route; another path is 404 Not found; GET on a route is 405', async () => {

@@ -4,6 +4,8 @@
  */
 import type { Job, JobType } from 'bullmq'
 import type { JobRecord, JobStage, JobState, NewJob } from '../../core/jobs.js'
+import type { JsonObject } from '../../core/types.js'
+import { compressJson, decompressJson } from '../shared/compress-json.js'
 
 /** What a BullMQ job's data holds. */
 export interface JobData {
@@ -11,7 +13,7 @@ export interface JobData {
   readonly event: string
   readonly deliveryId: string
   readonly dedupKey?: string | undefined
-  /** The payload as the JSON text it arrived as (never serialised again). */
+  /** The payload's JSON text as it arrived, compressed, in base64 (JSON carries it without escaping a quote). */
   readonly payload: string
   readonly receivedAt: number
   readonly stage: JobStage
@@ -27,10 +29,23 @@ export interface JobData {
 /** The BullMQ job type of every hookpilot job. */
 export type BullJob = Job<JobData, void, string>
 
+/**
+ * A payload as a job's data holds it. Stored as it came, a 25 KB payload was an escaped string inside BullMQ's
+ * JSON: about 29 KiB of Redis memory a job, sent over the socket and appended to the append-only file whole.
+ */
+export function encodePayload(json: string): string {
+  return compressJson(json).toString('base64')
+}
+
+/** The payload a job's data holds. */
+export function decodePayload(data: JobData): JsonObject {
+  return JSON.parse(decompressJson(Buffer.from(data.payload, 'base64'))) as JsonObject
+}
+
 /** The data of a newly accepted job. */
 export function newData(job: NewJob, now: number): JobData {
   return {
-    route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, payload: job.payloadJson,
+    route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, payload: encodePayload(job.payloadJson),
     receivedAt: job.receivedAt, stage: 'run', progress: 0, attempts: 0, notBefore: now, updatedAt: now,
   }
 }

@@ -9,9 +9,8 @@ import { GatewayError } from '../../core/errors.js'
 import { within } from '../../core/job-pool.js'
 import { finishedRecord } from '../../core/job-transitions.js'
 import type { JobOutcome, JobWorker, LeasedJob, StopReport } from '../../core/jobs.js'
-import type { JsonObject } from '../../core/types.js'
 import { QUEUE_NAME, type Keys } from './keys.js'
-import { dataOf, recordOf, type BullJob, type JobData } from './records.js'
+import { dataOf, decodePayload, recordOf, type BullJob, type JobData } from './records.js'
 
 /** What {@link redisWorker} needs. */
 export interface RedisWorkerOptions {
@@ -53,7 +52,7 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     const abort = new AbortController()
     const leased: LeasedJob = {
       job: recordOf(job, 'running'),
-      payload: JSON.parse(data.payload) as JsonObject,
+      payload: decodePayload(data),
       signal: abort.signal,
       saveAnswer: (answer) => save({ stage: 'deliver', answer, progress: 0, attempts: 1 }),
       saveProgress: (progress) => save({ progress }),

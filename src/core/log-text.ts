@@ -4,22 +4,26 @@
  * or retitle the terminal of whoever runs `tail -f`, and a NUL or BEL cannot either.
  */
 
-// C0 controls, DEL, the C1 controls (terminals obey 0x9b as CSI), and the Unicode line and paragraph
-// separators, which some viewers break lines at.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
-const UNSAFE_ALL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
+// C0 controls, DEL, the C1 controls (terminals obey 0x9b as CSI), the Unicode line and paragraph separators,
+// which some viewers break lines at, and the bidirectional controls, which make a viewer show text in another
+// order than it was written (U+202E turns "txt.exe" around: "Trojan Source").
+const BIDI = '\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069'
+const UNSAFE = new RegExp(`[\u0000-\u001f\u007f-\u009f\u2028\u2029${BIDI}]`)
+const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g')
 // What JSON.stringify leaves raw: it escapes C0 itself.
-const UNSAFE_AFTER_JSON = /[\u007f-\u009f\u2028\u2029]/g
-const ANY_AFTER_JSON = /[\u007f-\u009f\u2028\u2029]/
-// A text-format value that needs no quotes: no space, quote, equals sign or control character.
-const PLAIN = /^[^\s"=\u0000-\u001f\u007f-\u009f]+$/
+const UNSAFE_AFTER_JSON = new RegExp(`[\u007f-\u009f\u2028\u2029${BIDI}]`, 'g')
+const ANY_AFTER_JSON = new RegExp(UNSAFE_AFTER_JSON.source)
+// A text-format value that needs no quotes: no space, quote, equals sign or character escaped above.
+const PLAIN = new RegExp(`^[^\\s"=\u0000-\u001f\u007f-\u009f\u2028\u2029${BIDI}]+$`)
 
 const hex = (c: string, width: number): string => c.charCodeAt(0).toString(16).padStart(width, '0')
+/** `\xNN` for a character of Latin-1, `\uNNNN` past it. */
+const escaped = (c: string): string => (c.charCodeAt(0) > 0xff ? `\\u${hex(c, 4)}` : `\\x${hex(c, 2)}`)
 
-/** A message for the text format: line breaks become spaces, other control characters `\xNN`. */
+/** A message for the text format: line breaks become spaces, other control characters `\xNN` (`\uNNNN`). */
 export function textMessage(text: string): string {
   if (!UNSAFE.test(text)) return text
-  return text.replace(/[\r\n\u2028\u2029]+/g, ' ').replace(UNSAFE_ALL, (c) => `\\x${hex(c, 2)}`)
+  return text.replace(/[\r\n\u2028\u2029]+/g, ' ').replace(UNSAFE_ALL, escaped)
 }
 
 /** A field value for the text format: as it is when plain, else a JSON string literal with every control escaped. */
@@ -29,10 +33,11 @@ export function textValue(text: string): string {
 }
 
 /**
- * A string for the JSON format. JSON escapes C0 characters itself (`\u001b`); the rest (DEL, C1, U+2028/9)
- * are written as the text `\xNN` / `\u2028`, as the text format does, since a JSON encoder leaves them raw.
+ * A string for the JSON format. JSON escapes C0 characters itself (`\u001b`); the rest (DEL, C1, U+2028/9,
+ * the bidirectional controls) are written as the text `\xNN` / `\u2028`, as the text format does, since a
+ * JSON encoder leaves them raw.
  */
 export function jsonText(text: string): string {
   if (!ANY_AFTER_JSON.test(text)) return text
-  return text.replace(UNSAFE_AFTER_JSON, (c) => (c.charCodeAt(0) > 0xff ? `\\u${hex(c, 4)}` : `\\x${hex(c, 2)}`))
+  return text.replace(UNSAFE_AFTER_JSON, escaped)
 }

@@ -7,10 +7,10 @@ function capture(level?: 'debug' | 'info' | 'warn' | 'error', format?: 'text' | 
   return { log, lines }
 }
 
-// What a terminal obeys: C0 controls (ESC, BEL, NUL, CR...), DEL, C1 controls (0x9b is CSI), and the Unicode
-// line and paragraph separators.
-const RAW_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
-const HOSTILE = 'PR \u001b[2J\u001b]0;pwned\u0007 title\u0000 del\u007f csi\u009b31m ls\u2028end'
+// What a terminal obeys: C0 controls (ESC, BEL, NUL, CR...), DEL, C1 controls (0x9b is CSI), the Unicode
+// line and paragraph separators, and the bidirectional controls (U+202E shows what follows reversed).
+const RAW_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
+const HOSTILE = 'PR \u001b[2J\u001b]0;pwned\u0007 title\u0000 del\u007f csi\u009b31m ls\u2028end rlo\u202etxt.exe iso\u2066x'
 
 describe('createLogger', () => {
   it('writes one line: time, level, message, then key=value fields', () => {
@@ -51,7 +51,7 @@ describe('createLogger: text from payloads', () => {
     log.info(`answer: ${HOSTILE}`, { title: HOSTILE, bare: '\u001b[2J', c1: '\u009b2J' })
     expect(lines).toHaveLength(1)
     expect(lines[0]).not.toMatch(RAW_CONTROL)
-    expect(lines[0]).toContain('answer: PR \\x1b[2J\\x1b]0;pwned\\x07 title\\x00 del\\x7f csi\\x9b31m ls end')
+    expect(lines[0]).toContain('answer: PR \\x1b[2J\\x1b]0;pwned\\x07 title\\x00 del\\x7f csi\\x9b31m ls end rlo\\u202etxt.exe iso\\u2066x')
     expect(lines[0]).toContain(' bare="\\u001b[2J" c1="\\u009b2J"')
     // A quoted value is a JSON string literal: it reads back as what was logged.
     const title = /title=("(?:[^"\\]|\\.)*")/.exec(lines[0] ?? '')?.[1]
@@ -65,7 +65,7 @@ describe('createLogger: text from payloads', () => {
     expect(lines[0]).not.toMatch(RAW_CONTROL)
     const parsed = JSON.parse(lines[0] ?? '') as { msg: string; title: string }
     // C0 characters are JSON escapes (they parse back); the ones JSON leaves raw are written as text escapes.
-    expect(parsed.title).toBe('PR \u001b[2J\u001b]0;pwned\u0007 title\u0000 del\\x7f csi\\x9b31m ls\\u2028end')
+    expect(parsed.title).toBe('PR \u001b[2J\u001b]0;pwned\u0007 title\u0000 del\\x7f csi\\x9b31m ls\\u2028end rlo\\u202etxt.exe iso\\u2066x')
     expect(parsed.msg).toBe(parsed.title)
   })
 })
@@ -88,5 +88,13 @@ describe('createLogger: JSON lines', () => {
     log.warn('w')
     log.error('e')
     expect(lines.map((l) => (JSON.parse(l) as { level: string }).level)).toEqual(['warn', 'error'])
+  })
+})
+
+describe('printable (what hookpilot jobs shows of an answer)', () => {
+  it('escapes control and bidirectional characters, keeps tabs, and line feeds when asked', async () => {
+    const { printable } = await import('../../src/core/printable.js')
+    expect(printable('a\tb\u001b[2J\u202etxt.exe\nnext')).toBe('a\tb\\x1b[2J\\u202etxt.exe\\x0anext')
+    expect(printable('one\ntwo\u2066', { keepNewlines: true })).toBe('one\ntwo\\u2066')
   })
 })

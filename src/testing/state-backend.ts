@@ -1,103 +1,20 @@
 /**
- * The contract every {@link StateBackend} honours (memory, SQLite, and any a plugin ships): de-dup as a state
- * machine over jobs, a queue that leases, retries at a time and stops within a grace period, and the jobs
- * view. Time is a seam: the suite moves a fake clock and the backend's pool polls every few milliseconds.
+ * The contract every {@link StateBackend} honours (memory, SQLite, Redis, and any a plugin ships): de-dup as a
+ * state machine over jobs, a queue that leases, retries at a time and stops within a grace period, and the jobs
+ * view. Time is a seam: the suite moves a fake clock (or, for a backend on the machine's clock, waits) and the
+ * backend's pool polls every few milliseconds. Its world is in state-backend-harness.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import type { JobOutcome, JobRecord, JobWorker, LeasedJob, NewJob, StateBackend } from '../core/jobs.js'
-import { silentLogger } from '../core/logger.js'
-import type { Clock } from '../core/types.js'
-import { fakeClock } from './clock.js'
+import type { JobOutcome, StateBackend } from '../core/jobs.js'
+import { contractWorld, newJob, type StateBackendHarness } from './state-backend-harness.js'
 
-const HOUR = 3_600_000
-
-/** What the suite asks of a backend under test. */
-export interface BackendOptions {
-  readonly now: Clock
-  readonly concurrency: number
-  readonly maxQueue: number
-  /** How often the pool looks at the store; the suite sets a few milliseconds. */
-  readonly pollMs: number
-}
-
-/** How the suite makes backends. */
-export interface StateBackendHarness {
-  /** A backend over a fresh, empty store. */
-  make(options: BackendOptions): StateBackend
-  /** Durable backends only: a new backend over the same store as `previous` (a restart). */
-  reopen?(previous: StateBackend, options: BackendOptions): StateBackend
-  /**
-   * For a backend whose time is the machine's (a queue library's delays cannot follow a fake clock): the suite
-   * then waits instead of moving time, with this de-dup window (the backend's own, for purge) in place of an hour.
-   */
-  readonly realTime?: { readonly windowMs: number } | undefined
-}
-
-/** The suite's time: a fake clock it moves, or the machine's, which it waits for. */
-interface SuiteClock {
-  readonly now: Clock
-  advance(ms: number): void | Promise<void>
-}
-
-/** A new job for route `pr` with delivery id `id` (de-duplicated unless `dedup` is false). */
-export function newJob(id: string, dedup = true): NewJob {
-  const payload = { number: 7, id }
-  return {
-    route: 'pr', event: 'pull_request', deliveryId: id, dedupKey: dedup ? `pr\u0000${id}` : undefined, payload,
-    payloadJson: JSON.stringify(payload), receivedAt: 0,
-  }
-}
+export { newJob, type BackendOptions, type StateBackendHarness } from './state-backend-harness.js'
 
 /** Runs the state-backend contract. */
 export function stateBackendContract(name: string, harness: StateBackendHarness): void {
   describe(`${name} (StateBackend contract)`, () => {
-    const open: StateBackend[] = []
-    afterEach(async () => {
-      for (const backend of open.splice(0)) {
-        await backend.queue.stop(0)
-        await backend.close?.()
-      }
-    })
-
-    const real = harness.realTime !== undefined
-    /** The de-dup window, a retry's delay and a short gap, in the backend's time. */
-    const WINDOW = harness.realTime?.windowMs ?? HOUR
-    const RETRY = real ? 600 : 60_000
-    const GAP = real ? 100 : 10_000
-    /** How close to the end of the window a key is checked: a real clock moves while Redis answers. */
-    const EDGE = real ? WINDOW / 2 : 1
-
-    async function setup(overrides: Partial<BackendOptions> = {}) {
-      const clock: SuiteClock = real
-        ? { now: Date.now, advance: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }
-        : fakeClock()
-      const options: BackendOptions = { now: clock.now, concurrency: 2, maxQueue: 100, pollMs: 5, ...overrides }
-      const backend = harness.make(options)
-      await backend.start?.({ log: silentLogger })
-      open.push(backend)
-      /** Reserves and adds one delivery, as the pipeline does. */
-      const accept = async (id: string) => backend.queue.add(newJob(id), await backend.dedup.reserve(`pr\u0000${id}`, WINDOW))
-      /** Waits until no job is queued (due) or running. */
-      const settled = async () => {
-        await expect.poll(async () => {
-          // Queued first, then running: a job that moves from one to the other between the two reads is still
-          // seen (a backend whose worker leases concurrently with these reads).
-          const due = (await backend.jobs.list({ state: 'queued' })).filter((j) => j.notBefore <= clock.now()).length
-          return due + (await backend.jobs.counts()).running
-        }, { timeout: 5_000, interval: 5 }).toBe(0)
-      }
-      return { clock, options, backend, accept, settled }
-    }
-
-    /** A worker that ends every job with `outcome` (or what `decide` says) and remembers what it leased. */
-    function recorder(decide: (job: LeasedJob) => JobOutcome | Promise<JobOutcome> = () => ({ kind: 'done' })) {
-      const leased: JobRecord[] = []
-      const worker: JobWorker = async (job) => {
-        leased.push(job.job)
-        return decide(job)
-      }
-      return { leased, worker }
-    }
+    const { WINDOW, RETRY, GAP, EDGE, setup, recorder, restart, closeAll } = contractWorld(harness)
+    afterEach(closeAll)
 
     describe('de-dup', () => {
       it('a new key is accepted once; its next reservation is a duplicate naming the job', async () => {
@@ -355,18 +272,12 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
     })
 
     if (harness.reopen) {
-      const reopen = harness.reopen
       describe('durability', () => {
         it('queued jobs, their answers and their de-dup keys survive a restart, and run after it', async () => {
           const { backend, accept, options } = await setup()
           await accept('kept-1')
           await accept('kept-2')
-          await backend.queue.stop(0)
-          await backend.close?.()
-          open.splice(open.indexOf(backend), 1)
-          const next = reopen(backend, options)
-          await next.start?.({ log: silentLogger })
-          open.push(next)
+          const next = await restart(backend, options)
           expect((await next.dedup.reserve('pr\u0000kept-1', WINDOW)).status).toBe('duplicate')
           const { leased, worker } = recorder()
           next.queue.start(worker)

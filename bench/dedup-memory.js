@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { silentLogger } from '../dist/index.js'
-import { memoryState } from '../dist/plugins/memory-state/index.js'
+import { memoryState } from '../dist/plugins/state/memory/memory-state.js'
 import { ROUTE, benchPayload } from './payload.js'
 
 if (typeof globalThis.gc !== 'function') {

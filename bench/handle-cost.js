@@ -59,16 +59,16 @@ function floorHandler() {
 /** The `state:` section for `kind`, and the backend it builds, built here too so the run can wait for its queue to drain. */
 async function stateFor(dir, redis, limits) {
   if (kind === 'memory') {
-    const { memoryState } = await import('../dist/plugins/memory-state/index.js')
+    const { memoryState } = await import('../dist/plugins/state/memory/memory-state.js')
     return { state: { driver: 'memory' }, plugin: { name: 'memory', state: memoryState(limits) } }
   }
   if (kind === 'redis') {
-    const { redisState } = await import('../dist/plugins/redis-state/index.js')
+    const { redisState } = await import('../dist/plugins/state/redis/redis-state.js')
     const options = { url: redis.url, prefix: 'bench' }
     return { state: { driver: 'redis', ...options }, plugin: { name: 'redis', ...redisState({ ...options, ...limits }) } }
   }
   if (kind !== 'sqlite' && kind !== 'sqlite-full') throw new Error(`unknown kind "${kind}" (sqlite, sqlite-full, memory, redis, floor)`)
-  const { sqliteState } = await import('../dist/plugins/sqlite-state/index.js')
+  const { sqliteState } = await import('../dist/plugins/state/sqlite/sqlite-state.js')
   const options = { path: join(dir, 'state.db'), sync: kind === 'sqlite-full' ? 'full' : 'normal' }
   return { state: { driver: 'sqlite', ...options }, plugin: { name: 'sqlite', state: sqliteState({ ...options, ...limits }) } }
 }

@@ -12,10 +12,10 @@
 import {
   loadConfig as loadCoreConfig, parseConfig as parseCoreConfig, resolveConfig, type HookpilotConfig, type HookpilotConfigInput,
   type ParseConfigOptions,
-} from './core/config.js'
-import { buildGateway, type BuildOptions, type Gateway } from './core/gateway.js'
-import { isPluginDefinition, type PluginDefinition } from './core/plugin-definition.js'
-import type { GatewayPlugin } from './core/plugin.js'
+} from './core/config/config.js'
+import { buildGateway, type BuildOptions, type Gateway } from './core/gateway/gateway.js'
+import { isPluginDefinition, type PluginDefinition } from './core/plugin-api/definition.js'
+import type { GatewayPlugin } from './core/plugin-api/plugin.js'
 import { BUILTIN_PLUGINS } from './plugins/builtins.js'
 
 /** Options of the package's {@link parseConfig} and {@link loadConfig}. */
@@ -75,30 +75,30 @@ export async function createGateway(
   return buildGateway(parsed, { definitions, plugins: objects }, options)
 }
 
-export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig, PluginEntry } from './core/config.js'
+export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig, PluginEntry } from './core/config/config.js'
 export {
   configDir, type Gateway, type GatewayRequest, type GatewayResponse, type BuildOptions, type ListenAddress, type ListenOptions,
   type FetchHandler, type FetchInfo, type GatewayUsage, type ClientErrorListener,
-} from './core/gateway.js'
+} from './core/gateway/gateway.js'
 export {
   subscriptionsPath, readSubscriptions, updateSubscriptions, resolveSubscriptions, type Subscription, type SubscriptionInput,
   type SubscriptionsFile, type SubscriptionsRead, type SkippedSubscription,
   fileSubscriptionStore, type SubscriptionStore, type SubscriptionChange,
-} from './core/subscriptions/index.js'
+} from './core/routes/subscriptions/index.js'
 export {
   definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineSources, defineStateBackend,
   defineRateLimiter, type GatewayPlugin, type PluginDefinition, type PluginSpec, type SetupContext, type Resources, type Selector,
-} from './core/plugin.js'
-export { isPluginDefinition } from './core/plugin-definition.js'
-export { integer, boolean, text, textList, nonBlank, idText } from './core/schema-kit.js'
+} from './core/plugin-api/plugin.js'
+export { isPluginDefinition } from './core/plugin-api/definition.js'
+export { integer, boolean, text, textList, nonBlank, idText } from './core/config/schema-kit.js'
 /** valibot, the schema library of plugin options: the same copy the gateway validates with. */
 export * as v from 'valibot'
 export { GatewayError, ConfigError, ListenError, AgentError, DeliveryError, type GatewayErrorCode, type ConfigIssue } from './core/errors.js'
-export { renderTemplate } from './core/template.js'
-export { createSecretSet, type SecretSet, type SecretSetOptions } from './core/secrets.js'
-export { createLogger, silentLogger, type LogLevel, type LoggerOptions } from './core/logger.js'
-export { DEFAULT_RETRY, MAX_RUNS, type RetryPolicy } from './core/dispatcher.js'
-export type { NodeHandler } from './core/http.js'
+export { renderTemplate } from './core/routes/template.js'
+export { createSecretSet, type SecretSet, type SecretSetOptions } from './core/secrets/secret-set.js'
+export { createLogger, silentLogger, type LogLevel, type LoggerOptions } from './core/log/logger.js'
+export { DEFAULT_RETRY, MAX_RUNS, type RetryPolicy } from './core/jobs/dispatcher.js'
+export type { NodeHandler } from './core/http/node.js'
 export type * from './core/types.js'
-export type * from './core/jobs.js'
-export { finishedRecord, queuedAgain, retriedRecord } from './core/job-transitions.js'
+export type * from './core/jobs/state-backend.js'
+export { finishedRecord, queuedAgain, retriedRecord } from './core/jobs/transitions.js'

@@ -5,10 +5,10 @@
  * exist. A good config gets a one-line summary.
  */
 import { resolve } from 'node:path'
-import { compose } from '../core/compose.js'
-import { createSecretSet } from '../core/secrets.js'
-import { staticRoutes } from '../core/config.js'
-import { silentLogger } from '../core/logger.js'
+import { compose } from '../core/gateway/compose.js'
+import { createSecretSet } from '../core/secrets/secret-set.js'
+import { staticRoutes } from '../core/config/config.js'
+import { silentLogger } from '../core/log/logger.js'
 import { configDir, loadConfig } from '../index.js'
 import { BUILTIN_PLUGINS } from '../plugins/builtins.js'
 import { parse, UsageError } from './args.js'

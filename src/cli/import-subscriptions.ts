@@ -3,7 +3,7 @@
  * backend's shared store (Redis), the step from one instance to several. The file is read, never changed.
  */
 import { dirname, isAbsolute, resolve } from 'node:path'
-import { readSubscriptions, subscriptionsPath } from '../core/subscriptions/index.js'
+import { readSubscriptions, subscriptionsPath } from '../core/routes/subscriptions/index.js'
 import { loadConfig } from '../index.js'
 import { parse, UsageError } from './args.js'
 import type { Subcommand } from './io.js'

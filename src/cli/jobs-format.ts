@@ -2,8 +2,8 @@
  * How `hookpilot jobs` prints jobs for a person. Payload text can reach an answer and an error (a PR title the
  * agent echoed), so control characters are shown escaped: nothing printed here can drive the terminal.
  */
-import type { JobRecord } from '../core/jobs.js'
-import { printable } from '../core/printable.js'
+import type { JobRecord } from '../core/jobs/state-backend.js'
+import { printable } from '../core/log/printable.js'
 
 const EXCERPT = 600
 

@@ -4,12 +4,12 @@
  * while `hookpilot serve` runs.
  */
 import { resolve } from 'node:path'
-import type { HookpilotConfig } from '../core/config.js'
+import type { HookpilotConfig } from '../core/config/config.js'
 import { GatewayError } from '../core/errors.js'
-import type { JobsView } from '../core/jobs.js'
+import type { JobsView } from '../core/jobs/state-backend.js'
 import * as v from 'valibot'
-import { groupCommit, openStateDb, sqliteJobsView } from '../plugins/sqlite-state/index.js'
-import { sqliteStateOptions } from '../plugins/sqlite-state/plugin.js'
+import { groupCommit, openStateDb, sqliteJobsView } from '../plugins/state/sqlite/sqlite-state.js'
+import { sqliteStateOptions } from '../plugins/state/sqlite/plugin.js'
 import { openState } from './state-access.js'
 
 /** The SQLite backend's options in `state:` (validated when the config was loaded; parsed again for their type). */

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { loadConfig } from '../index.js'
-import type { JobRecord, JobState } from '../core/jobs.js'
+import type { JobRecord, JobState } from '../core/jobs/state-backend.js'
 import { parse, UsageError } from './args.js'
 import { formatJob, jobsTable } from './jobs-format.js'
 import { openJobs, sqliteOptions } from './jobs-store.js'

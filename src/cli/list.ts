@@ -2,8 +2,8 @@
  * `hookpilot list`: every route, static (config.yaml) and dynamic (subscriptions), marked which is which, with
  * what the gateway would do with it. Secrets are never shown.
  */
-import { resolveSubscription } from '../core/subscriptions/index.js'
-import { staticRoutes } from '../core/config.js'
+import { resolveSubscription } from '../core/routes/subscriptions/index.js'
+import { staticRoutes } from '../core/config/config.js'
 import { parse } from './args.js'
 import type { Subcommand } from './io.js'
 import { servedTargets, COMMON_HELP, COMMON_OPTIONS, withContext, publicUrl } from './subscriptions-common.js'

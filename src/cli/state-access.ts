@@ -3,13 +3,13 @@
  * selects is set up (never its worker), so `hookpilot jobs` and the subscription commands read and change the
  * same store a running `hookpilot serve` uses: the SQLite file, or the Redis every instance shares.
  */
-import { createScope } from '../core/container.js'
-import type { HookpilotConfig } from '../core/config.js'
-import type { StateBackend } from '../core/jobs.js'
-import type { GatewayPlugin } from '../core/plugin.js'
-import { silentLogger } from '../core/logger.js'
-import { setupPlugins } from '../core/plugin-setup.js'
-import { fileSubscriptionStore, subscriptionsPath, type SubscriptionStore } from '../core/subscriptions/index.js'
+import { createScope } from '../core/gateway/container.js'
+import type { HookpilotConfig } from '../core/config/config.js'
+import type { StateBackend } from '../core/jobs/state-backend.js'
+import type { GatewayPlugin } from '../core/plugin-api/plugin.js'
+import { silentLogger } from '../core/log/logger.js'
+import { setupPlugins } from '../core/plugin-api/setup.js'
+import { fileSubscriptionStore, subscriptionsPath, type SubscriptionStore } from '../core/routes/subscriptions/index.js'
 import { BUILTIN_PLUGINS } from '../plugins/builtins.js'
 
 /** A state backend's parts, opened for an admin command; `close` when done. */

@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Route } from '../core/types.js'
-import { routeProblem } from '../core/wiring.js'
-import { parseEntry, resolveSubscription, type SubscriptionInput } from '../core/subscriptions/index.js'
+import { routeProblem } from '../core/gateway/wiring.js'
+import { parseEntry, resolveSubscription, type SubscriptionInput } from '../core/routes/subscriptions/index.js'
 import { parse, UsageError } from './args.js'
 import type { Subcommand } from './io.js'
 import { commandName } from './listening.js'

@@ -4,12 +4,12 @@
  */
 import * as v from 'valibot'
 import { ConfigError } from '../core/errors.js'
-import { createScope } from '../core/container.js'
-import { silentLogger } from '../core/logger.js'
-import { describeIssue } from '../core/plugin-config.js'
-import type { GatewayPlugin } from '../core/plugin.js'
-import type { PluginDefinition } from '../core/plugin-definition.js'
-import { parseConfig } from '../core/config.js'
+import { createScope } from '../core/gateway/container.js'
+import { silentLogger } from '../core/log/logger.js'
+import { describeIssue } from '../core/plugin-api/sections.js'
+import type { GatewayPlugin } from '../core/plugin-api/plugin.js'
+import type { PluginDefinition } from '../core/plugin-api/definition.js'
+import { parseConfig } from '../core/config/config.js'
 import type { Logger } from '../core/types.js'
 
 /** Options of {@link setUpPlugin}. */

@@ -3,8 +3,8 @@
  * time (a fake clock it moves, or the machine's, which it waits for), and the helpers its cases share.
  */
 import { expect } from 'vitest'
-import type { JobOutcome, JobRecord, JobWorker, LeasedJob, NewJob, StateBackend } from '../core/jobs.js'
-import { silentLogger } from '../core/logger.js'
+import type { JobOutcome, JobRecord, JobWorker, LeasedJob, NewJob, StateBackend } from '../core/jobs/state-backend.js'
+import { silentLogger } from '../core/log/logger.js'
 import type { Clock } from '../core/types.js'
 import { fakeClock } from './clock.js'
 

@@ -5,7 +5,7 @@
  * backend's pool polls every few milliseconds. Its world is in state-backend-harness.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import type { JobOutcome, StateBackend } from '../core/jobs.js'
+import type { JobOutcome, StateBackend } from '../core/jobs/state-backend.js'
 import { contractWorld, newJob, type StateBackendHarness } from './state-backend-harness.js'
 
 export { newJob, type BackendOptions, type StateBackendHarness } from './state-backend-harness.js'

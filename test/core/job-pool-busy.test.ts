@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { jobPool, type LeaseTable, type LeasedRow } from '../../src/core/job-pool.js'
-import type { JobOutcome } from '../../src/core/jobs.js'
-import { silentLogger } from '../../src/core/logger.js'
+import { jobPool, type LeaseTable, type LeasedRow } from '../../src/core/jobs/pool.js'
+import type { JobOutcome } from '../../src/core/jobs/state-backend.js'
+import { silentLogger } from '../../src/core/log/logger.js'
 import { leasedRecord } from '../fixtures/dispatch.js'
 
 /** A table of `queued` waiting jobs that counts how often the pool asks it for the next due time. */

@@ -1,8 +1,8 @@
 /** The worker pool's own promises, with a table that misbehaves on purpose. */
 import { describe, expect, it } from 'vitest'
-import { jobPool, type LeaseTable } from '../../src/core/job-pool.js'
-import type { JobOutcome } from '../../src/core/jobs.js'
-import { silentLogger } from '../../src/core/logger.js'
+import { jobPool, type LeaseTable } from '../../src/core/jobs/pool.js'
+import type { JobOutcome } from '../../src/core/jobs/state-backend.js'
+import { silentLogger } from '../../src/core/log/logger.js'
 import { leasedRecord } from '../fixtures/dispatch.js'
 
 describe('jobPool', () => {

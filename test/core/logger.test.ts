@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createLogger } from '../../src/core/logger.js'
+import { createLogger } from '../../src/core/log/logger.js'
 
 function capture(level?: 'debug' | 'info' | 'warn' | 'error', format?: 'text' | 'json') {
   const lines: string[] = []
@@ -93,7 +93,7 @@ describe('createLogger: JSON lines', () => {
 
 describe('printable (what hookpilot jobs shows of an answer)', () => {
   it('escapes control and bidirectional characters, keeps tabs, and line feeds when asked', async () => {
-    const { printable } = await import('../../src/core/printable.js')
+    const { printable } = await import('../../src/core/log/printable.js')
     expect(printable('a\tb\u001b[2J\u202etxt.exe\nnext')).toBe('a\tb\\x1b[2J\\u202etxt.exe\\x0anext')
     expect(printable('one\ntwo\u2066', { keepNewlines: true })).toBe('one\ntwo\\u2066')
   })

@@ -6,7 +6,7 @@
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/index.js'
-import { clientAddressResolver } from '../../src/core/client-address.js'
+import { clientAddressResolver } from '../../src/core/http/client-address.js'
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
 import { SECRET, testGateway, type TestGateway } from '../fixtures/gateway.js'
 

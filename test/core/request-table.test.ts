@@ -4,8 +4,8 @@
  * signed GitHub payloads. One flow, three adapters: the same table must hold for each.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { defineStateBackend } from '../../src/core/plugin.js'
-import { memoryState } from '../../src/plugins/memory-state/index.js'
+import { defineStateBackend } from '../../src/core/plugin-api/plugin.js'
+import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
 import { githubExample, githubHeaders, githubPayload, hmacHex, signGithub } from '../fixtures/github.js'
 import { SECRET, testGateway, type TestGateway, type TestGatewayOptions } from '../fixtures/gateway.js'
 

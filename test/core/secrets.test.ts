@@ -3,12 +3,12 @@
  * every log line, stored reason and delivered answer) and the environment of the programs the gateway runs.
  */
 import { describe, expect, it } from 'vitest'
-import { createSecretSet } from '../../src/core/secrets.js'
+import { createSecretSet } from '../../src/core/secrets/secret-set.js'
 import { parseConfig } from '../../src/index.js'
-import { createScope } from '../../src/core/container.js'
-import { silentLogger } from '../../src/core/logger.js'
-import { setupPlugins } from '../../src/core/plugin-setup.js'
-import type { HookpilotConfig } from '../../src/core/config.js'
+import { createScope } from '../../src/core/gateway/container.js'
+import { silentLogger } from '../../src/core/log/logger.js'
+import { setupPlugins } from '../../src/core/plugin-api/setup.js'
+import type { HookpilotConfig } from '../../src/core/config/config.js'
 import { BUILTIN_PLUGINS } from '../../src/plugins/builtins.js'
 
 /** The set a gateway builds for a configuration: its routes' secrets and every plugin's secret options. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_FIELD_JSON, MAX_RAW_JSON, defaultPrompt, renderTemplate, templateFields } from '../../src/core/template.js'
+import { MAX_FIELD_JSON, MAX_RAW_JSON, defaultPrompt, renderTemplate, templateFields } from '../../src/core/routes/template.js'
 import type { JsonObject } from '../../src/core/types.js'
 import { githubExample } from '../fixtures/github.js'
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ConfigError, createGateway, defineDeliveryTarget, loadConfig, type AgentAnswer, type Gateway } from '../../src/index.js'
-import { memoryState } from '../../src/plugins/memory-state/index.js'
+import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { githubHeaders } from '../fixtures/github.js'
 

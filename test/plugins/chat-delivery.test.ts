@@ -3,9 +3,9 @@
  * posted parts.
  */
 import { describe, expect, it } from 'vitest'
-import { parseRetryAfter } from '../../src/plugins/shared/chat-http.js'
+import { parseRetryAfter } from '../../src/plugins/targets/chat/chat-http.js'
 import { redact, safeCause } from '../../src/plugins/shared/redact.js'
-import { splitMessage } from '../../src/plugins/shared/split-message.js'
+import { splitMessage } from '../../src/plugins/targets/chat/split-message.js'
 
 describe('splitMessage', () => {
   it('keeps a text within the limit whole, even an empty one', () => {

@@ -4,9 +4,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createGateway, defineDeliveryTarget, parseConfig, silentLogger, type AgentAnswer } from '../../src/index.js'
-import { createSecretSet } from '../../src/core/secrets.js'
-import { createScope } from '../../src/core/container.js'
-import { setupPlugins } from '../../src/core/plugin-setup.js'
+import { createSecretSet } from '../../src/core/secrets/secret-set.js'
+import { createScope } from '../../src/core/gateway/container.js'
+import { setupPlugins } from '../../src/core/plugin-api/setup.js'
 import { BUILTIN_PLUGINS } from '../../src/plugins/builtins.js'
 import { githubHeaders } from '../fixtures/github.js'
 

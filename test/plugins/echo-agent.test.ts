@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { echoAgent } from '../../src/plugins/echo-agent/index.js'
+import { echoAgent } from '../../src/plugins/runners/echo/echo-runner.js'
 import { agentRunnerContract } from '../../src/testing/agent-runner.js'
 import { pluginContext } from '../../src/testing/context.js'
 

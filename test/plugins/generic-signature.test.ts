@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { genericSource } from '../../src/plugins/generic-signature/index.js'
+import { genericSource } from '../../src/plugins/sources/generic-signature.js'
 import { verifierContract } from '../../src/testing/verifier.js'
 import { githubPayload, hmacHex, signGithub } from '../fixtures/github.js'
 

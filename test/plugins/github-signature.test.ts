@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { githubSource } from '../../src/plugins/github-signature/index.js'
+import { githubSource } from '../../src/plugins/sources/github-signature.js'
 import { verifierContract } from '../../src/testing/verifier.js'
 import { githubHeaders, githubPayload, hmacHex, signGithub } from '../fixtures/github.js'
 

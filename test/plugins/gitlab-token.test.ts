@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { gitlabSource } from '../../src/plugins/gitlab-token/index.js'
+import { gitlabSource } from '../../src/plugins/sources/gitlab-token.js'
 import { verifierContract } from '../../src/testing/verifier.js'
 
 // GitLab sends the shared token itself, whatever the body.

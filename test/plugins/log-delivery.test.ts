@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { logDelivery } from '../../src/plugins/log-delivery/index.js'
+import { logDelivery } from '../../src/plugins/targets/log/log-target.js'
 import { deliveryTargetContract } from '../../src/testing/delivery-target.js'
 import { deliveryContext } from '../../src/testing/context.js'
 

@@ -1,6 +1,6 @@
 /** The in-memory backend: the state-backend contract, and its bounds. */
 import { describe, expect, it } from 'vitest'
-import { memoryState } from '../../src/plugins/memory-state/index.js'
+import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
 import { fakeClock } from '../../src/testing/clock.js'
 import { newJob, stateBackendContract } from '../../src/testing/state-backend.js'
 

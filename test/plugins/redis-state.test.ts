@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { StateBackend } from '../../src/core/jobs.js'
-import { redisState, type RedisStateOptions } from '../../src/plugins/redis-state/index.js'
+import type { StateBackend } from '../../src/core/jobs/state-backend.js'
+import { redisState, type RedisStateOptions } from '../../src/plugins/state/redis/redis-state.js'
 import { stateBackendContract, type BackendOptions } from '../../src/testing/state-backend.js'
 import { recordingLogger } from '../../src/testing/context.js'
-import { keysOf } from '../../src/plugins/redis-state/keys.js'
-import { redisLimiter } from '../../src/plugins/redis-state/limiter.js'
+import { keysOf } from '../../src/plugins/state/redis/keys.js'
+import { redisLimiter } from '../../src/plugins/state/redis/limiter.js'
 import { startRedis, type TestRedis } from '../fixtures/redis.js'
 
 let redis: TestRedis

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { HeadBuffer, TailBuffer } from '../../src/plugins/shared/output-buffer.js'
-import { runProcess } from '../../src/plugins/shared/run-process.js'
+import { HeadBuffer, TailBuffer } from '../../src/plugins/process/output-buffer.js'
+import { runProcess } from '../../src/plugins/process/run-process.js'
 import { fixtureAgent, isAlive, killIfAlive, waitForDeath } from '../fixtures/process.js'
 
 const pidIn = (stdout: string): number => Number(stdout.trim().split('\n')[0])

@@ -1,7 +1,7 @@
 import { HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
 import type { DeliveryError } from '../../src/core/errors.js'
-import { signalDelivery } from '../../src/plugins/signal/index.js'
+import { signalDelivery } from '../../src/plugins/targets/signal/signal-target.js'
 import { jsonOf, useChatApi } from '../fixtures/chat-api.js'
 import { chatTargetSuite } from '../fixtures/chat-suite.js'
 import { issuePaths } from '../fixtures/config-issues.js'

@@ -1,7 +1,7 @@
 import { HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
 import { DeliveryError } from '../../src/core/errors.js'
-import { slackDelivery } from '../../src/plugins/slack/index.js'
+import { slackDelivery } from '../../src/plugins/targets/slack/slack-target.js'
 import { jsonOf, useChatApi } from '../fixtures/chat-api.js'
 import { chatTargetSuite } from '../fixtures/chat-suite.js'
 import { deliveryContext } from '../../src/testing/context.js'

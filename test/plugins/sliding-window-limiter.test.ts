@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { slidingWindowLimiter } from '../../src/plugins/sliding-window-limiter/index.js'
+import { slidingWindowLimiter } from '../../src/plugins/limiters/sliding-window/sliding-window-limiter.js'
 import { rateLimiterContract } from '../../src/testing/rate-limiter.js'
 import { fakeClock } from '../../src/testing/clock.js'
 

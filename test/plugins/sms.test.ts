@@ -1,7 +1,7 @@
 import { HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
 import type { DeliveryError } from '../../src/core/errors.js'
-import { smsDelivery } from '../../src/plugins/sms/index.js'
+import { smsDelivery } from '../../src/plugins/targets/sms/sms-target.js'
 import { useChatApi, type ChatRequest } from '../fixtures/chat-api.js'
 import { chatTargetSuite } from '../fixtures/chat-suite.js'
 import { deliveryContext } from '../../src/testing/context.js'

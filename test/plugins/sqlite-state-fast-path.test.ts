@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { JobOutcome, NewJob, StateBackend } from '../../src/core/jobs.js'
-import { silentLogger } from '../../src/core/logger.js'
-import { openStateDb, sqliteState } from '../../src/plugins/sqlite-state/index.js'
+import type { JobOutcome, NewJob, StateBackend } from '../../src/core/jobs/state-backend.js'
+import { silentLogger } from '../../src/core/log/logger.js'
+import { openStateDb, sqliteState } from '../../src/plugins/state/sqlite/sqlite-state.js'
 
 let dir: string
 let opened: StateBackend[] = []

@@ -1,7 +1,7 @@
 import { HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
 import { DeliveryError } from '../../src/core/errors.js'
-import { telegramDelivery } from '../../src/plugins/telegram/index.js'
+import { telegramDelivery } from '../../src/plugins/targets/telegram/telegram-target.js'
 import { jsonOf, useChatApi } from '../fixtures/chat-api.js'
 import { chatTargetSuite } from '../fixtures/chat-suite.js'
 import { issuePaths } from '../fixtures/config-issues.js'

@@ -7,7 +7,7 @@
 import { chmod, chown, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { readSubscriptions } from '../../src/core/subscriptions/index.js'
+import { readSubscriptions } from '../../src/core/routes/subscriptions/index.js'
 import { cliTestSetup, hookpilot, liveGateway, postSigned, project } from './helpers.js'
 
 const cleanup = cliTestSetup()

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
-import { writeSubscriptions } from '../../src/core/subscriptions/index.js'
+import { writeSubscriptions } from '../../src/core/routes/subscriptions/index.js'
 import { builtCli, cliTestSetup, hookpilot, liveGateway, postSigned, project, STATIC_SECRET, type LiveGateway } from './helpers.js'
 
 const POLL = { timeout: 5_000, interval: 50 }

@@ -1,7 +1,7 @@
 /** `metrics: { enabled, path, token }`: Prometheus metrics on the gateway's own listener. */
 import * as v from 'valibot'
-import { definePlugin } from '../../core/plugin.js'
-import { boolean, nonBlank, text } from '../../core/schema-kit.js'
+import { definePlugin } from '../../core/plugin-api/plugin.js'
+import { boolean, nonBlank, text } from '../../core/config/schema-kit.js'
 
 /** The metrics plugin; off unless `metrics.enabled: true`. */
 export const metricsPlugin = definePlugin({
@@ -15,7 +15,7 @@ export const metricsPlugin = definePlugin({
   }),
   async setup(options) {
     if (!options.enabled) return { name: 'metrics' }
-    const { gatewayMetrics } = await import('./index.js')
+    const { gatewayMetrics } = await import('./metrics.js')
     const token = options.token?.trim() ? options.token : undefined
     const metrics = gatewayMetrics({ path: options.path, token })
     return {

@@ -2,9 +2,9 @@
  * Redaction for plugins: {@link redact} (kept in core, which redacts every log line with it) and a stand-in
  * for an error's `cause` that carries nothing but its redacted message.
  */
-import { redact } from '../../core/redact.js'
+import { redact } from '../../core/secrets/redact.js'
 
-export { redact, REDACTED } from '../../core/redact.js'
+export { redact, REDACTED } from '../../core/secrets/redact.js'
 
 /**
  * A stand-in for `cause` that keeps its name and (redacted) message but nothing else: HTTP clients put the

@@ -1,0 +1,265 @@
+/**
+ * Loading and validating `config.yaml`: YAML, then the environment, then the core's schema, then each plugin's
+ * own section with the plugin's schema, then the checks that span keys. Every problem is reported at once,
+ * each with its path, and every unknown key with a "did you mean".
+ */
+import { readFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import * as v from 'valibot'
+import { parseDocument } from 'yaml'
+import { applyEnvOverrides, interpolateEnv, isRecord, overriddenPaths, type Env } from './env.js'
+import { knownKeys, unknownKeys } from './keys.js'
+import { agentSchema, configSchema, routeSchema, stateSchema, type HookpilotConfig, type HookpilotConfigInput } from './schema.js'
+import { ConfigError, GatewayError, type ConfigIssue } from '../errors.js'
+import { at, claimsOf, describeIssue, isSelected, validateOptions, type Claims } from '../plugin-api/sections.js'
+import type { PluginDefinition } from '../plugin-api/definition.js'
+import { loadPluginModules } from '../plugin-api/loader.js'
+import { reservedRouteIssues } from '../routes/reserved-names.js'
+import { resolveRoute, type RouteDefaults } from '../routes/routes.js'
+import type { Route } from '../types.js'
+
+export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig, PluginEntry } from './schema.js'
+
+const PARSED = Symbol.for('hookpilot.parsedConfig')
+const LOADED = Symbol.for('hookpilot.loadedPlugins')
+const ROUTES_PATH = 'platforms.webhook.extra.routes'
+
+/** Sections the core shares with plugins, with the keys the core owns there and the defaults of its selectors. */
+const SHARED: Readonly<Record<string, { readonly keys: readonly string[]; readonly defaults: Readonly<Record<string, string>> }>> = {
+  agent: { keys: knownKeys(agentSchema) ?? [], defaults: { runner: 'echo' } },
+  state: { keys: knownKeys(stateSchema) ?? [], defaults: { driver: 'sqlite' } },
+}
+
+/** Options of {@link parseConfig} and {@link loadConfig}. */
+export interface ParseConfigOptions {
+  /** Where `${VAR}` and the `WEBHOOK_*` overrides are read; defaults to `process.env`. */
+  readonly env?: Env | undefined
+  /** Named in error messages (the file path). */
+  readonly source?: string | undefined
+  /** The plugins whose sections the configuration may hold (`createGateway` passes the built-ins). */
+  readonly definitions?: readonly PluginDefinition[] | undefined
+  /** The definitions of the `plugins:` entries, in order (loaded by {@link loadConfig}). */
+  readonly loaded?: readonly PluginDefinition[] | undefined
+  /**
+   * Leave an unset `${VAR}` as written instead of refusing it: for commands that never use those values
+   * (`hookpilot list`, `subscribe`, `jobs`). `serve` is always strict.
+   */
+  readonly lenientEnv?: boolean | undefined
+  /**
+   * How to name an override in an error about its value, by variable (`serve` passes `--port` for
+   * `WEBHOOK_PORT` when the flag set it): the problem is then not blamed on the file.
+   */
+  readonly overrideNames?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * Validates a configuration given as a plain object (the shape of config.yaml), interpolating `${VAR}` and
+ * applying the `WEBHOOK_*` overrides. Throws a {@link ConfigError} listing every problem.
+ *
+ * @example
+ * ```ts
+ * const config = parseConfig({ platforms: { webhook: { extra: { secret: '${WEBHOOK_SECRET}', routes: { pr: {} } } } } })
+ * ```
+ */
+export function parseConfig(input: HookpilotConfigInput | HookpilotConfig, options: ParseConfigOptions = {}): HookpilotConfig {
+  if (isParsedConfig(input)) return input
+  const env = options.env ?? process.env
+  const issues: ConfigIssue[] = []
+  const raw = interpolateEnv(applyEnvOverrides(input, env), env, options.lenientEnv ? undefined : issues)
+  const definitions = options.definitions ?? []
+  const loaded = options.loaded ?? []
+  // Before the schema, whose records drop such keys without a word.
+  issues.push(...reservedRouteIssues(routesOf(raw), ROUTES_PATH))
+  const result = v.safeParse(configSchema, raw)
+  unknownCoreKeys(raw, claimsOf([...definitions, ...loaded], (path) => SHARED[path]?.keys), issues)
+  if (result.success) {
+    staticRoutes(result.output, issues)
+  } else {
+    // Unknown keys were reported by the walk, every one with a suggestion; a strict object's "never" repeats the first.
+    for (const issue of result.issues.filter((i) => i.expected !== 'never')) {
+      const path = v.getDotPath(issue) ?? ''
+      // A secret YAML read as a number: the value is never echoed, and quoting it is the fix.
+      const hint = isSecretPath(path) && typeof issue.input === 'number' ? ' (write secrets in quotes)' : ''
+      issues.push({ path, message: describeIssue(issue) + hint })
+    }
+    routeIssuesOfInvalidConfig(raw, issues)
+  }
+  const output = result.success ? result.output : undefined
+  for (const def of definitions) sectionOptions(def, raw, output, issues)
+  pluginEntryOptions(raw, loaded, output, issues)
+  if (issues.length > 0 || !output) throw new ConfigError(blameOverrides(dedupe(issues), env, options.overrideNames), { source: options.source })
+  Object.defineProperty(output, PARSED, { value: true })
+  Object.defineProperty(output, LOADED, { value: loaded })
+  return output
+}
+
+/**
+ * Reads, interpolates and validates a YAML configuration file, loading the modules its `plugins:` lists
+ * (paths relative to the file's folder, or package names).
+ *
+ * @example
+ * ```ts
+ * const gateway = await createGateway(await loadConfig('config.yaml'))
+ * ```
+ */
+export async function loadConfig(path: string, options: ParseConfigOptions = {}): Promise<HookpilotConfig> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (cause) {
+    const reason = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(cause)
+    throw new GatewayError('ERR_CONFIG', `Cannot read the configuration ${path}: ${reason}. Pass --config FILE.`, { cause })
+  }
+  const doc = parseDocument(text, { prettyErrors: true })
+  if (doc.errors.length > 0) {
+    const issues = doc.errors.map((e) => ({ path: '', message: `YAML: ${e.message.split('\n')[0] ?? e.message}` }))
+    throw new ConfigError(issues, { source: path, cause: doc.errors[0] })
+  }
+  const raw = (doc.toJS() ?? {}) as HookpilotConfigInput
+  const source = options.source ?? path
+  const loaded = await loadPluginModules(isRecord(raw) ? raw['plugins'] : undefined, dirname(resolve(path)), source)
+  return parseConfig(raw, { ...options, source, loaded })
+}
+
+/**
+ * Validates a plain-object configuration, loading the modules its `plugins:` lists from `baseDir` first
+ * (what `createGateway` does with a configuration that is not parsed yet).
+ */
+export async function resolveConfig(input: HookpilotConfigInput | HookpilotConfig, baseDir: string, options: ParseConfigOptions = {}): Promise<HookpilotConfig> {
+  if (isParsedConfig(input)) return input
+  const loaded = await loadPluginModules(isRecord(input) ? input['plugins'] : undefined, baseDir, options.source)
+  return parseConfig(input, { ...options, loaded })
+}
+
+/** The plugin definitions of a parsed configuration's `plugins:` entries, in order. */
+export function loadedPlugins(config: HookpilotConfig): readonly PluginDefinition[] {
+  return ((config as unknown as Record<symbol, unknown>)[LOADED] as readonly PluginDefinition[] | undefined) ?? []
+}
+
+/** Every unknown key of the core's part, where no plugin claims it. */
+function unknownCoreKeys(raw: unknown, claims: Claims, issues: ConfigIssue[]): void {
+  unknownKeys(configSchema, raw, '', issues, (path) => [...(claims.get(path) ?? [])])
+}
+
+/** Validates a plugin's section (when it is the chosen one of a shared section) and merges it into `output`. */
+function sectionOptions(def: PluginDefinition, raw: unknown, output: Record<string, unknown> | undefined, issues: ConfigIssue[]): void {
+  if (def.section === undefined) return
+  const shared = SHARED[def.section]
+  const sectionRaw = at(raw, def.section)
+  const selector = def.selectedBy?.key
+  if (!isSelected(def, sectionRaw, selector === undefined ? undefined : shared?.defaults[selector])) return
+  const options = validateOptions(def, sectionRaw, def.section, issues, shared?.keys)
+  if (output === undefined || options === undefined) return
+  setAt(output, def.section, shared ? { ...(at(output, def.section) as object), ...(options as object) } : options)
+}
+
+/** Validates each `plugins:` entry's options (its `with:`, else its section) with its plugin's schema. */
+function pluginEntryOptions(raw: unknown, loaded: readonly PluginDefinition[], output: Record<string, unknown> | undefined, issues: ConfigIssue[]): void {
+  const entries = isRecord(raw) && Array.isArray(raw['plugins']) ? (raw['plugins'] as unknown[]) : []
+  entries.forEach((entry, i) => {
+    const def = loaded[i]
+    if (!def) {
+      issues.push({ path: `plugins[${i}].use`, message: 'not loaded: parseConfig does not load modules; use loadConfig() or createGateway(), which do' })
+      return
+    }
+    const given = isRecord(entry) ? entry['with'] : undefined
+    const inSection = def.section === undefined ? undefined : at(raw, def.section)
+    if (given !== undefined && inSection !== undefined) {
+      issues.push({ path: `plugins[${i}].with`, message: `plugin "${def.name}" also has options at ${def.section}: give them in one place` })
+      return
+    }
+    const options = validateOptions(def, given ?? inSection, given !== undefined || def.section === undefined ? `plugins[${i}].with` : def.section, issues)
+    const list = output?.['plugins']
+    if (options !== undefined && Array.isArray(list) && isRecord(list[i])) list[i] = { ...list[i], with: options }
+  })
+}
+
+/** An issue about a value the environment (or a flag) put there says so: the file did not. */
+function blameOverrides(issues: ConfigIssue[], env: Env, names: Readonly<Record<string, string>> = {}): ConfigIssue[] {
+  const overridden = overriddenPaths(env)
+  return issues.map((issue) => {
+    const variable = overridden.get(issue.path)
+    return variable === undefined ? issue : { ...issue, message: `${issue.message} (this value came from ${names[variable] ?? variable}, not from the file)` }
+  })
+}
+
+function setAt(root: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.')
+  let current = root
+  for (const key of keys.slice(0, -1)) {
+    const next = current[key]
+    if (!isRecord(next)) current[key] = {}
+    current = current[key] as Record<string, unknown>
+  }
+  current[keys.at(-1) ?? ''] = value
+}
+
+/** The defaults every route inherits from `platforms.webhook.extra`. */
+export function routeDefaults(config: HookpilotConfig): RouteDefaults {
+  const extra = config.platforms.webhook.extra
+  return { host: extra.host, secret: extra.secret, rateLimit: extra.rate_limit }
+}
+
+/** The routes of config.yaml, resolved; problems go to `issues`. */
+export function staticRoutes(config: HookpilotConfig, issues: ConfigIssue[] = []): Route[] {
+  const defaults = routeDefaults(config)
+  const routes: Route[] = []
+  for (const [name, route] of Object.entries(config.platforms.webhook.extra.routes)) {
+    const resolved = resolveRoute(name, route, defaults, 'static', `${ROUTES_PATH}.${name}`, issues)
+    if (resolved) routes.push(resolved)
+  }
+  return routes
+}
+
+/**
+ * When the schema fails elsewhere, still check the routes that parse on their own (a missing secret is worth
+ * reporting in the same run as a typo in the port).
+ */
+function routeIssuesOfInvalidConfig(raw: unknown, issues: ConfigIssue[]): void {
+  const extra = v.safeParse(looseExtra, raw)
+  if (!extra.success) return
+  const { host, secret, routes } = extra.output.platforms.webhook.extra
+  const defaults: RouteDefaults = { host: host ?? '0.0.0.0', secret, rateLimit: 30 }
+  for (const [name, value] of Object.entries(routes ?? {})) {
+    const route = v.safeParse(routeSchema, value)
+    if (route.success) resolveRoute(name, route.output, defaults, 'static', `${ROUTES_PATH}.${name}`, issues)
+  }
+}
+
+const looseExtra = v.object({
+  platforms: v.object({
+    webhook: v.object({
+      extra: v.object({
+        host: v.fallback(v.optional(v.string()), undefined),
+        secret: v.fallback(v.optional(v.union([v.string(), v.array(v.string())])), undefined),
+        routes: v.fallback(v.optional(v.record(v.string(), v.unknown())), undefined),
+      }),
+    }),
+  }),
+})
+
+function routesOf(raw: unknown): unknown {
+  const platforms = isRecord(raw) ? raw['platforms'] : undefined
+  const webhook = isRecord(platforms) ? platforms['webhook'] : undefined
+  const extra = isRecord(webhook) ? webhook['extra'] : undefined
+  return isRecord(extra) ? extra['routes'] : undefined
+}
+
+function isParsedConfig(value: unknown): value is HookpilotConfig {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PARSED] === true
+}
+
+/** Keys whose values are secrets: `secret`, `token`, `api_key`, `auth_token`, ... (and the items of a list of them). */
+function isSecretPath(path: string): boolean {
+  return path.split('.').some((key) => /secret|token|key|password/i.test(key))
+}
+
+function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {
+  const seen = new Set<string>()
+  return issues.filter((i) => {
+    const key = `${i.path}\u0000${i.message}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}

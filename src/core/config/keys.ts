@@ -1,0 +1,118 @@
+/**
+ * Unknown keys, every one of them, each with a "did you mean" when a known key is close. valibot's strict
+ * objects stop at the first unknown key of an object; a config with `secrett` and `evnets` in one route must
+ * hear about both in one run. The walk follows the schema: objects, records, arrays, optionals and pipes.
+ */
+import type * as v from 'valibot'
+import type { ConfigIssue } from '../errors.js'
+
+type AnySchema = v.GenericSchema & {
+  readonly type: string
+  readonly entries?: Readonly<Record<string, AnySchema>>
+  readonly wrapped?: AnySchema
+  readonly item?: AnySchema
+  readonly value?: AnySchema
+  readonly options?: readonly AnySchema[]
+  readonly pipe?: readonly AnySchema[]
+}
+
+/** The object keys a schema knows at its top, or undefined when it is not an object schema. */
+export function knownKeys(schema: v.GenericSchema): readonly string[] | undefined {
+  const object = objectOf(schema as AnySchema)
+  return object?.entries ? Object.keys(object.entries) : undefined
+}
+
+/** Keys known at a dotted path although the schema does not list them (sections and keys plugins own). */
+export type ExtraKeys = (path: string) => readonly string[]
+
+const NONE: ExtraKeys = () => []
+
+/** Reports every key of `value` that `schema` (and `extra`) does not know, at any depth, with its dotted path. */
+export function unknownKeys(schema: v.GenericSchema, value: unknown, path: string, issues: ConfigIssue[], extra: ExtraKeys = NONE): void {
+  walk(schema as AnySchema, value, path, issues, extra)
+}
+
+function walk(schema: AnySchema, value: unknown, path: string, issues: ConfigIssue[], extra: ExtraKeys): void {
+  const object = objectOf(schema)
+  if (object?.entries && isRecord(value)) {
+    const claimed = extra(path)
+    const known = [...Object.keys(object.entries), ...claimed]
+    for (const [key, child] of Object.entries(value)) {
+      const childPath = path === '' ? key : `${path}.${key}`
+      const entry = Object.hasOwn(object.entries, key) ? object.entries[key] : undefined
+      if (entry) walk(entry, child, childPath, issues, extra)
+      else if (!claimed.includes(key)) issues.push({ path: childPath, message: unknownKeyMessage(key, known) })
+    }
+    return
+  }
+  const inner = unwrap(schema)
+  if (inner === undefined) return
+  if (inner.type === 'record' && inner.value && isRecord(value)) {
+    for (const [key, child] of Object.entries(value)) walk(inner.value, child, path === '' ? key : `${path}.${key}`, issues, extra)
+  } else if (inner.type === 'array' && inner.item && Array.isArray(value)) {
+    value.forEach((child, i) => walk(inner.item!, child, `${path}[${i}]`, issues, extra))
+  } else if (inner.type === 'union' && inner.options) {
+    // Only objects are walked inside a union, and only when one option is an object schema.
+    const option = inner.options.find((o) => objectOf(o) !== undefined)
+    if (option && isRecord(value)) walk(option, value, path, issues, extra)
+  }
+}
+
+/** `unknown key "secrett" (did you mean "secret"?)`, or the list of known keys when none is close. */
+export function unknownKeyMessage(key: string, known: readonly string[]): string {
+  const close = suggest(key, known)
+  if (close !== undefined) return `unknown key: did you mean "${close}"? (check docs/configuration.md)`
+  const listed = known.length > 0 && known.length <= 12 ? ` (known here: ${known.join(', ')})` : ''
+  return `unknown key${listed}; check its spelling against docs/configuration.md`
+}
+
+/** The known word closest to `word`, when it is close enough to be a typo of it. */
+export function suggest(word: string, known: readonly string[]): string | undefined {
+  let best: string | undefined
+  let bestDistance = Infinity
+  const lower = word.toLowerCase()
+  for (const candidate of known) {
+    const d = distance(lower, candidate.toLowerCase())
+    if (d < bestDistance) {
+      best = candidate
+      bestDistance = d
+    }
+  }
+  // One edit per three letters: "secrett" → "secret", "evnets" → "events"; not "port" → "prompt".
+  return best !== undefined && bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours cost 1. */
+function distance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)])
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1)
+      d[i]![j] = best
+    }
+  }
+  return d[a.length]![b.length]!
+}
+
+function objectOf(schema: AnySchema): AnySchema | undefined {
+  const inner = unwrap(schema)
+  return inner && (inner.type === 'object' || inner.type === 'strict_object' || inner.type === 'loose_object') ? inner : undefined
+}
+
+/** The schema under optional/nullable/pipe wrappers. */
+function unwrap(schema: AnySchema): AnySchema | undefined {
+  let current: AnySchema | undefined = schema
+  for (let i = 0; current && i < 10; i++) {
+    if (current.pipe && current.pipe[0] && current.pipe[0] !== current) current = current.pipe[0]
+    else if (current.wrapped) current = current.wrapped
+    else return current
+  }
+  return current
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

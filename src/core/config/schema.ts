@@ -1,0 +1,128 @@
+/**
+ * The valibot schema of the core's part of `config.yaml`: the webhook platform and its routes, the agent's
+ * bounds, the state driver, logging and the plugin list. Plugins own the other sections (`platforms.telegram`,
+ * the command runner's `agent.command`, sqlite's `state.path`) and validate them with their own schemas.
+ * Unknown keys are reported by the walk in config-keys.ts (every one, with a suggestion); numbers also accept
+ * digit strings because `${PORT:-8644}` interpolates to a string.
+ */
+import * as v from 'valibot'
+import { boolean, idText, integer, nonBlank, text, textList } from './schema-kit.js'
+import { trustListProblem } from '../http/client-address.js'
+import { reservedNameProblem } from '../routes/reserved-names.js'
+
+export { boolean, integer } from './schema-kit.js'
+
+/** Lower-case letters, digits, `-` and `_`: safe in a URL path and a file name. */
+export const routeName = v.pipe(
+  text,
+  v.regex(/^[a-z0-9_-]{1,64}$/, 'a route name is 1 to 64 lower-case letters, digits, "-" or "_"'),
+  v.check((name: string) => reservedNameProblem(name) === undefined, 'a route cannot be named __proto__, constructor or prototype: JavaScript objects reserve them'),
+)
+
+const skillName = v.pipe(
+  text,
+  v.check((s) => s.length > 0 && !/[\\/]|\.\./.test(s), 'a skill name must not contain "/", "\\" or ".."'),
+)
+
+/** One route under `platforms.webhook.extra.routes.<name>`. */
+export const routeSchema = v.strictObject({
+  secret: v.optional(v.union([text, v.pipe(textList, v.minLength(1, 'list at least one secret'))], 'expected a string or a list of strings')),
+  events: v.optional(textList, []),
+  actions: v.optional(textList, []),
+  prompt: v.optional(text),
+  skills: v.optional(v.array(skillName), []),
+  deliver: v.optional(text, 'log'),
+  deliver_extra: v.optional(v.record(text, idText), {}),
+  silent_outputs: v.optional(textList, []),
+  rate_limit: v.optional(integer(1)),
+  description: v.optional(text),
+})
+
+const webhookExtraSchema = v.strictObject({
+  host: v.optional(nonBlank('the address to listen on, e.g. 127.0.0.1 (this machine only) or 0.0.0.0'), '0.0.0.0'),
+  port: v.optional(integer(0, 65535), 8644),
+  secret: v.optional(v.union([text, textList], 'expected a string or a list of strings')),
+  rate_limit: v.optional(integer(1), 30),
+  max_body_bytes: v.optional(integer(1), 1_048_576),
+  headers_timeout_seconds: v.optional(integer(1), 10),
+  request_timeout_seconds: v.optional(integer(1), 30),
+  shutdown_grace_seconds: v.optional(integer(0), 30),
+  // every request's unverified body bytes together; past it (or max_connections), 503 at once
+  max_unverified_bytes: v.optional(integer(1), 64 * 1_048_576),
+  max_connections: v.optional(integer(1), 1000),
+  // whether X-Forwarded-For names the client (logs only): false, true, or the proxies' addresses and subnets
+  trust_proxy: v.optional(
+    v.union([
+      boolean,
+      v.pipe(textList, v.rawCheck(({ dataset, addIssue }) => {
+        const problem = dataset.typed ? trustListProblem(dataset.value) : undefined
+        if (problem !== undefined) addIssue({ message: `${problem}; expected addresses or subnets (10.0.0.1, 10.0.0.0/8, ::1) or loopback, linklocal, uniquelocal` })
+      })),
+    ], 'expected true, false, or a list of proxy addresses and subnets'),
+    false,
+  ),
+  subscriptions_file: v.optional(text),
+  routes: v.optional(v.record(routeName, routeSchema), {}),
+})
+
+const webhookSchema = v.strictObject({
+  enabled: v.optional(boolean, true),
+  extra: v.optional(webhookExtraSchema, {}),
+})
+
+/**
+ * `agent:`: which runner answers, and the bounds every run has. Runner plugins own their keys beside these
+ * (`command` for the command runner; `base_url`, `model`, ... for openai).
+ */
+export const agentSchema = v.looseObject({
+  runner: v.optional(nonBlank('the runner: echo, command, openai or a plugin\'s'), 'echo'),
+  timeout_seconds: v.optional(integer(1), 600),
+  concurrency: v.optional(integer(1, 256), 4),
+  max_queue: v.optional(integer(1), 1000),
+  max_output_bytes: v.optional(integer(1), 1_048_576),
+  // where the agent, its commands and gh run: a folder of their own (a private temporary one by default)
+  workdir: v.optional(text),
+})
+
+/**
+ * `state:`: which backend keeps accepted jobs, the de-dup window and the jobs view (SQLite by default, so a
+ * restart loses nothing acknowledged). Backend plugins own their keys beside `driver` (`path`, `sync`, ...).
+ */
+export const stateSchema = v.looseObject({
+  driver: v.optional(nonBlank('the state backend: sqlite, memory or a plugin\'s'), 'sqlite'),
+})
+
+/** One entry of `plugins:`: a module to load and its options. */
+export const pluginEntrySchema = v.strictObject({
+  use: nonBlank('a path relative to the config file (./plugins/audit.mjs) or a package name'),
+  with: v.optional(v.unknown()),
+})
+
+/** `platforms:`: the webhook platform (the core's); each delivery plugin owns its own block beside it. */
+export const platformsSchema = v.looseObject({
+  webhook: v.optional(webhookSchema, {}),
+})
+
+/** The whole `config.yaml` as far as the core knows it. */
+export const configSchema = v.looseObject({
+  agent: v.optional(agentSchema, {}),
+  state: v.optional(stateSchema, {}),
+  skills_dir: v.optional(text, './skills'),
+  log_level: v.optional(v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'), 'info'),
+  plugins: v.optional(v.array(pluginEntrySchema, 'expected a list of { use: <module>, with: <options> }'), []),
+  log_format: v.optional(v.picklist(['text', 'json'], 'expected text (for people) or json (one object a line, for log systems)'), 'text'),
+  platforms: v.optional(platformsSchema, {}),
+})
+
+/** The configuration as written (every key optional, numbers may be strings). */
+export type HookpilotConfigInput = v.InferInput<typeof configSchema>
+/** The configuration after validation, defaults filled in. */
+export type HookpilotConfig = v.InferOutput<typeof configSchema>
+/** One route as written in the configuration. */
+export type RouteConfig = v.InferOutput<typeof routeSchema>
+/** `state:` after validation: the driver, and the backend's own keys beside it. */
+export type StateConfig = v.InferOutput<typeof stateSchema>
+/** One `plugins:` entry. */
+export type PluginEntry = v.InferOutput<typeof pluginEntrySchema>
+/** `agent:` after validation. */
+export type AgentConfig = v.InferOutput<typeof agentSchema>

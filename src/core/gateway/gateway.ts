@@ -1,0 +1,263 @@
+/**
+ * The composition root: plugins into a container of the gateway's own, the container into a pipeline, a
+ * dispatcher and one request flow with its adapters (node:http, fetch, `handle()`). Knows no concrete plugin:
+ * the built-ins arrive as plugins too.
+ */
+import { dirname, resolve } from 'node:path'
+import { staticRoutes, type HookpilotConfig } from '../config/config.js'
+import { compose, type Composition } from './compose.js'
+import { createBodyBudget } from '../http/body-budget.js'
+import { clientAddressResolver } from '../http/client-address.js'
+import { clientErrorListener, type ClientErrorListener } from '../http/client-error.js'
+import { createDispatcher } from '../jobs/dispatcher.js'
+import { createEvents } from '../events.js'
+import { ConfigError, GatewayError } from '../errors.js'
+import { createFetchHandler, type FetchHandler } from '../http/fetch.js'
+import { createFlow, PASS, type BodyRead } from '../http/flow.js'
+import { ERRORS, type GatewayResponse } from '../http/responses.js'
+import { startAll } from './lifecycle.js'
+import { createNodeHandler, type NodeConnections, type NodeHandler } from '../http/node.js'
+import { listenOn, type ListenAddress, type ListenOptions } from '../http/listen.js'
+import { createLogger } from '../log/logger.js'
+import { createPipeline } from '../pipeline/pipeline.js'
+import { redactingLogger } from '../log/redacting-logger.js'
+import { createRouteTable, type MutableRouteTable } from '../routes/route-table.js'
+import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from '../routes/routes.js'
+import { createSecretSet, type SecretSet } from '../secrets/secret-set.js'
+import { createGatewayServer, type GatewayServer } from '../http/server.js'
+import { fileSubscriptionStore, startSubscriptionSource, subscriptionsPath } from '../routes/subscriptions/index.js'
+import { TOKENS } from './tokens.js'
+import type { Route } from '../types.js'
+
+/** A request for {@link Gateway.handle}: headers in any case, body as bytes or text. */
+export interface GatewayRequest {
+  readonly method: string
+  readonly path: string
+  readonly headers?: Readonly<Record<string, string | readonly string[] | undefined>> | undefined
+  readonly body?: Uint8Array | string | undefined
+}
+
+export type { GatewayResponse } from '../http/responses.js'
+export type { FetchHandler, FetchInfo } from '../http/fetch.js'
+export type { ListenAddress, ListenOptions } from '../http/listen.js'
+export type { ClientErrorListener } from '../http/client-error.js'
+
+/** A running (or ready to run) webhook gateway. */
+export interface Gateway {
+  /** One request through the whole request table, without a socket. */
+  handle(req: GatewayRequest): Promise<GatewayResponse>
+  /** node `(req, res)` handler and Express/Connect middleware (`next()` for paths that are not the gateway's). */
+  readonly handler: NodeHandler
+  /**
+   * A `clientError` listener for a server of your own that serves {@link Gateway.handler}: node's answers to
+   * malformed HTTP and slow requests become JSON, are logged throttled, and never hide a request in flight.
+   * `listen()` attaches it itself.
+   *
+   * @example
+   * ```ts
+   * http.createServer(gateway.handler).on('clientError', gateway.clientError).listen(8644)
+   * ```
+   */
+  readonly clientError: ClientErrorListener
+  /**
+   * Web-standard handler: a `Request` in, a `Response` out, for fetch-style servers (Hono, Bun, Deno).
+   *
+   * @example
+   * ```ts
+   * const app = new Hono()
+   * app.all('/webhooks/*', (c) => gateway.fetch(c.req.raw))
+   * ```
+   */
+  readonly fetch: FetchHandler
+  /** Starts a node:http server (host and port from the config unless given) and prints the startup line. */
+  listen(options?: ListenOptions): Promise<ListenAddress>
+  /** Stops accepting, lets running agent runs finish within the grace period, then stops them. */
+  close(): Promise<void>
+  /** The routes the gateway answers (static and dynamic). */
+  readonly routes: MutableRouteTable
+  /** The validated configuration. */
+  readonly config: HookpilotConfig
+  /** What the gateway holds now against its limits (`max_unverified_bytes`, `max_connections`). */
+  usage(): GatewayUsage
+}
+
+/** See {@link Gateway.usage}. */
+export interface GatewayUsage {
+  /** Bytes of request bodies held before their signature was checked, all requests together. */
+  readonly unverifiedBytes: number
+  /** Connections open to the server `listen()` started (0 without one). */
+  readonly connections: number
+}
+
+/** How a gateway is built besides its configuration and plugins. */
+export interface BuildOptions {
+  /** Where relative paths of a configuration (skills_dir, state.path) are resolved: the config file's folder, else cwd. */
+  readonly baseDir?: string | undefined
+  /**
+   * Every secret the gateway knows (see {@link createSecretSet}): redacted from each log line, stored reason
+   * and delivered answer, and kept from the programs it runs. The gateway adds its routes' secrets;
+   * `createGateway` adds the configuration's.
+   */
+  readonly secrets?: SecretSet | undefined
+}
+
+export type { Composition } from './compose.js'
+
+/**
+ * Builds a gateway from a parsed configuration and its plugins. Throws a ConfigError naming every route whose
+ * target or runner is missing, and every plugin whose options are wrong.
+ */
+export async function buildGateway(config: HookpilotConfig, composition: Composition, options: BuildOptions = {}): Promise<Gateway> {
+  const extra = config.platforms.webhook.extra
+  const baseDir = options.baseDir ?? process.cwd()
+  const secrets = options.secrets ?? createSecretSet()
+  // Whoever logs (a plugin's logger included), and whatever a line quotes (an agent's stderr, an API's error),
+  // no known secret gets through.
+  const baseLog = composition.plugins.findLast((p) => p.logger)?.logger ?? createLogger({ level: config.log_level, format: config.log_format })
+  const log = redactingLogger(baseLog, secrets.redact)
+  const routes = createRouteTable(staticRoutes(config), (list) => secrets.set('routes', list.flatMap((r) => r.secrets)))
+  const { scope, plugins, setUp, targets, runner, state } = await compose(config, composition, routes.list(), { baseDir, log, secrets })
+  const clock = scope.resolve(TOKENS.clock)
+  const events = createEvents(log)
+  // The state backend opens first (a bad state.path stops the start with what to change), then the plugins
+  // that hold resources of their own; close() runs them in the reverse order, then disposes shared resources.
+  const lifecycle = await startAll([state, ...plugins.filter((p) => p.state !== state)], log).catch(async (err: unknown) => {
+    await scope.dispose()
+    throw err
+  })
+  const pipeline = createPipeline({
+    sources: scope.resolve(TOKENS.sources),
+    filters: scope.resolveAll(TOKENS.eventFilters),
+    dedup: state.dedup,
+    limiter: scope.resolve(TOKENS.rateLimiter),
+    queue: state.queue,
+    log,
+    clock,
+    signal: lifecycle.signal,
+    events,
+  })
+  state.queue.start(
+    createDispatcher({
+      routes,
+      runner,
+      targets,
+      log,
+      clock,
+      skillsDir: resolve(options.baseDir ?? process.cwd(), config.skills_dir),
+      timeoutMs: config.agent.timeout_seconds * 1000,
+      events,
+      redact: secrets.redact,
+    }),
+  )
+  for (const plugin of plugins) plugin.observe?.(events, { state })
+
+  // Dynamic subscriptions: in a plugin's store (Redis), else in the file beside config.yaml (or where
+  // subscriptions_file says); skipped entries are logged.
+  const subscriptionsFile = subscriptionsPath(config, options.baseDir)
+  const store = plugins.findLast((p) => p.subscriptions)?.subscriptions
+    ?? (subscriptionsFile === undefined ? undefined : fileSubscriptionStore(subscriptionsFile))
+  const subscriptions = store === undefined
+    ? undefined
+    : await startSubscriptionSource({ store, config, routes, targets, hints: setUp.hints, log })
+
+  let closing = false
+  let listening: GatewayServer | undefined
+  const budget = createBodyBudget(extra.max_unverified_bytes)
+  const flow = createFlow({
+    routes,
+    pipeline,
+    maxBodyBytes: extra.max_body_bytes,
+    budget,
+    clientAddress: clientAddressResolver(extra.trust_proxy),
+    log,
+    clock,
+    closing: () => closing,
+    readiness: () => lifecycle.ready(),
+    queueFull: async () => (await state.jobs.counts()).queued >= config.agent.max_queue,
+    events,
+    endpoints: plugins.flatMap((p) => p.endpoints ?? []),
+  })
+  const tracked: NodeConnections = { inFlight: new WeakMap(), poisoned: new WeakSet(), overflow: new WeakSet() }
+  const handler = createNodeHandler(flow, log, clock, tracked)
+  const clientError = clientErrorListener(tracked, log, clock)
+
+  async function handle(req: GatewayRequest): Promise<GatewayResponse> {
+    const body = typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? new Uint8Array())
+    const result = await flow({
+      method: req.method.toUpperCase(),
+      path: req.path,
+      headers: lowerCase(req.headers),
+      // The caller holds the body already: it is not the gateway's to budget.
+      readBody: async (limit): Promise<BodyRead> => (body.byteLength > limit ? { kind: 'too-large' } : { kind: 'ok', body }),
+    })
+    return result === PASS ? ERRORS.notFound : result
+  }
+
+  async function listen(listenOptions: ListenOptions = {}): Promise<ListenAddress> {
+    if (listening) throw new GatewayError('ERR_LISTEN', 'This gateway is already listening; create another to listen twice.')
+    const host = listenOptions.host ?? extra.host
+    if (!isLoopback(host)) refuseInsecureRoutes(routes.list(), host)
+    listening = createGatewayServer(handler, clientError, tracked, {
+      headersTimeoutMs: extra.headers_timeout_seconds * 1000,
+      requestTimeoutMs: extra.request_timeout_seconds * 1000,
+      maxConnections: extra.max_connections,
+    })
+    const address = await listenOn(listening.server, { host, port: listenOptions.port ?? extra.port }).catch((err: unknown) => {
+      listening = undefined // a failed listen (port taken) may be retried on another port
+      throw err
+    })
+    const names = routes.list().map((r) => r.name)
+    log.info(`[webhook] Listening on ${address.host}:${address.port} — routes: ${names.length ? names.join(', ') : '(none configured)'}`)
+    return address
+  }
+
+  let closed: Promise<void> | undefined
+  // A second call waits for the first: an embedder that calls close() twice must not exit mid-grace.
+  const close = (): Promise<void> => (closed ??= shutdown())
+
+  async function shutdown(): Promise<void> {
+    closing = true
+    subscriptions?.stop()
+    // The listener stays open through the grace period: new webhooks are answered 503 `Shutting down` (with
+    // Retry-After), not refused at the socket, while the running jobs finish.
+    const report = await state.queue.stop(extra.shutdown_grace_seconds * 1000)
+    if (!report.finished) log.warn('grace period over: stopped the jobs still running', { grace_seconds: extra.shutdown_grace_seconds })
+    if (report.left === 0) log.info('shutdown: every job finished')
+    else if (state.durable) log.warn(`shutdown: ${report.left} jobs left stored; they run at the next start`, { left: report.left })
+    else log.warn(`shutdown: dropped ${report.left} queued events (state.driver is memory, which keeps nothing)`, { dropped: report.left })
+    const server = listening?.server
+    const stopped = server ? new Promise<void>((done) => server.close(() => done())) : Promise.resolve()
+    server?.closeAllConnections()
+    await stopped
+    await lifecycle.closeAll()
+    await scope.dispose()
+  }
+
+  const usage = (): GatewayUsage => ({ unverifiedBytes: budget.held(), connections: listening?.connections() ?? 0 })
+  return { handle, handler, clientError, fetch: createFetchHandler(flow), listen, close, routes, config, usage }
+}
+
+/** The folder of a config file, for {@link BuildOptions.baseDir}. */
+export function configDir(path: string): string {
+  return dirname(resolve(path))
+}
+
+/** The config checked INSECURE_NO_AUTH against its own host; `listen({ host })` (`--host`) may bind another. */
+function refuseInsecureRoutes(routes: readonly Route[], host: string): void {
+  const open = routes.filter((r) => r.secrets.includes(INSECURE_NO_AUTH))
+  if (open.length === 0) return
+  throw new ConfigError(open.map((r) => ({ path: `${routePath(r)}.secret`, message: insecureRefusal(host) })))
+}
+
+function routePath(route: Route): string {
+  return route.source === 'static' ? `platforms.webhook.extra.routes.${route.name}` : `subscriptions.${route.name}`
+}
+
+
+function lowerCase(headers: GatewayRequest['headers']): Record<string, string> {
+  const out = Object.create(null) as Record<string, string>
+  for (const [key, value] of Object.entries(headers ?? {})) {
+    if (value !== undefined) out[key.toLowerCase()] = typeof value === 'string' ? value : value.join(', ')
+  }
+  return out
+}

@@ -1,0 +1,53 @@
+/**
+ * Startup checks that need the registered plugins: every route's target exists and accepts the route, and
+ * `agent.runner` names a runner. Problems are reported all at once, with their config paths. The core names
+ * no target and no runner: what exists is what the plugins registered, and a target a plugin could provide
+ * but did not (a disabled platform) comes with the plugin's own hint.
+ */
+import type { HookpilotConfig } from '../config/config.js'
+import { ConfigError, type ConfigIssue } from '../errors.js'
+import type { AgentRunner, DeliveryTarget, Route } from '../types.js'
+
+/** Targets by name and alias; a later target with a taken name replaces the earlier one. */
+export function targetMap(targets: readonly DeliveryTarget[]): Map<string, DeliveryTarget> {
+  const map = new Map<string, DeliveryTarget>()
+  for (const target of targets) {
+    for (const name of [target.name, ...(target.aliases ?? [])]) map.set(name, target)
+  }
+  return map
+}
+
+/**
+ * The runner `agent.runner` names: the last registered with that name (a plugin's replaces a built-in).
+ */
+export function selectRunner(config: HookpilotConfig, runners: readonly AgentRunner[], choices: readonly string[] = []): AgentRunner {
+  const wanted = config.agent.runner
+  const runner = runners.findLast((r) => r.name === wanted)
+  if (runner) return runner
+  const known = [...new Set([...choices, ...runners.map((r) => r.name)])].join(', ') || 'none'
+  throw new ConfigError([
+    { path: 'agent.runner', message: `no agent runner named "${wanted}"; the runners here are: ${known} (a plugin can add one)` },
+  ])
+}
+
+/** Refuses routes whose target is missing or refuses them. */
+export function checkRoutes(routes: readonly Route[], targets: ReadonlyMap<string, DeliveryTarget>, hints: ReadonlyMap<string, string> = new Map()): void {
+  const issues: ConfigIssue[] = []
+  for (const route of routes) {
+    const problem = routeProblem(route, targets, hints)
+    if (problem) issues.push({ path: `platforms.webhook.extra.routes.${route.name}.deliver`, message: problem })
+  }
+  if (issues.length > 0) throw new ConfigError(issues)
+}
+
+/** Why a route cannot deliver, or undefined when it can. Used for dynamic subscriptions too. */
+export function routeProblem(route: Route, targets: ReadonlyMap<string, DeliveryTarget>, hints: ReadonlyMap<string, string> = new Map()): string | undefined {
+  const target = targets.get(route.deliver)
+  if (!target) {
+    const hint = hints.get(route.deliver)
+    if (hint !== undefined) return `route "${route.name}" delivers to ${route.deliver}, but ${hint}`
+    const known = [...targets.keys()].sort().join(', ')
+    return `route "${route.name}" delivers to "${route.deliver}", which no plugin provides (available: ${known})`
+  }
+  return target.checkRoute?.(route)
+}

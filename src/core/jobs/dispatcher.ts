@@ -1,0 +1,192 @@
+/**
+ * One try of a job: render the prompt, run the agent within its bounds, store the answer, deliver it. The
+ * dispatcher never sleeps: a delivery that can be retried returns `retry` at a time and the queue holds the
+ * job until then. Every failure is logged with the delivery id and returned as an outcome, which leaves the
+ * delivery id redeliverable.
+ */
+import { DeliveryError } from '../errors.js'
+import type { GatewayEvents } from '../events.js'
+import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backend.js'
+import type { RouteTable } from '../pipeline/pipeline.js'
+import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
+import { renderTemplate } from '../routes/template.js'
+import type { AgentRunner, Clock, DeliveryTarget, Logger, Route } from '../types.js'
+
+/** How deliveries are retried. */
+export interface RetryPolicy {
+  /** Tries in all, the first included. */
+  readonly attempts: number
+  readonly baseDelayMs: number
+  readonly maxDelayMs: number
+}
+
+/** Five tries over about 15 s, never waiting more than a minute for a `Retry-After`. */
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 1000, maxDelayMs: 60_000 }
+
+/**
+ * How many times a job's agent stage is started before it fails: each start after the first means the gateway
+ * stopped (or crashed) during the run, and a job that crashes the gateway every time must not do so forever.
+ */
+export const MAX_RUNS = 3
+
+/** What the dispatcher is composed of. */
+export interface DispatcherParts {
+  readonly routes: RouteTable
+  readonly runner: AgentRunner
+  readonly targets: ReadonlyMap<string, DeliveryTarget>
+  readonly log: Logger
+  readonly skillsDir: string
+  /** `agent.timeout_seconds`, in ms. */
+  readonly timeoutMs: number
+  readonly clock?: Clock | undefined
+  readonly retry?: RetryPolicy | undefined
+  /** Where agent runs and delivery tries are reported (metrics subscribe there). */
+  readonly events?: GatewayEvents | undefined
+  /**
+   * Applied to every failure reason (stored with the job, shown by `hookpilot jobs`) and to the agent's answer
+   * before it is stored or delivered: an agent talked into printing a secret must not post it.
+   */
+  readonly redact?: ((text: string) => string) | undefined
+}
+
+type Fields = Readonly<Record<string, string>>
+
+/** Builds the worker the queue calls for every job. */
+export function createDispatcher(parts: DispatcherParts): JobWorker {
+  const { routes, runner, targets, log, skillsDir, timeoutMs } = parts
+  const retry = parts.retry ?? DEFAULT_RETRY
+  const clock = parts.clock ?? Date.now
+  const redact = parts.redact ?? ((text: string) => text)
+
+  const fail = (fields: Fields, message: string, why: string): JobOutcome => {
+    const reason = redact(why)
+    log.error(message, { ...fields, reason })
+    return { kind: 'failed', reason }
+  }
+
+  async function prompt(leased: LeasedJob, route: Route, fields: Fields): Promise<AgentPrompt> {
+    const { job, payload } = leased
+    const event = { route: job.route, type: job.event, deliveryId: job.deliveryId, payload, receivedAt: job.receivedAt }
+    return buildAgentPrompt({ event, route }, skillsDir, log, fields)
+  }
+
+  /** Runs the agent; resolves its answer, or the outcome that ends this try. */
+  async function runAgent(leased: LeasedJob, route: Route, fields: Fields): Promise<{ text: string } | JobOutcome> {
+    const { job } = leased
+    if (job.attempts > MAX_RUNS) {
+      return fail(fields, 'agent run failed', `the gateway stopped during each of ${MAX_RUNS} runs of this job; retry it with hookpilot jobs retry ${job.id}`)
+    }
+    let built: AgentPrompt
+    try {
+      built = await prompt(leased, route, fields)
+    } catch (err) {
+      return fail(fields, 'agent run failed', `cannot build the prompt: ${message(err)}`)
+    }
+    log.info('agent run started', { ...fields, runner: runner.name })
+    // One controller and one timer per run, both dropped when the run ends (AbortSignal.any over a long-lived
+    // signal plus AbortSignal.timeout left a timer and a dependant signal behind for every event).
+    const run = new AbortController()
+    const onStop = () => run.abort(leased.signal.reason)
+    if (leased.signal.aborted) onStop()
+    else leased.signal.addEventListener('abort', onStop, { once: true })
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      run.abort(new DOMException('The agent run timed out', 'TimeoutError'))
+    }, timeoutMs)
+    const input = { prompt: built.prompt, parts: built.parts, route: route.name, event: job.event, deliveryId: job.deliveryId }
+    const ctx = { signal: run.signal, log, onSpawn: (pid: number) => leased.recordProcess(pid) }
+    // Through a promise even for a plain-object runner whose run() throws before returning one.
+    const started = performance.now()
+    const result = await Promise.resolve()
+      .then(() => runner.run(input, ctx))
+      .catch((err: unknown) => ({ ok: false as const, reason: message(err) }))
+      .finally(() => {
+        clearTimeout(timer)
+        leased.signal.removeEventListener('abort', onStop)
+      })
+    const interrupted = !result.ok && !timedOut && leased.signal.aborted
+    if (!interrupted) {
+      const outcome = result.ok ? 'ok' : timedOut ? 'timeout' : 'failed'
+      parts.events?.emit('agentRun', { route: route.name, outcome, seconds: (performance.now() - started) / 1000 })
+    }
+    if (result.ok) return { text: redact(result.text) }
+    if (timedOut) {
+      return fail(fields, 'agent run failed', `timed out after ${timeoutMs / 1000} s (agent.timeout_seconds)`)
+    }
+    if (leased.signal.aborted) {
+      log.warn('agent run stopped: the gateway is shutting down; the job runs again at the next start', fields)
+      return { kind: 'interrupted' }
+    }
+    return fail(fields, 'agent run failed', result.reason)
+  }
+
+  async function deliver(leased: LeasedJob, route: Route, text: string, attempt: number, fields: Fields): Promise<JobOutcome> {
+    const { job, payload } = leased
+    const target = targets.get(route.deliver)
+    if (!target) return fail(fields, 'delivery failed', `no delivery target "${route.deliver}"`)
+    const tried = { ...fields, target: target.name, attempt: String(attempt) }
+    if (attempt > retry.attempts) return fail(tried, 'delivery failed', `gave up after ${retry.attempts} tries`)
+    let extra: Record<string, string>
+    try {
+      extra = Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)]))
+    } catch (err) {
+      return fail(tried, 'delivery failed', `cannot render deliver_extra: ${message(err)}`)
+    }
+    const answer = { route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra }
+    const progress = job.stage === 'deliver' ? job.progress : 0
+    try {
+      await target.deliver(answer, {
+        signal: leased.signal, log, attempt, progress, saveProgress: (parts) => leased.saveProgress(parts),
+      })
+      log.info('delivered', tried)
+      parts.events?.emit('delivery', { target: target.name, outcome: 'delivered' })
+      return { kind: 'done' }
+    } catch (err) {
+      const reason = message(err)
+      if (leased.signal.aborted) {
+        log.warn('delivery stopped: the gateway is shutting down; it resumes at the next start', { ...tried, reason })
+        return { kind: 'interrupted' }
+      }
+      // The brand check, not instanceof: a target built against another copy of this package throws its own class.
+      const retryable = DeliveryError.is(err) && err.retryable
+      if (!retryable || attempt >= retry.attempts) {
+        parts.events?.emit('delivery', { target: target.name, outcome: 'failed' })
+        return fail(tried, 'delivery failed', reason)
+      }
+      parts.events?.emit('delivery', { target: target.name, outcome: 'retried' })
+      const retryAfterMs = DeliveryError.is(err) ? err.retryAfterMs : undefined
+      const delay = Math.min(retryAfterMs ?? retry.baseDelayMs * 2 ** (attempt - 1), retry.maxDelayMs)
+      log.warn('delivery failed, retrying', { ...tried, reason, retry_in_ms: String(delay) })
+      return { kind: 'retry', at: clock() + delay, reason: redact(reason) }
+    }
+  }
+
+  return async function dispatch(leased: LeasedJob): Promise<JobOutcome> {
+    const { job } = leased
+    const fields = jobFields(job)
+    const route = routes.get(job.route)
+    if (!route) return fail(fields, 'job failed', `route "${job.route}" no longer exists`)
+    if (job.stage === 'deliver') return deliver(leased, route, job.answer ?? '', job.attempts, fields)
+
+    const ran = await runAgent(leased, route, fields)
+    if (!('text' in ran)) return ran
+    log.info('agent run finished', { ...fields, chars: String(ran.text.length) })
+    if (route.silentOutputs.includes(ran.text.trim())) {
+      log.info('silent output: nothing delivered', fields)
+      return { kind: 'done' }
+    }
+    // Stored before any delivery is tried: after a crash from here on, only the delivery runs again.
+    await leased.saveAnswer(ran.text)
+    return deliver(leased, route, ran.text, 1, fields)
+  }
+}
+
+/** The log fields that name a job. */
+export function jobFields(job: JobRecord): Fields {
+  return { route: job.route, delivery: job.deliveryId, event: job.event, job: job.id }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}

@@ -1,0 +1,185 @@
+/**
+ * A job's life, made explicit so that it can be stored, shared and recovered: an accepted event becomes a job
+ * (stored with its de-dup key in one write), a worker leases it, runs the agent, stores the answer, delivers it,
+ * and the job ends `done`; or it is retried at a time, or `failed` with a reason. A job holds no secret: the
+ * route is named, not copied, and is looked up again when the job runs.
+ *
+ * A state backend provides the three views of one resource: the de-dup store, the queue and the jobs view.
+ * Memory, SQLite and Redis backends pass the same contract suites (`hookpilot/testing`).
+ */
+import type { JsonObject, Logger } from '../types.js'
+
+/** Where a job is: waiting (`queued`, maybe not before a time), leased by a worker, or finished. */
+export type JobState = 'queued' | 'running' | 'done' | 'failed'
+/** What a job does next: run the agent, or deliver the answer it already has. */
+export type JobStage = 'run' | 'deliver'
+
+/** An accepted event, as the pipeline hands it to the backend. */
+export interface NewJob {
+  readonly route: string
+  /** The event type. */
+  readonly event: string
+  readonly deliveryId: string
+  /** Route and delivery id; undefined for a timestamp id, which is never de-duplicated. */
+  readonly dedupKey: string | undefined
+  readonly payload: JsonObject
+  /** The payload as the JSON text it was parsed from: stored as it is, never serialised again. */
+  readonly payloadJson: string
+  readonly receivedAt: number
+}
+
+/** A stored job, without its payload. */
+export interface JobRecord {
+  /** The backend's id: what `hookpilot jobs show|retry` take. */
+  readonly id: string
+  readonly route: string
+  readonly event: string
+  readonly deliveryId: string
+  readonly dedupKey: string | undefined
+  readonly state: JobState
+  readonly stage: JobStage
+  /** The agent's answer, once stored (stage `deliver`). */
+  readonly answer: string | undefined
+  /** How many parts of the answer a delivery has posted (chat targets split long answers). */
+  readonly progress: number
+  /** Tries of the current stage; a lease counts one before the worker starts. */
+  readonly attempts: number
+  /** A queued job is not leased before this time (milliseconds since the epoch). */
+  readonly notBefore: number
+  /** Why the last try failed, or why the job failed. */
+  readonly lastError: string | undefined
+  readonly receivedAt: number
+  readonly updatedAt: number
+  /** When the job ended `done` or `failed`. */
+  readonly finishedAt: number | undefined
+}
+
+/** How one try of a job ended, as the worker reports it; the queue stores it. */
+export type JobOutcome =
+  | { readonly kind: 'done' }
+  /** Try again at `at`; `reason` is kept as the job's last error. */
+  | { readonly kind: 'retry'; readonly at: number; readonly reason: string }
+  | { readonly kind: 'failed'; readonly reason: string }
+  /** The gateway stopped during the try: the job goes back to the queue as it was, this try not counted. */
+  | { readonly kind: 'interrupted' }
+
+/** A job leased to a worker, with what the worker may record while it holds it. */
+export interface LeasedJob {
+  readonly job: JobRecord
+  readonly payload: JsonObject
+  /** Aborted when the worker must stop: the gateway's grace period ended (report `interrupted`). */
+  readonly signal: AbortSignal
+  /** Stores the answer and moves the job to stage `deliver` (before any delivery is tried). */
+  saveAnswer(text: string): Promise<void>
+  /** Records that the first `parts` parts of the answer are posted. */
+  saveProgress(parts: number): Promise<void>
+  /** Records a process group the job started, so the next start can kill it if this process dies. */
+  recordProcess(pid: number): void
+}
+
+/** Runs one try of a job and says how it ended. It never throws: a failure is an outcome. */
+export type JobWorker = (job: LeasedJob) => Promise<JobOutcome>
+
+/**
+ * The answer of {@link DedupStore.reserve}. `new` and `redeliver` hold the key for this request until
+ * {@link JobQueue.add} stores the job or {@link Reservation.release} gives it back; `duplicate` holds nothing.
+ */
+export type Reservation =
+  | { readonly status: 'new'; readonly key: string; release(): void }
+  /** A job with this key failed: adding re-queues it (its stored answer, if any, is delivered without a new run). */
+  | { readonly status: 'redeliver'; readonly key: string; readonly jobId: string; release(): void }
+  /** A job with this key is queued, running, or done within the window; or another request holds the key. */
+  | { readonly status: 'duplicate'; readonly key: string; readonly jobId: string | undefined }
+
+/** De-duplication by delivery id: a small state machine over the jobs, not a claim with a TTL. */
+export interface DedupStore {
+  /**
+   * Reserves `key` for one request. Atomic: of N concurrent reservations of a key, at most one is `new` or
+   * `redeliver`. A key whose job finished `done` more than `windowMs` ago is `new` again.
+   */
+  reserve(key: string, windowMs: number): Promise<Reservation>
+}
+
+/** What {@link JobQueue.add} did. */
+export type AddResult =
+  | { readonly status: 'accepted'; readonly id: string }
+  | { readonly status: 'duplicate'; readonly id: string | undefined }
+  /** `max_queue` jobs are waiting: nothing was stored. */
+  | { readonly status: 'full' }
+
+/** What was left when the queue stopped. */
+export interface StopReport {
+  /** Every running job finished within the grace period. */
+  readonly finished: boolean
+  /** Jobs not done: queued, or interrupted by the end of the grace period. */
+  readonly left: number
+}
+
+/** Where accepted jobs wait for a worker. */
+export interface JobQueue {
+  /**
+   * Stores a job; with a reservation, binds its de-dup key to the job in the same write (a `redeliver`
+   * reservation re-queues the failed job instead). Resolves only once the job is stored: the 202 waits for it.
+   * Throws when the store cannot be written (the request is answered 503).
+   */
+  add(job: NewJob, reservation?: Reservation | undefined): Promise<AddResult>
+  /** Starts handing due jobs to `worker`. Called once, after the backend started. */
+  start(worker: JobWorker): void
+  /**
+   * Stops leasing, waits up to `graceMs` for running jobs, then aborts them (their signal) and waits a moment
+   * for them to report; what is left stays stored (a durable backend runs it at the next start).
+   */
+  stop(graceMs: number): Promise<StopReport>
+}
+
+/** Which jobs {@link JobsView.list} returns, newest first. */
+export interface JobFilter {
+  readonly state?: JobState | undefined
+  readonly route?: string | undefined
+  readonly limit?: number | undefined
+}
+
+/** Counts of jobs by state. */
+export type JobCounts = Readonly<Record<JobState, number>>
+
+/** What operators see and do: `hookpilot jobs list|show|retry|purge`. */
+export interface JobsView {
+  list(filter?: JobFilter): Promise<JobRecord[]>
+  get(id: string): Promise<JobRecord | undefined>
+  /**
+   * Re-queues a `done` or `failed` job to run now (from its stored answer when it has one). Resolves the job
+   * as re-queued, or undefined when there is no such job; throws when the job is queued or running.
+   */
+  retry(id: string): Promise<JobRecord | undefined>
+  /** Deletes finished jobs (done or failed) that ended before `before`; resolves how many. */
+  purge(before: number): Promise<number>
+  counts(): Promise<JobCounts>
+}
+
+/** Whether a plugin can do its work; `/ready` answers 503 with the reason otherwise. */
+export type Readiness = { readonly ok: true } | { readonly ok: false; readonly reason: string }
+
+/** What a plugin's `start` receives. */
+export interface LifecycleContext {
+  readonly log: Logger
+}
+
+/**
+ * One resource that keeps the gateway's state: the de-dup store, the queue and the jobs view over it, opened
+ * and closed with the gateway.
+ */
+export interface StateBackend {
+  readonly name: string
+  /** True when jobs survive the process (a restart runs what was left); false for memory. */
+  readonly durable: boolean
+  /** Where the state is kept, for messages (a file, a server and its prefix); never a password. */
+  readonly where?: string | undefined
+  readonly dedup: DedupStore
+  readonly queue: JobQueue
+  readonly jobs: JobsView
+  /** Opens the resource and recovers what a previous process left; a problem throws with what to change. */
+  start?(ctx: LifecycleContext): Promise<void>
+  /** Closes the resource, after the queue stopped. */
+  close?(): Promise<void>
+  ready?(): Readiness | Promise<Readiness>
+}

@@ -1,0 +1,182 @@
+/**
+ * Steps 3 to 10 of the request table for a webhook whose route is known and whose body was read within the
+ * cap: verify, parse, filter, de-dup, rate limit, store. Transport-free: the request flow calls it.
+ */
+import type { GatewayEvents } from '../events.js'
+import { ERRORS, json, rateLimited, type GatewayResponse } from '../http/responses.js'
+import type { DedupStore, JobQueue, NewJob, Reservation } from '../jobs/state-backend.js'
+import { throttledWarn } from '../log/throttle.js'
+import { parsePayload } from './parse-body.js'
+import { INSECURE_NO_AUTH, isLoopback } from '../routes/routes.js'
+import type { Clock, EventFilter, JsonObject, Logger, RawRequest, RateLimiter, Route, Source, WebhookEvent } from '../types.js'
+
+/** Headers a reverse proxy adds to what it forwards. */
+const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const
+
+/** De-duplication window of the seed: one hour (after the job finished). */
+export const IDEMPOTENCY_TTL_MS = 60 * 60 * 1000
+
+/** Looks routes up by name (static ones, then dynamic subscriptions). */
+export interface RouteTable {
+  get(name: string): Route | undefined
+  list(): readonly Route[]
+}
+
+/** What the pipeline is composed of. */
+export interface PipelineParts {
+  readonly sources: readonly Source[]
+  readonly filters: readonly EventFilter[]
+  readonly dedup: DedupStore
+  readonly limiter: RateLimiter
+  readonly queue: JobQueue
+  readonly log: Logger
+  readonly clock: Clock
+  /** Aborted when the gateway closes; filters receive it. */
+  readonly signal: AbortSignal
+  readonly events?: GatewayEvents | undefined
+}
+
+/** Runs a verified-or-not webhook through the checks. */
+export type Pipeline = (route: Route, req: RawRequest) => Promise<GatewayResponse>
+
+/** Builds the pipeline from its parts. */
+export function createPipeline(parts: PipelineParts): Pipeline {
+  const { sources, filters, dedup, limiter, queue, log, clock, signal } = parts
+  const rejected = throttledWarn(log, clock)
+  /** Only the route, a fixed reason and the client's address: nothing the unauthenticated sender wrote. */
+  const reject = (route: Route, req: RawRequest, message: string, reason?: string): undefined => {
+    rejected(`${route.name}\u0000${message}\u0000${reason ?? ''}`, message, { route: route.name, reason, client: req.clientAddress })
+    return undefined
+  }
+
+  /** The source that vouches for the request (or, on an `INSECURE_NO_AUTH` route, the one whose headers it carries). */
+  async function verify(route: Route, req: RawRequest): Promise<{ source: Source | undefined } | undefined> {
+    const source = sources.find((s) => req.headers[s.header] !== undefined)
+    if (route.secrets.includes(INSECURE_NO_AUTH)) {
+      // Checked on the socket the request came in on: an embedder may serve gateway.handler on any address.
+      if (req.localAddress !== undefined && !isLoopback(req.localAddress)) {
+        return reject(route, req, 'rejected request: INSECURE_NO_AUTH is refused off loopback')
+      }
+      // A proxy on this machine (nginx in front of a loopback bind) brings the network to loopback: a request
+      // it forwarded says so in its headers, and is refused too.
+      if (PROXY_HEADERS.some((h) => req.headers[h] !== undefined)) {
+        return reject(route, req, 'rejected request: INSECURE_NO_AUTH is refused for a request a proxy forwarded')
+      }
+      return { source }
+    }
+    if (!source) return reject(route, req, 'rejected request: no signature header')
+    const result = await source.verify(req, route.secrets)
+    return result.ok ? { source } : reject(route, req, 'rejected request: invalid signature', result.reason)
+  }
+
+  async function accepts(event: WebhookEvent, route: Route): Promise<boolean> {
+    if (route.events.length > 0 && !route.events.includes(event.type)) return false
+    if (route.actions.length > 0 && !route.actions.includes(actionOf(event.payload))) return false
+    for (const filter of filters) {
+      if (!(await filter.accepts(event, { route, log, signal }))) return false
+    }
+    return true
+  }
+
+  /** The sender's delivery id: its source's header, else `X-Request-ID`; undefined means none was sent. */
+  function deliveryIdOf(source: Source | undefined, headers: Readonly<Record<string, string>>): string | undefined {
+    const own = source ? source.deliveryId?.(headers) : firstOf(sources, (s) => s.deliveryId?.(headers))
+    return own || headers['x-request-id'] || undefined
+  }
+
+  /** The event type: its source's header, else the payload's `event_type`, else its `type`, else `unknown`. */
+  function typeOf(source: Source | undefined, headers: Readonly<Record<string, string>>, payload: JsonObject): string {
+    const own = source ? source.eventType?.(headers) : firstOf(sources, (s) => s.eventType?.(headers))
+    if (own) return own
+    for (const key of ['event_type', 'type']) {
+      const value = payload[key]
+      if (typeof value === 'string' && value !== '') return value
+    }
+    return 'unknown'
+  }
+
+  return async function process(route, req) {
+    const verified = await verify(route, req)
+    if (!verified) return ERRORS.invalidSignature
+    const parsed = parsePayload(req.body, req.headers['content-type'])
+    if (!parsed) {
+      // Signed, but still nothing of it is logged: a fixed reason, throttled like forgeries.
+      reject(route, req, 'rejected request: cannot parse body', 'not a JSON object (or nested over 100 deep)')
+      return ERRORS.cannotParse
+    }
+    const { payload } = parsed
+
+    const type = typeOf(verified.source, req.headers, payload)
+    const headerId = deliveryIdOf(verified.source, req.headers)
+    const deliveryId = headerId ?? String(clock())
+    const event: WebhookEvent = { route: route.name, type, deliveryId, payload, receivedAt: clock() }
+    const fields: Fields = { route: route.name, delivery: deliveryId, event: type, client: req.clientAddress }
+
+    if (!(await accepts(event, route))) {
+      log.debug('ignored event', fields)
+      return json(200, { status: 'ignored', event: type })
+    }
+
+    // A timestamp id is never de-duplicated: without an id header, retries cannot be told apart.
+    const dedupKey = headerId === undefined ? undefined : `${route.name}\u0000${headerId}`
+    const job: NewJob = { route: route.name, event: type, deliveryId, dedupKey, payload, payloadJson: parsed.json, receivedAt: event.receivedAt }
+    try {
+      return await admit(route, job, fields)
+    } catch (err) {
+      // Never a 202 for an event that is not stored: the sender keeps it and may send it again.
+      log.error('cannot store the event: answered 503', { ...fields, reason: err instanceof Error ? err.message : String(err) })
+      parts.events?.emit('storeError', { operation: 'accept' })
+      return ERRORS.storeUnavailable
+    }
+  }
+
+  /** Steps 6 to 10: de-dup, rate limit, store. The key stays reserved until the job is stored or refused. */
+  async function admit(route: Route, job: NewJob, fields: Fields): Promise<GatewayResponse> {
+    const reservation: Reservation | undefined = job.dedupKey === undefined ? undefined : await dedup.reserve(job.dedupKey, IDEMPOTENCY_TTL_MS)
+    const duplicate = () => {
+      log.info('duplicate delivery', fields)
+      return json(200, { status: 'duplicate', delivery_id: job.deliveryId })
+    }
+    if (reservation?.status === 'duplicate') return duplicate()
+    const release = () => reservation?.release()
+    try {
+      const decision = await limiter.hit(route.name, route.rateLimit)
+      if (!decision.ok) {
+        release()
+        log.warn('rate limit exceeded', { ...fields, retry_after: decision.retryAfterSeconds })
+        return rateLimited(decision.retryAfterSeconds)
+      }
+      const added = await queue.add(job, reservation)
+      if (added.status === 'duplicate') return duplicate()
+      if (added.status === 'full') {
+        log.error('queue full: event refused', fields)
+        return ERRORS.queueFull
+      }
+      if (reservation?.status === 'redeliver') log.info('redelivery of a failed job: queued again', { ...fields, job: added.id })
+      else log.info('accepted', { ...fields, job: added.id })
+      return json(202, { status: 'accepted', route: route.name, event: job.event, delivery_id: job.deliveryId })
+    } finally {
+      release() // after add() a second release does nothing; after a throw it gives the key back
+    }
+  }
+}
+
+/** GitHub's `action`, else GitLab's `object_attributes.action`; empty when the event has none. */
+function actionOf(payload: JsonObject): string {
+  const own = payload['action']
+  if (typeof own === 'string') return own
+  const attributes = payload['object_attributes']
+  const nested = typeof attributes === 'object' && attributes !== null && !Array.isArray(attributes) ? attributes['action'] : undefined
+  return typeof nested === 'string' ? nested : ''
+}
+
+/** The fields of a request's log lines. */
+type Fields = Readonly<Record<string, string | undefined>>
+
+function firstOf(sources: readonly Source[], read: (s: Source) => string | undefined): string | undefined {
+  for (const source of sources) {
+    const value = read(source)
+    if (value) return value
+  }
+  return undefined
+}

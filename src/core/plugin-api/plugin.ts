@@ -1,0 +1,120 @@
+/**
+ * Plugins are plain objects. A plugin may fill any slot; slots that hold one implementation (sources, state
+ * backend, rate limiter, agent runner, logger) take the last plugin's, slots that hold many (event filters,
+ * delivery targets) keep all, in order. A plugin that holds resources opens them in `start` and closes them in
+ * `close`, with the gateway.
+ */
+import type * as v from 'valibot'
+import type { GatewayEvents } from '../events.js'
+import type { GatewayResponse } from '../http/responses.js'
+import type { LifecycleContext, Readiness, StateBackend } from '../jobs/state-backend.js'
+import { defineConfiguredPlugin, type PluginDefinition, type PluginSpec } from './definition.js'
+import type { SubscriptionStore } from '../routes/subscriptions/subscription-store.js'
+import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Source } from '../types.js'
+
+/** What a plugin can contribute to a gateway. */
+export interface GatewayPlugin {
+  readonly name: string
+  /** Replaces the whole source set (tried in order; the first whose credential header is present decides). */
+  readonly sources?: readonly Source[]
+  readonly eventFilters?: readonly EventFilter[]
+  /** Where accepted jobs are kept: queue, de-dup and the jobs view (replaces the configured backend). */
+  readonly state?: StateBackend
+  readonly rateLimiter?: RateLimiter
+  /** Where dynamic subscriptions are kept (replaces the file beside config.yaml; Redis shares them). */
+  readonly subscriptions?: SubscriptionStore
+  /** Replaces the built-in runner when `agent.runner` names it (or names no built-in). */
+  readonly agentRunner?: AgentRunner
+  readonly deliveryTargets?: readonly DeliveryTarget[]
+  readonly logger?: Logger
+  /** The time the pipeline reads (timestamp delivery ids, log throttling); tests pass a fake one. */
+  readonly clock?: Clock
+  /** Opens what the plugin holds (connections, files) before the gateway takes requests. */
+  start?(ctx: LifecycleContext): Promise<void>
+  /** Closes what `start` opened, after the gateway stopped working. */
+  close?(): Promise<void>
+  /** Whether the plugin can do its work now; `/ready` reports the first that cannot. */
+  ready?(): Readiness | Promise<Readiness>
+  /** Subscribes to the gateway's events (answered webhooks, agent runs, deliveries): metrics, audit trails. */
+  observe?(events: GatewayEvents, ctx: ObserveContext): void
+  /** Extra GET paths on the gateway's own listener (`/metrics`). */
+  readonly endpoints?: readonly Endpoint[]
+}
+
+/** What {@link GatewayPlugin.observe} receives besides the events. */
+export interface ObserveContext {
+  /** The gateway's state backend (its jobs view, for a gauge of queued and running jobs). */
+  readonly state: StateBackend
+}
+
+/** A GET (and HEAD) path a plugin answers on the gateway's listener. */
+export interface Endpoint {
+  readonly path: string
+  handle(req: { readonly method: string; readonly headers: Readonly<Record<string, string>> }): Promise<GatewayResponse>
+}
+
+export type { PluginDefinition, PluginSpec, SetupContext, Resources, Selector } from './definition.js'
+
+/**
+ * Declares a plugin. Given `setup`, it defines a plugin as a package ships it: its options (a valibot schema,
+ * validated with the core's paths and "did you mean"), its secret options, and `setup(options, ctx)` that
+ * returns what it contributes; `hookpilot serve` loads such a plugin from `plugins:` in config.yaml. Given a
+ * plain plugin object, it returns it as it is, with type checking.
+ *
+ * @example
+ * ```ts
+ * import * as v from 'valibot'
+ * export default definePlugin({
+ *   name: 'audit',
+ *   options: v.object({ file: v.string(), token: v.optional(v.string()) }),
+ *   secrets: ['token'],
+ *   setup: (options) => ({ name: 'audit', deliveryTargets: [auditTarget(options.file)] }),
+ * })
+ * ```
+ */
+export function definePlugin<S extends v.GenericSchema = v.GenericSchema<unknown, Record<string, unknown>>>(spec: PluginSpec<S>): PluginDefinition<v.InferOutput<S>>
+export function definePlugin<const P extends GatewayPlugin>(plugin: P): P
+export function definePlugin(arg: PluginSpec<v.GenericSchema> | GatewayPlugin): PluginDefinition | GatewayPlugin {
+  return 'setup' in arg ? defineConfiguredPlugin(arg) : arg
+}
+
+/**
+ * Declares a delivery target as a plugin.
+ *
+ * @example
+ * ```ts
+ * export const auditLog = defineDeliveryTarget({
+ *   name: 'audit',
+ *   async deliver(answer, { log }) { log.info('answer', { route: answer.route, id: answer.deliveryId }) },
+ * })
+ * const gateway = await createGateway(config, [auditLog])
+ * ```
+ */
+export function defineDeliveryTarget(target: DeliveryTarget): GatewayPlugin {
+  return { name: target.name, deliveryTargets: [target] }
+}
+
+/** Declares an agent runner as a plugin; select it with `agent.runner: <name>`. */
+export function defineAgentRunner(runner: AgentRunner): GatewayPlugin {
+  return { name: runner.name, agentRunner: runner }
+}
+
+/** Declares an event filter as a plugin; an event any filter refuses is answered `ignored`. */
+export function defineEventFilter(filter: EventFilter): GatewayPlugin {
+  return { name: filter.name, eventFilters: [filter] }
+}
+
+/** Declares a source set as a plugin (it replaces the built-in set: include the built-ins you keep). */
+export function defineSources(name: string, sources: readonly Source[]): GatewayPlugin {
+  return { name, sources }
+}
+
+/** Declares a state backend as a plugin (it replaces the one `state.driver` chooses). */
+export function defineStateBackend(state: StateBackend): GatewayPlugin {
+  return { name: state.name, state }
+}
+
+/** Declares a rate limiter as a plugin (it replaces the built-in one). */
+export function defineRateLimiter(name: string, limiter: RateLimiter): GatewayPlugin {
+  return { name, rateLimiter: limiter }
+}

@@ -1,0 +1,74 @@
+import { ConfigError } from '../../../core/errors.js'
+import type { AgentRunner } from '../../../core/types.js'
+import { runProcess } from '../../process/run-process.js'
+import { failureReason } from './failure.js'
+
+/** Options of {@link commandAgent}. */
+export interface CommandAgentOptions {
+  /** The program and its arguments (`agent.command`), run without a shell; the prompt goes to its stdin. */
+  readonly command: readonly string[]
+  /** A run longer than this is killed with everything it started (`agent.timeout_seconds` × 1000). */
+  readonly timeoutMs: number
+  /** Most stdout bytes accepted as an answer; more fails the run. Defaults to 1 MiB. */
+  readonly maxOutputBytes?: number | undefined
+  readonly cwd?: string | undefined
+  /** The program's whole environment. Defaults to the gateway's own. */
+  readonly env?: NodeJS.ProcessEnv | undefined
+  /** Time the program gets to exit after SIGTERM before SIGKILL. Defaults to 2,000 ms. */
+  readonly killGraceMs?: number | undefined
+}
+
+const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024
+
+/**
+ * The `command` agent runner: runs a configured program (an agent CLI such as `claude -p`) with the prompt on
+ * stdin and takes its stdout as the answer. A non-zero exit, a timeout, too much output or a missing program is
+ * a failed run whose reason says what to change.
+ *
+ * @example
+ * ```ts
+ * const runner = commandAgent({ command: ['claude', '-p'], timeoutMs: 600_000 })
+ * const result = await runner.run({ prompt, route, event, deliveryId }, { signal, log })
+ * ```
+ */
+export function commandAgent(options: CommandAgentOptions): AgentRunner {
+  const { command, timeoutMs } = options
+  const program = command[0]
+  if (program === undefined || program === '') {
+    throw new ConfigError([{ path: 'agent.command', message: 'must name the program to run, e.g. ["claude", "-p"]' }])
+  }
+  if (!(timeoutMs > 0)) {
+    throw new ConfigError([{ path: 'agent.timeout_seconds', message: 'must be a positive number' }])
+  }
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
+  const argv = [...command] // a later change to the caller's array must not change what runs
+
+  return {
+    name: 'command',
+    async run(input, ctx) {
+      if (ctx.signal.aborted) return { ok: false, reason: 'aborted before the run started' }
+      const started = Date.now()
+      const result = await runProcess(argv, {
+        input: input.prompt,
+        timeoutMs,
+        maxOutputBytes,
+        signal: ctx.signal,
+        cwd: options.cwd,
+        env: options.env,
+        killGraceMs: options.killGraceMs,
+        onSpawn: ctx.onSpawn,
+      })
+      ctx.log.debug('agent command finished', {
+        route: input.route,
+        delivery: input.deliveryId,
+        program,
+        code: result.code ?? result.signal ?? result.error?.code,
+        ms: Date.now() - started,
+      })
+      const reason = failureReason(result, { program, timeoutMs, maxOutputBytes })
+      if (reason !== undefined) return { ok: false, reason }
+      // Programs end their output with a newline; the answer is the text, not the terminal convention.
+      return { ok: true, text: result.stdout.replace(/(?:\r?\n)+$/, '') }
+    },
+  }
+}

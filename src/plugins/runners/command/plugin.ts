@@ -1,0 +1,28 @@
+/** `agent.runner: command`: its key is `agent.command`, the program and its arguments. */
+import * as v from 'valibot'
+import { ConfigError } from '../../../core/errors.js'
+import { definePlugin } from '../../../core/plugin-api/plugin.js'
+import { textList } from '../../../core/config/schema-kit.js'
+
+/** The command runner: a program (an agent CLI) with the prompt on stdin, its stdout as the answer. */
+export const commandPlugin = definePlugin({
+  name: 'command',
+  section: 'agent',
+  selectedBy: { key: 'runner', value: 'command' },
+  options: v.object({
+    command: v.optional(v.pipe(textList, v.minLength(1, 'give the program to run, e.g. ["claude", "-p"]'))),
+  }),
+  async setup(options, ctx) {
+    if (!options.command) {
+      throw new ConfigError([{ path: 'agent.command', message: 'the command runner needs the program to run, e.g. command: ["claude", "-p"]' }])
+    }
+    const { commandAgent } = await import('./command-runner.js')
+    const { agent } = ctx.config
+    return {
+      name: 'command',
+      agentRunner: commandAgent({
+        command: options.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, env: ctx.childEnv, cwd: ctx.workdir,
+      }),
+    }
+  },
+})

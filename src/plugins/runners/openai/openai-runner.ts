@@ -1,0 +1,140 @@
+import { ConfigError, type ConfigIssue } from '../../../core/errors.js'
+import type { AgentInput, AgentResult, AgentRunner, AgentContext } from '../../../core/types.js'
+import { openingMessages } from './messages.js'
+import { allowList, runCommand, runCommandTool, type CommandPolicy } from './run-command.js'
+import { modelClient, type ChatMessage, type ToolCall } from './wire.js'
+
+/** Options of {@link openaiAgent} (`agent:` with `runner: openai`). */
+export interface OpenaiAgentOptions {
+  /** As OpenAI clients take it: `https://api.openai.com/v1`, `https://openrouter.ai/api/v1`, `http://127.0.0.1:11434/v1`. */
+  readonly baseUrl: string | undefined
+  /** Sent as a bearer token; local servers may need none. */
+  readonly apiKey?: string | undefined
+  readonly model: string | undefined
+  /** The operator's instructions; the untrusted-data notice is always added after them. */
+  readonly system?: string | undefined
+  /** Most model calls in one run (`agent.max_steps`). Defaults to 8. */
+  readonly maxSteps?: number | undefined
+  /**
+   * Most commands one model reply may start (`agent.max_commands_per_reply`); the calls past it are answered
+   * "not run" without running. Defaults to 4.
+   */
+  readonly maxCommandsPerReply?: number | undefined
+  /** The whole run's time limit (`agent.timeout_seconds` × 1000). Defaults to 600,000 ms. */
+  readonly timeoutMs?: number | undefined
+  /** Command prefixes the model may run (`"gh pr diff"` or `["gh", "pr", "diff"]`). Defaults to none. */
+  readonly allowCommands?: readonly (string | readonly string[])[] | undefined
+  /** One command's time limit. Defaults to 60,000 ms. */
+  readonly commandTimeoutMs?: number | undefined
+  /** Most bytes of a command's output handed to the model. Defaults to 64 KiB. */
+  readonly maxToolOutputBytes?: number | undefined
+  /** The commands' environment (where `GH_TOKEN` comes from). Defaults to the gateway's own. */
+  readonly env?: NodeJS.ProcessEnv | undefined
+  /** The commands' working directory; the gateway's own by default. */
+  readonly cwd?: string | undefined
+  /**
+   * Applied to a command's output before the model sees it (the gateway passes its secret set's redactor);
+   * by default the values of GH_TOKEN and GITHUB_TOKEN and token-shaped strings are redacted.
+   */
+  readonly redact?: ((text: string) => string) | undefined
+  /** Replaces the global fetch; read at call time, so msw can patch the global one. */
+  readonly fetch?: typeof globalThis.fetch | undefined
+}
+
+/**
+ * The `openai` agent runner: works with any OpenAI-compatible chat-completions server. The model may call one
+ * tool, `run_command`, limited to the allowed command prefixes; the run ends with the model's first answer that
+ * asks for no command. A run that reaches `maxSteps` model calls without one fails (nothing half-done is posted,
+ * and the delivery id is released so a redelivery runs again).
+ *
+ * @example
+ * ```ts
+ * const runner = openaiAgent({
+ *   baseUrl: 'https://api.openai.com/v1', apiKey: process.env.OPENAI_API_KEY, model: 'gpt-4.1-mini',
+ *   allowCommands: ['gh pr diff', 'gh pr view'],
+ * })
+ * const gateway = await createGateway(config, [defineAgentRunner(runner)])
+ * ```
+ */
+export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
+  checkOptions(options)
+  const model = options.model ?? ''
+  const maxSteps = options.maxSteps ?? 8
+  const maxCommands = options.maxCommandsPerReply ?? 4
+  const timeoutMs = options.timeoutMs ?? 600_000
+  const allow = allowList(options.allowCommands ?? [])
+  const policy: CommandPolicy = {
+    allow,
+    timeoutMs: options.commandTimeoutMs ?? 60_000,
+    maxOutputBytes: options.maxToolOutputBytes ?? 64 * 1024,
+    env: options.env,
+    cwd: options.cwd,
+    redact: options.redact,
+  }
+  const complete = modelClient({ baseUrl: options.baseUrl ?? '', apiKey: options.apiKey, fetch: options.fetch })
+  const tools = allow.length === 0 ? {} : { tools: [runCommandTool(allow)] }
+
+  async function loop(input: AgentInput, ctx: AgentContext, signal: AbortSignal): Promise<AgentResult> {
+    const messages: ChatMessage[] = openingMessages(input, options.system, allow)
+    const fields = { route: input.route, delivery: input.deliveryId }
+    for (let step = 1; step <= maxSteps; step++) {
+      ctx.log.debug('model call', { ...fields, step, model })
+      const reply = await complete({ model, messages, ...tools }, signal)
+      if (!reply.ok) return reply
+      const calls = reply.message.tool_calls ?? []
+      if (calls.length === 0) return { ok: true, text: reply.message.content ?? '' }
+      messages.push({ role: 'assistant', content: reply.message.content, tool_calls: calls })
+      if (calls.length > maxCommands) {
+        ctx.log.warn('model asked for more commands in one reply than allowed: the rest were not run', { ...fields, asked: calls.length, limit: maxCommands })
+      }
+      // Every call gets its answer (the API requires one per call id); only the first few run.
+      for (const [i, call] of calls.entries()) {
+        const content = i < maxCommands
+          ? await useTool(call, ctx, signal, fields)
+          : `error: not run: at most ${maxCommands} commands per reply (agent.max_commands_per_reply); ask for the rest in your next reply`
+        messages.push({ role: 'tool', tool_call_id: call.id, content })
+      }
+    }
+    return { ok: false, reason: `no final answer after ${maxSteps} model calls: the model kept asking for commands (raise agent.max_steps if the task needs more)` }
+  }
+
+  async function useTool(call: ToolCall, ctx: AgentContext, signal: AbortSignal, fields: Record<string, string>): Promise<string> {
+    if (call.function.name !== 'run_command') {
+      // Like a refused command, a made-up tool is how a prompt injection can show itself.
+      ctx.log.warn('agent asked for a tool that does not exist', { ...fields, tool: call.function.name.slice(0, 100) })
+      return `error: there is no tool "${call.function.name}"; the only tool is run_command`
+    }
+    const outcome = await runCommand(call.function.arguments, policy, signal, ctx.onSpawn)
+    const command = outcome.argv?.join(' ').slice(0, 200) ?? '(unreadable arguments)'
+    // A refused command is worth a warning: it is how a prompt injection in a payload shows itself.
+    if (!outcome.allowed) ctx.log.warn('agent command refused', { ...fields, command })
+    else if (outcome.notStarted !== undefined) ctx.log.warn('agent command could not start', { ...fields, command, code: outcome.notStarted })
+    else ctx.log.info('agent ran a command', { ...fields, command })
+    return outcome.content
+  }
+
+  return {
+    name: 'openai',
+    async run(input, ctx) {
+      if (ctx.signal.aborted) return { ok: false, reason: 'aborted before the run started' }
+      const timeout = AbortSignal.timeout(timeoutMs)
+      const signal = AbortSignal.any([ctx.signal, timeout])
+      try {
+        return await loop(input, ctx, signal)
+      } catch (error) {
+        if (!signal.aborted) throw error
+        const timedOut = timeout.aborted || (ctx.signal.reason as Error | undefined)?.name === 'TimeoutError'
+        return { ok: false, reason: timedOut ? `timed out after ${timeoutMs} ms (agent.timeout_seconds)` : 'aborted: the run was cancelled' }
+      }
+    },
+  }
+}
+
+function checkOptions(options: OpenaiAgentOptions): void {
+  const issues: ConfigIssue[] = []
+  if (!/^https?:\/\/[^/]/i.test(options.baseUrl ?? '')) {
+    issues.push({ path: 'agent.base_url', message: 'the openai runner needs the API base URL, e.g. https://api.openai.com/v1' })
+  }
+  if ((options.model ?? '').trim() === '') issues.push({ path: 'agent.model', message: 'the openai runner needs a model name' })
+  if (issues.length > 0) throw new ConfigError(issues)
+}

@@ -1,0 +1,98 @@
+/**
+ * The chat-completions wire: the request the runner sends, the shape of the answer it accepts (validated, since
+ * "OpenAI-compatible" servers differ in the details), and one HTTP call whose every failure is a reason.
+ */
+import ky, { type KyInstance } from 'ky'
+import * as v from 'valibot'
+import { field, parseJson, textField } from '../../shared/json-body.js'
+import { redact } from '../../shared/redact.js'
+
+/** One message of the conversation, as the API takes it. */
+export type ChatMessage =
+  | { readonly role: 'system' | 'user'; readonly content: string }
+  | { readonly role: 'assistant'; readonly content: string | null; readonly tool_calls?: readonly ToolCall[] }
+  | { readonly role: 'tool'; readonly tool_call_id: string; readonly content: string }
+
+const toolCallSchema = v.object({
+  id: v.string(),
+  type: v.optional(v.string(), 'function'),
+  function: v.object({
+    name: v.string(),
+    // OpenAI sends a JSON string; some compatible servers send the object itself.
+    arguments: v.optional(v.union([v.string(), v.pipe(v.record(v.string(), v.unknown()), v.transform((o) => JSON.stringify(o)))]), '{}'),
+  }),
+})
+
+const completionSchema = v.object({
+  choices: v.pipe(
+    v.array(
+      v.object({
+        message: v.object({
+          content: v.optional(v.nullable(v.string()), null),
+          tool_calls: v.optional(v.nullable(v.array(toolCallSchema)), null),
+        }),
+      }),
+    ),
+    v.minLength(1),
+  ),
+})
+
+/** A tool call the model asked for. */
+export type ToolCall = v.InferOutput<typeof toolCallSchema>
+/** The message of the first choice. */
+export type ModelMessage = v.InferOutput<typeof completionSchema>['choices'][number]['message']
+
+/** How the runner reaches the model. */
+export interface ModelEndpoint {
+  /** As OpenAI clients take it: `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`. */
+  readonly baseUrl: string
+  readonly apiKey?: string | undefined
+  readonly fetch?: typeof globalThis.fetch | undefined
+}
+
+/** One call's outcome: the model's message, or why there is none. */
+export type Completion = { readonly ok: true; readonly message: ModelMessage } | { readonly ok: false; readonly reason: string }
+
+/** Creates the client of one runner; `complete` sends one request and never throws. */
+export function modelClient(endpoint: ModelEndpoint): (body: object, signal: AbortSignal) => Promise<Completion> {
+  const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/chat/completions`
+  const secrets = [endpoint.apiKey]
+  const client: KyInstance = ky.create({
+    fetch: (input, init) => (endpoint.fetch ?? globalThis.fetch)(input, init),
+    retry: 0,
+    throwHttpErrors: false,
+    timeout: false, // the run's own signal bounds it
+    headers: endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {},
+  })
+
+  return async function complete(body, signal) {
+    let status: number
+    let text: string
+    try {
+      const response = await client.post(url, { json: body, signal })
+      status = response.status
+      text = await response.text()
+    } catch (error) {
+      if (signal.aborted) throw signal.reason // the runner reports aborts and timeouts itself
+      return { ok: false, reason: `could not reach the model API at ${new URL(url).host}: ${redact((error as Error).message, secrets)}` }
+    }
+    const json = parseJson(text)
+    if (status < 200 || status > 299) return { ok: false, reason: httpReason(status, json, text, secrets) }
+    const parsed = v.safeParse(completionSchema, json)
+    if (!parsed.success) {
+      return { ok: false, reason: `the model API answered ${status} with an unexpected body (${v.summarize(parsed.issues).split('\n')[0]})` }
+    }
+    const first = parsed.output.choices[0]
+    return first ? { ok: true, message: first.message } : { ok: false, reason: 'the model API answered with no choices' }
+  }
+}
+
+function httpReason(status: number, json: unknown, text: string, secrets: readonly (string | undefined)[]): string {
+  const said = textField(field(json, 'error'), 'message') ?? textField(json, 'error') ?? text.trim().slice(0, 200)
+  const detail = said ? `: ${redact(said, secrets).slice(0, 300)}` : ''
+  const hint =
+    status === 401 || status === 403 ? ' (check agent.api_key)'
+    : status === 404 ? ' (check agent.base_url and agent.model)'
+    : ''
+  return `the model API answered HTTP ${status}${detail}${hint}`
+}

@@ -1,9 +1,0 @@
-/** The per-route rolling-minute limit of one process, the default rate limiter. */
-import { definePlugin } from '../../core/plugin.js'
-import { slidingWindowLimiter } from './index.js'
-
-/** Rolling 60 s window per route, in this process. */
-export const slidingWindowPlugin = definePlugin({
-  name: 'sliding-window-limiter',
-  setup: () => ({ name: 'sliding-window-limiter', rateLimiter: slidingWindowLimiter() }),
-})

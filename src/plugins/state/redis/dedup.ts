@@ -1,0 +1,95 @@
+/**
+ * De-dup shared by every instance on one Redis: the same state machine as the other backends (what a key's job
+ * is decides the answer), with the request on its way to storing a job holding the key in Redis (a short hold
+ * with a token, `SET NX PX`), so a copy of the delivery on any instance waits for it and then decides from
+ * what was stored. A hold outlives no crash: it expires after `holdMs`.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Redis } from 'ioredis'
+import type { Reservation } from '../../../core/jobs/state-backend.js'
+import { decide, type KeyHolder } from '../../../core/jobs/reservations.js'
+import type { Keys } from './keys.js'
+
+/** Deletes a hold only if it is still this request's (it may have expired and been taken by another). */
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
+
+/**
+ * The key's owner (KEYS[1]) and, in the same atomic step, the hold (KEYS[2], token ARGV[1] for ARGV[2] ms) when
+ * the key has no owner or ARGV[3] is '1': one round trip where a GET, a SET NX and a GET again were three, and
+ * the owner it returns with a hold taken is the one read after the hold. Answers `{held, owner}`: held 1, the
+ * hold is this request's; 0, not tried (the key has an owner: decide from its job first); -1, another holds it.
+ */
+const TAKE = `
+local owner = redis.call('GET', KEYS[1])
+if owner and ARGV[3] ~= '1' then return {0, owner} end
+if redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return {1, owner} end
+return {-1, owner}`
+
+/** What {@link redisDedup} needs. */
+export interface RedisDedupOptions {
+  readonly redis: () => Redis
+  readonly keys: Keys
+  /** The job a key's owner id names, as the store knows it now; undefined when there is none. */
+  readonly holder: (jobId: string) => Promise<KeyHolder | undefined>
+  readonly now: () => number
+  /** How long a hold lasts if its request never gives it back (its instance died). */
+  readonly holdMs: number
+}
+
+/** Reserves `key` for one request, on every instance at once. */
+export function redisDedup(options: RedisDedupOptions): (key: string, windowMs: number) => Promise<Reservation> {
+  const { redis, keys, holdMs } = options
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+  /** What the store says of the key an owner id names. */
+  const judge = async (owner: string | null, windowMs: number) => {
+    const holder = owner === null ? undefined : await options.holder(owner)
+    return { holder, status: decide(holder, windowMs, options.now()) }
+  }
+  return async function reserve(key, windowMs) {
+    const owner = keys.keyOwner(key)
+    const hold = keys.hold(key)
+    const token = randomBytes(12).toString('base64url')
+    const release = () => redis().eval(RELEASE, 1, hold, token).then(() => undefined, () => undefined)
+    /** The owner id, and whether this request now holds the key (TAKE); `force` tries the hold even with an owner. */
+    const take = async (force: boolean) => {
+      const [held, id] = (await redis().eval(TAKE, 2, owner, hold, token, holdMs, force ? '1' : '0')) as [number, string | null]
+      return { held, id }
+    }
+    // A stored job that holds the key answers a copy at once, without the hold; only a copy that would store a
+    // job takes it, reading the owner again in the same step (another may have stored one in between). While
+    // another request holds it, the copy waits, a few milliseconds apart at first, since the holder is usually
+    // about to store.
+    let after: string | null
+    for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
+      let taken = await take(false)
+      if (taken.held === 0) {
+        const before = await judge(taken.id, windowMs)
+        if (before.status === 'duplicate') return { status: 'duplicate', key, jobId: before.holder?.id }
+        taken = await take(true)
+      }
+      if (taken.held === 1) {
+        after = taken.id
+        break
+      }
+      await sleep(delay)
+    }
+    try {
+      const { holder, status } = await judge(after, windowMs)
+      if (status === 'duplicate') {
+        await release()
+        return { status, key, jobId: holder?.id }
+      }
+      let given = false
+      // add() gives the hold back once the key is bound to the stored job: a waiting copy then finds the job.
+      const giveBack = () => {
+        if (given) return
+        given = true
+        void release()
+      }
+      return status === 'redeliver' && holder ? { status, key, jobId: holder.id, release: giveBack } : { status: 'new', key, release: giveBack }
+    } catch (err) {
+      await release()
+      throw err
+    }
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * A hookpilot job as a BullMQ job: the record's fields live in the job's data (BullMQ keeps it as JSON); the
+ * state is BullMQ's own list the job is in, and the finish time is BullMQ's.
+ */
+import type { Job, JobType } from 'bullmq'
+import type { JobRecord, JobStage, JobState, NewJob } from '../../../core/jobs/state-backend.js'
+import type { JsonObject } from '../../../core/types.js'
+import { compressJson, decompressJson } from '../compress-json.js'
+
+/** What a BullMQ job's data holds. */
+export interface JobData {
+  readonly route: string
+  readonly event: string
+  readonly deliveryId: string
+  readonly dedupKey?: string | undefined
+  /** The payload's JSON text as it arrived, compressed, in base64 (JSON carries it without escaping a quote). */
+  readonly payload: string
+  readonly receivedAt: number
+  readonly stage: JobStage
+  readonly answer?: string | undefined
+  readonly progress: number
+  /** Tries of the current stage, counted when a worker takes the job. */
+  readonly attempts: number
+  readonly notBefore: number
+  readonly lastError?: string | undefined
+  readonly updatedAt: number
+}
+
+/** The BullMQ job type of every hookpilot job. */
+export type BullJob = Job<JobData, void, string>
+
+/**
+ * A payload as a job's data holds it. Stored as it came, a 25 KB payload was an escaped string inside BullMQ's
+ * JSON: about 29 KiB of Redis memory a job, sent over the socket and appended to the append-only file whole.
+ */
+export function encodePayload(json: string): string {
+  return compressJson(json).toString('base64')
+}
+
+/** The payload a job's data holds. */
+export function decodePayload(data: JobData): JsonObject {
+  return JSON.parse(decompressJson(Buffer.from(data.payload, 'base64'))) as JsonObject
+}
+
+/** The data of a newly accepted job. */
+export function newData(job: NewJob, now: number): JobData {
+  return {
+    route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, payload: encodePayload(job.payloadJson),
+    receivedAt: job.receivedAt, stage: 'run', progress: 0, attempts: 0, notBefore: now, updatedAt: now,
+  }
+}
+
+/** BullMQ's states as the job lifecycle names them. */
+export function stateOf(bullState: string): JobState {
+  switch (bullState) {
+    case 'active':
+      return 'running'
+    case 'completed':
+      return 'done'
+    case 'failed':
+      return 'failed'
+    default:
+      return 'queued' // waiting, delayed, prioritized
+  }
+}
+
+/** BullMQ's lists for each state (what `getJobs` and `getJobCounts` take). */
+export const BULL_STATES: Readonly<Record<JobState, readonly JobType[]>> = {
+  queued: ['wait', 'delayed', 'prioritized'],
+  running: ['active'],
+  done: ['completed'],
+  failed: ['failed'],
+}
+
+/** The record of a BullMQ job in `state`. */
+export function recordOf(job: BullJob, state: JobState): JobRecord {
+  const d = job.data
+  const finishedAt = state === 'done' || state === 'failed' ? job.finishedOn : undefined
+  return {
+    id: String(job.id),
+    route: d.route,
+    event: d.event,
+    deliveryId: d.deliveryId,
+    dedupKey: d.dedupKey,
+    state,
+    stage: d.stage,
+    answer: d.answer,
+    progress: d.progress,
+    attempts: d.attempts,
+    notBefore: d.notBefore,
+    lastError: d.lastError ?? (state === 'failed' ? job.failedReason : undefined),
+    receivedAt: d.receivedAt,
+    updatedAt: Math.max(d.updatedAt, finishedAt ?? 0),
+    finishedAt,
+  }
+}
+
+/** The lifecycle's record written back into a job's data (after a transition computed on the record). */
+export function dataOf(record: JobRecord, payload: string): JobData {
+  return {
+    route: record.route, event: record.event, deliveryId: record.deliveryId, dedupKey: record.dedupKey, payload,
+    receivedAt: record.receivedAt, stage: record.stage, answer: record.answer, progress: record.progress,
+    attempts: record.attempts, notBefore: record.notBefore, lastError: record.lastError, updatedAt: record.updatedAt,
+  }
+}

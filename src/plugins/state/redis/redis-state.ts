@@ -1,0 +1,191 @@
+/**
+ * The Redis state backend (`state.driver: redis`): several gateway instances on one Redis share the queue
+ * (BullMQ), the de-dup keys, the rate limits and the dynamic subscriptions, so any instance may take any
+ * webhook and a job whose instance died is finished by another (docs/scaling.md).
+ */
+import { Queue } from 'bullmq'
+import { GatewayError } from '../../../core/errors.js'
+import type { StateBackend } from '../../../core/jobs/state-backend.js'
+import { silentLogger } from '../../../core/log/logger.js'
+import { IDEMPOTENCY_TTL_MS as DEDUP_WINDOW_MS } from '../../../core/pipeline/pipeline.js'
+import type { SubscriptionStore } from '../../../core/routes/subscriptions/subscription-store.js'
+import type { Logger, RateLimiter } from '../../../core/types.js'
+import { queuedAgain } from '../../../core/jobs/transitions.js'
+import { checkSettings, openRedis, redactedUrl, type RedisClients } from './connection.js'
+import { redisDedup } from './dedup.js'
+import { keysOf, QUEUE_NAME } from './keys.js'
+import { redisLimiter } from './limiter.js'
+import { BULL_STATES, dataOf, newData, recordOf, stateOf, type BullJob, type JobData } from './records.js'
+import { redisSubscriptionStore } from './subscriptions.js'
+import { redisJobsView } from './view.js'
+import { redisWorker } from './worker.js'
+
+export { redactedUrl } from './connection.js'
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+
+/** The next job id from the sequence (KEYS[1]), bound to the de-dup key (KEYS[2]) for ARGV[1] s: `{id, previous owner}`. */
+const BIND = `
+local id = string.format('j%d', redis.call('INCR', KEYS[1]))
+return {id, redis.call('SET', KEYS[2], id, 'EX', ARGV[1], 'GET')}`
+
+/** Options of {@link redisState}. */
+export interface RedisStateOptions {
+  /** `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS). */
+  readonly url: string
+  /** The prefix of every key (several gateways may share one Redis under different prefixes). Defaults to `hookpilot`. */
+  readonly prefix?: string | undefined
+  /** Agent runs at once on this instance. */
+  readonly concurrency: number
+  /** Most jobs waiting (across instances); past it a request is answered 503. */
+  readonly maxQueue: number
+  /** How long done jobs are kept (at least the de-dup window, an hour). Defaults to 24 hours. */
+  readonly keepDoneMs?: number | undefined
+  /** How long failed jobs are kept for `hookpilot jobs retry`. Defaults to 7 days. */
+  readonly keepFailedMs?: number | undefined
+  /**
+   * How long a running job's lock lasts without renewal (renewed at half of it while the agent runs): how soon
+   * another instance takes over the jobs of an instance that died. Defaults to 30 s.
+   */
+  readonly lockMs?: number | undefined
+  /** A done job holds its delivery id this long (the pipeline's de-dup window; tests shorten it). */
+  readonly dedupWindowMs?: number | undefined
+}
+
+/** The backend, and the limiter and subscription store that share its connections. */
+export interface RedisState {
+  readonly state: StateBackend
+  readonly rateLimiter: RateLimiter
+  readonly subscriptions: SubscriptionStore
+}
+
+/**
+ * Creates the Redis backend; its connections open in `state.start()` (a Redis that cannot be reached stops
+ * the start with a message naming `state.url`, without its password).
+ *
+ * @example
+ * ```ts
+ * const { state, rateLimiter, subscriptions } = redisState({ url: 'redis://10.0.0.5:6379', concurrency: 4, maxQueue: 1000 })
+ * const gateway = await createGateway(config, [{ name: 'redis', state, rateLimiter, subscriptions }])
+ * ```
+ */
+export function redisState(options: RedisStateOptions): RedisState {
+  const now = Date.now // BullMQ's times are the machine's: one clock for every field of a job
+  const keys = keysOf(options.prefix ?? 'hookpilot')
+  const dedupWindowMs = options.dedupWindowMs ?? DEDUP_WINDOW_MS
+  const keepDoneMs = Math.max(dedupWindowMs, options.keepDoneMs ?? DAY)
+  const keepFailedMs = options.keepFailedMs ?? 7 * DAY
+  const lockMs = options.lockMs ?? 30_000
+  const shown = redactedUrl(options.url)
+  let log: Logger = silentLogger
+  let opened: { clients: RedisClients; queue: Queue<JobData, void, string> } | undefined
+
+  const open = () => {
+    if (!opened) throw new GatewayError('ERR_STATE', 'The Redis state backend is not started (or already closed).')
+    return opened
+  }
+  const commands = () => open().clients.commands
+  const queue = () => open().queue
+  const view = redisJobsView({ queue, now, dedupWindowMs })
+  const unfinished = async () => {
+    const counts = await view.counts()
+    return counts.queued + counts.running
+  }
+  const worker = redisWorker({ connection: () => open().clients.worker, keys, concurrency: options.concurrency, lockMs, unfinished, now })
+  const holder = async (id: string) => {
+    const job = (await queue().getJob(id)) as BullJob | undefined
+    if (!job) return undefined
+    const state = stateOf(await job.getState())
+    return { id, state, finishedAt: state === 'done' || state === 'failed' ? job.finishedOn : undefined }
+  }
+  // A request holds its key for the few milliseconds between reserve and add; 5 s is far past that even under
+  // load, yet short enough that a hold left by a dead instance (or a Redis restart) delays a resend well within
+  // GitHub's 10 s timeout.
+  const reserve = redisDedup({ redis: commands, keys, holder, now, holdMs: 5_000 })
+  // A de-dup key outlives every job that can hold it; past that it is only a pointer to a purged job.
+  const keyTtlSeconds = Math.ceil((Math.max(keepDoneMs, keepFailedMs) + DAY) / 1000)
+
+  /**
+   * A new job id, bound to `dedupKey` first: a crash before the job is stored leaves a key naming no job (new
+   * again). With a key, the id and the binding are one script (BIND), one round trip instead of two.
+   */
+  async function bind(dedupKey: string | undefined): Promise<{ id: string; previous: string | null }> {
+    if (dedupKey === undefined) return { id: `j${await commands().incr(keys.sequence)}`, previous: null }
+    const [id, previous] = (await commands().eval(BIND, 2, keys.sequence, keys.keyOwner(dedupKey), keyTtlSeconds)) as [string, string | null]
+    return { id, previous }
+  }
+
+  const state: StateBackend = {
+    name: 'redis',
+    durable: true,
+    where: `Redis ${shown} (prefix ${keys.prefix})`,
+    dedup: { reserve },
+    queue: {
+      async add(job, reservation) {
+        if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
+        try {
+          const waiting = await queue().getJobCounts(...BULL_STATES.queued)
+          if (Object.values(waiting).reduce((a, b) => a + b, 0) >= options.maxQueue) return { status: 'full' }
+          if (reservation?.status === 'redeliver') {
+            const failed = (await queue().getJob(reservation.jobId)) as BullJob | undefined
+            if (failed) {
+              const again = queuedAgain(recordOf(failed, 'failed'), now())
+              await failed.updateData(dataOf(again, failed.data.payload))
+              await failed.retry('failed')
+              return { status: 'accepted', id: again.id }
+            }
+          }
+          const { id, previous } = await bind(job.dedupKey)
+          // The key moved from a job done past the window: that job no longer holds it.
+          if (previous !== null && previous !== id) await detachKey(previous)
+          await queue().add('job', newData(job, now()), { jobId: id })
+          return { status: 'accepted', id }
+        } finally {
+          reservation?.release()
+        }
+      },
+      start: (run) => worker.start(run),
+      stop: (graceMs) => worker.stop(graceMs),
+    },
+    jobs: view,
+    async start(ctx) {
+      log = ctx.log
+      const clients = await openRedis(options.url)
+      const q = new Queue<JobData, void, string>(QUEUE_NAME, {
+        connection: clients.commands,
+        prefix: keys.prefix,
+        defaultJobOptions: {
+          removeOnComplete: { age: Math.ceil(keepDoneMs / 1000) },
+          removeOnFail: { age: Math.ceil(keepFailedMs / 1000) },
+        },
+      })
+      q.on('error', () => {}) // reported by ready() and by the requests that fail
+      opened = { clients, queue: q }
+      await checkSettings(clients.commands, log)
+    },
+    async close() {
+      const current = opened
+      opened = undefined
+      if (!current) return
+      await current.queue.close().catch(() => {})
+      await current.clients.close()
+    },
+    ready() {
+      const status = opened?.clients.commands.status
+      if (status === 'ready') return { ok: true }
+      return { ok: false, reason: `Redis at ${shown} is ${status === undefined ? 'not connected (the backend is closed)' : `unreachable (connection ${status})`}` }
+    },
+  }
+
+  async function detachKey(id: string): Promise<void> {
+    const job = (await queue().getJob(id)) as BullJob | undefined
+    if (job) await job.updateData({ ...job.data, dedupKey: undefined })
+  }
+
+  return {
+    state,
+    rateLimiter: redisLimiter(commands, keys),
+    subscriptions: redisSubscriptionStore(commands, () => open().clients.events, keys, shown),
+  }
+}

@@ -1,0 +1,84 @@
+/** `hookpilot jobs` over BullMQ's lists: what is queued, running, done and failed, on every instance. */
+import type { Queue } from 'bullmq'
+import { retriedRecord } from '../../../core/jobs/transitions.js'
+import type { JobCounts, JobRecord, JobState, JobsView } from '../../../core/jobs/state-backend.js'
+import { BULL_STATES, dataOf, recordOf, stateOf, type BullJob, type JobData } from './records.js'
+
+const STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed']
+/** Jobs read from Redis at a time while listing. */
+const PAGE = 200
+
+/** What {@link redisJobsView} needs. */
+export interface RedisViewOptions {
+  readonly queue: () => Queue<JobData, void, string>
+  readonly now: () => number
+  /** A done job holds its delivery id this long: purge never removes it sooner. */
+  readonly dedupWindowMs: number
+}
+
+/** The jobs view. */
+export function redisJobsView(options: RedisViewOptions): JobsView {
+  const { queue, now } = options
+
+  /** Up to `limit` jobs in `state` that `keep` accepts, newest first. */
+  async function listState(state: JobState, keep: (job: JobRecord) => boolean, limit: number): Promise<JobRecord[]> {
+    const out: JobRecord[] = []
+    for (let start = 0; out.length < limit; start += PAGE) {
+      const page = (await queue().getJobs([...BULL_STATES[state]], start, start + PAGE - 1, false)) as (BullJob | undefined)[]
+      for (const job of page) {
+        if (job === undefined) continue // removed between the listing and the read
+        const record = recordOf(job, state)
+        if (keep(record)) out.push(record)
+      }
+      if (page.length < PAGE) break
+    }
+    return out
+  }
+
+  async function found(id: string): Promise<{ job: BullJob; record: JobRecord } | undefined> {
+    const job = (await queue().getJob(id)) as BullJob | undefined
+    if (!job) return undefined
+    return { job, record: recordOf(job, stateOf(await job.getState())) }
+  }
+
+  return {
+    async list(filter = {}) {
+      const limit = filter.limit ?? Infinity
+      const keep = (job: JobRecord) => filter.route === undefined || job.route === filter.route
+      const states = filter.state === undefined ? STATES : [filter.state]
+      const all = (await Promise.all(states.map((s) => listState(s, keep, limit)))).flat()
+      // Ids count up as jobs are accepted: the highest is the newest, whichever list a job is in.
+      return all.sort((a, b) => idNumber(b.id) - idNumber(a.id)).slice(0, limit)
+    },
+    async get(id) {
+      return (await found(id))?.record
+    },
+    async retry(id) {
+      const current = await found(id)
+      if (!current) return undefined
+      const next = retriedRecord(current.record, now())
+      await current.job.updateData(dataOf(next, current.job.data.payload))
+      await current.job.retry(current.record.state === 'done' ? 'completed' : 'failed')
+      return next
+    },
+    async purge(before) {
+      const t = now()
+      // A done job holds its delivery id for the de-dup window: purging it sooner would let a redelivery run again.
+      const doneBefore = Math.min(before, t - options.dedupWindowMs)
+      const done = await queue().clean(Math.max(0, t - doneBefore), 0, 'completed')
+      const failed = await queue().clean(Math.max(0, t - before), 0, 'failed')
+      return done.length + failed.length
+    },
+    async counts() {
+      const raw = await queue().getJobCounts(...Object.values(BULL_STATES).flat())
+      const counts = { queued: 0, running: 0, done: 0, failed: 0 }
+      for (const state of STATES) for (const bull of BULL_STATES[state]) counts[state] += raw[bull] ?? 0
+      return counts satisfies JobCounts
+    },
+  }
+}
+
+/** The number in a job id (`j42` → 42). */
+export function idNumber(id: string): number {
+  return Number(id.replace(/^\D+/, '')) || 0
+}

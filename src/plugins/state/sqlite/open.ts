@@ -1,0 +1,72 @@
+/**
+ * Opening the state database: the folder made if missing, WAL mode, the chosen durability, and the schema
+ * migrated forward. Every way this can fail says what is wrong with `state.path` and what to change.
+ */
+import Database from 'better-sqlite3'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { GatewayError } from '../../../core/errors.js'
+import { migrate } from './schema.js'
+import { stateError } from './state-error.js'
+
+/** A better-sqlite3 connection. */
+export type Db = Database.Database
+
+/** `state.sync`: `normal` survives a killed process, `full` also survives a power loss (an fsync per commit). */
+export type SyncMode = 'normal' | 'full'
+
+/**
+ * Opens (creating if needed) the database at `path` and brings its schema up to date.
+ *
+ * @example
+ * ```ts
+ * const db = openStateDb('/var/lib/hookpilot/state.db', 'normal')
+ * ```
+ */
+export function openStateDb(path: string, sync: SyncMode): Db {
+  try {
+    mkdirSync(dirname(path), { recursive: true })
+  } catch (cause) {
+    throw stateError(path, `cannot create its folder ${dirname(path)}: ${reason(cause)}`, cause)
+  }
+  let db: Db
+  try {
+    db = new Database(path, { timeout: 5_000 })
+  } catch (cause) {
+    throw stateError(path, `cannot open it: ${reason(cause)}`, cause)
+  }
+  try {
+    // WAL: readers (hookpilot jobs) never block the writer, and a commit appends instead of rewriting pages.
+    db.pragma('journal_mode = WAL')
+    db.pragma(`synchronous = ${sync === 'full' ? 'FULL' : 'NORMAL'}`)
+    db.pragma('foreign_keys = ON')
+    migrate(db, path)
+    return db
+  } catch (cause) {
+    db.close()
+    if (GatewayError.is(cause)) throw cause
+    throw stateError(path, reason(cause), cause)
+  }
+}
+
+/** What went wrong, in words a person can act on. */
+function reason(err: unknown): string {
+  const code = (err as { code?: unknown }).code
+  switch (code) {
+    case 'SQLITE_NOTADB':
+      return 'the file is not a SQLite database (is it another file?)'
+    case 'SQLITE_READONLY':
+    case 'SQLITE_READONLY_DIRECTORY':
+    case 'SQLITE_CANTOPEN':
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return `no permission to write it (${String(code)})`
+    case 'ENOTDIR':
+      return 'a part of the path is a file, not a folder'
+    case 'SQLITE_CORRUPT':
+      return 'the database is damaged; restore it from a backup (see docs/durability.md)'
+    default:
+      return err instanceof Error ? err.message : String(err)
+  }
+}

@@ -1,0 +1,67 @@
+/** Rows of the `jobs` table and the records they stand for. */
+import type { JobRecord, JobStage, JobState } from '../../../core/jobs/state-backend.js'
+
+/** The columns of a job without its payload and lease. */
+export const RECORD_COLUMNS =
+  'id, route, event, delivery_id, dedup_key, state, stage, answer, progress, attempts, not_before, last_error, received_at, updated_at, finished_at'
+
+/** A row as better-sqlite3 returns {@link RECORD_COLUMNS}. */
+export interface JobRow {
+  readonly id: number
+  readonly route: string
+  readonly event: string
+  readonly delivery_id: string
+  readonly dedup_key: string | null
+  readonly state: JobState
+  readonly stage: JobStage
+  readonly answer: string | null
+  readonly progress: number
+  readonly attempts: number
+  readonly not_before: number
+  readonly last_error: string | null
+  readonly received_at: number
+  readonly updated_at: number
+  readonly finished_at: number | null
+}
+
+/** The record a row stands for. */
+export function toRecord(row: JobRow): JobRecord {
+  return {
+    id: String(row.id),
+    route: row.route,
+    event: row.event,
+    deliveryId: row.delivery_id,
+    dedupKey: row.dedup_key ?? undefined,
+    state: row.state,
+    stage: row.stage,
+    answer: row.answer ?? undefined,
+    progress: row.progress,
+    attempts: row.attempts,
+    notBefore: row.not_before,
+    lastError: row.last_error ?? undefined,
+    receivedAt: row.received_at,
+    updatedAt: row.updated_at,
+    finishedAt: row.finished_at ?? undefined,
+  }
+}
+
+/** The mutable columns of a record, as named parameters of {@link UPDATE_RECORD}. */
+export function recordParams(job: JobRecord): Record<string, string | number | null> {
+  return {
+    id: Number(job.id),
+    state: job.state,
+    stage: job.stage,
+    answer: job.answer ?? null,
+    progress: job.progress,
+    attempts: job.attempts,
+    not_before: job.notBefore,
+    last_error: job.lastError ?? null,
+    updated_at: job.updatedAt,
+    finished_at: job.finishedAt ?? null,
+  }
+}
+
+/** Writes a record's mutable columns and ends its lease (a transition never leaves a stale owner behind). */
+export const UPDATE_RECORD = `UPDATE jobs SET state = @state, stage = @stage, answer = @answer, progress = @progress,
+  attempts = @attempts, not_before = @not_before, last_error = @last_error, updated_at = @updated_at,
+  finished_at = @finished_at, owner = NULL, lease_until = NULL, processes = NULL WHERE id = @id`

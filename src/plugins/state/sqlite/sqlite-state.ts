@@ -1,0 +1,162 @@
+/**
+ * The SQLite state backend, `hookpilot serve`'s default: jobs, their de-dup keys and their progress in one
+ * file, so a crash, a deploy or SIGTERM loses nothing that was acknowledged (docs/durability.md). One process
+ * serves a file; `hookpilot jobs` may read and change it at the same time.
+ */
+import { GatewayError } from '../../../core/errors.js'
+import { jobPool } from '../../../core/jobs/pool.js'
+import type { JobsView, StateBackend } from '../../../core/jobs/state-backend.js'
+import { silentLogger } from '../../../core/log/logger.js'
+import { reservationBook } from '../../../core/jobs/reservations.js'
+import type { Clock, Logger } from '../../../core/types.js'
+import { openStateDb, type Db, type SyncMode } from './open.js'
+import { sqliteTable, type SqliteTable } from './table.js'
+import { sqliteJobsView } from './view.js'
+import { groupCommit, type Writer } from './writer.js'
+
+export { openStateDb, type SyncMode } from './open.js'
+export { sqliteJobsView } from './view.js'
+export { groupCommit } from './writer.js'
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+
+/** Options of {@link sqliteState}. */
+export interface SqliteStateOptions {
+  /** The database file (created with its folder if missing). */
+  readonly path: string
+  readonly sync?: SyncMode | undefined
+  /** Agent runs at once. */
+  readonly concurrency: number
+  /** Most jobs waiting; past it a request is answered 503. */
+  readonly maxQueue: number
+  /** How long done jobs are kept (at least an hour: the de-dup window). Defaults to 24 hours. */
+  readonly keepDoneMs?: number | undefined
+  /** How long failed jobs are kept for `hookpilot jobs retry`. Defaults to 7 days. */
+  readonly keepFailedMs?: number | undefined
+  /** How long a lease lasts without renewal before another process may take the job. Defaults to 30 s. */
+  readonly leaseMs?: number | undefined
+  /** Longest sleep of the worker pool between looks at the table. Defaults to 1,000 ms. */
+  readonly pollMs?: number | undefined
+  readonly now?: Clock | undefined
+}
+
+/**
+ * Creates a SQLite backend; the file is opened by `start()`.
+ *
+ * @example
+ * ```ts
+ * const state = sqliteState({ path: '/var/lib/hookpilot/state.db', concurrency: 4, maxQueue: 1000 })
+ * const gateway = await createGateway(config, [defineStateBackend(state)])
+ * ```
+ */
+export function sqliteState(options: SqliteStateOptions): StateBackend {
+  const now = options.now ?? Date.now
+  const leaseMs = options.leaseMs ?? 30_000
+  const keepDoneMs = Math.max(HOUR, options.keepDoneMs ?? DAY)
+  const keepFailedMs = options.keepFailedMs ?? 7 * DAY
+  const book = reservationBook()
+  let log: Logger = silentLogger
+  let opened: { db: Db; writer: Writer; table: SqliteTable; view: JobsView } | undefined
+  let timers: NodeJS.Timeout[] = []
+
+  const open = () => {
+    if (!opened) throw new GatewayError('ERR_STATE', 'The SQLite state backend is not started (or already closed).')
+    return opened
+  }
+  const pool = jobPool(
+    {
+      lease: (max, t) => open().table.lease(max, t),
+      saveAnswer: (id, text, t) => open().table.saveAnswer(id, text, t),
+      saveProgress: (id, parts, t) => open().table.saveProgress(id, parts, t),
+      recordProcess: (id, pid) => open().table.recordProcess(id, pid),
+      finish: (id, outcome, t) => open().table.finish(id, outcome, t),
+      nextDue: () => opened?.table.nextDue(),
+      unfinished: () => opened?.table.unfinished() ?? 0,
+    },
+    { concurrency: options.concurrency, now, log: () => log, pollMs: options.pollMs },
+  )
+
+  async function housekeeping(): Promise<void> {
+    const { table } = open()
+    const t = now()
+    table.recount() // `hookpilot jobs retry` in another process may have queued jobs since the last count
+    const recovered = await table.recover(t)
+    if (recovered.jobs > 0) {
+      log.warn('recovered jobs a stopped process left running; they run again', { jobs: recovered.jobs, killed_process_groups: recovered.killed })
+      pool.wake()
+    }
+    const expired = await table.expire(t - keepDoneMs, t - keepFailedMs)
+    if (expired > 0) log.info('purged finished jobs past their retention', { jobs: expired })
+  }
+
+  const every = (ms: number, work: () => Promise<void>) => {
+    const timer = setInterval(() => {
+      work().catch((err: unknown) => log.error('state housekeeping failed', { reason: err instanceof Error ? err.message : String(err) }))
+    }, ms)
+    timers.push(timer.unref())
+  }
+
+  return {
+    name: 'sqlite',
+    durable: true,
+    dedup: {
+      reserve(key, windowMs) {
+        return book.reserve(key, () => open().table.holder(key), windowMs, now)
+      },
+    },
+    queue: {
+      async add(job, reservation) {
+        if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
+        try {
+          const added = await open().table.add(job, reservation, options.maxQueue, now())
+          if (added.status === 'accepted') pool.wake()
+          return added
+        } finally {
+          if (reservation !== undefined) book.settle(reservation)
+        }
+      },
+      start: (worker) => pool.start(worker),
+      stop: (graceMs) => pool.stop(graceMs),
+    },
+    jobs: {
+      list: (filter) => open().view.list(filter),
+      get: (id) => open().view.get(id),
+      retry: async (id) => {
+        const job = await open().view.retry(id)
+        open().table.recount()
+        pool.wake()
+        return job
+      },
+      purge: (before) => open().view.purge(before),
+      counts: () => open().view.counts(),
+    },
+    async start(ctx) {
+      log = ctx.log
+      const db = openStateDb(options.path, options.sync ?? 'normal')
+      const writer = groupCommit(db)
+      opened = { db, writer, table: sqliteTable(db, writer, { leaseMs, now }), view: sqliteJobsView(db, writer, now) }
+      await housekeeping()
+      every(Math.max(1_000, Math.floor(leaseMs / 3)), () => open().table.renew(now()))
+      every(Math.min(leaseMs, 60_000), housekeeping)
+    },
+    async close() {
+      for (const timer of timers) clearInterval(timer)
+      timers = []
+      // The last batch commits before the file closes. Jobs still leased by this process (past the grace
+      // period) stay `running` under its name: the next start sees the owner gone and queues them again.
+      await opened?.writer.run(() => {}).catch(() => {})
+      opened?.db.close()
+      opened = undefined
+    },
+    ready() {
+      if (!opened) return { ok: false, reason: 'the state database is closed' }
+      try {
+        opened.db.prepare('SELECT 1').get()
+        return { ok: true }
+      } catch (err) {
+        return { ok: false, reason: `the state database cannot be read: ${err instanceof Error ? err.message : String(err)}` }
+      }
+    },
+  }
+}

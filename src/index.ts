@@ -97,8 +97,7 @@ export { GatewayError, ConfigError, ListenError, AgentError, DeliveryError, type
 export { renderTemplate } from './core/routes/template.js'
 export { createSecretSet, type SecretSet, type SecretSetOptions } from './core/secrets/secret-set.js'
 export { createLogger, silentLogger, type LogLevel, type LoggerOptions } from './core/log/logger.js'
-export { DEFAULT_RETRY, MAX_RUNS, type RetryPolicy } from './core/jobs/dispatcher.js'
 export type { NodeHandler } from './core/http/node.js'
 export type * from './core/types.js'
 export type * from './core/jobs/state-backend.js'
-export { finishedRecord, queuedAgain, retriedRecord } from './core/jobs/transitions.js'
+

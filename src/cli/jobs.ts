@@ -2,13 +2,13 @@
  * `hookpilot jobs list | show | retry | purge`: what operators see and do with the gateway's jobs, from another
  * terminal while `hookpilot serve` runs (it picks a retried job up within a second or two) or while it does not.
  */
-import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { loadConfig } from '../index.js'
 import type { JobRecord, JobState } from '../core/jobs/state-backend.js'
 import { parse, UsageError } from './args.js'
 import { formatJob, jobsTable } from './jobs-format.js'
-import { openJobs, sqliteOptions } from './jobs-store.js'
+import { openJobs } from './jobs-store.js'
+import { GatewayError } from '../core/errors.js'
 import type { CliIO, Subcommand } from './io.js'
 
 const HELP = `Usage: hookpilot jobs <command> [options]
@@ -25,7 +25,7 @@ Options:
   -c, --config FILE       configuration file (default: ./config.yaml); the state file is found from it
   -h, --help              show this help
 
-Works against the state store the config names (state.driver sqlite), whether or not hookpilot serve runs.
+Works against the state store the config names (state.driver sqlite or redis), whether or not hookpilot serve runs.
 `
 
 const STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed']
@@ -49,12 +49,12 @@ export const jobs: Subcommand = async (args, io) => {
   if (!['list', 'show', 'retry', 'purge'].includes(command)) throw new UsageError(`unknown jobs command "${command}"; use list, show, retry or purge.`)
   const configPath = isAbsolute(values.config) ? values.config : resolve(io.cwd, values.config)
   const config = await loadConfig(configPath, { env: io.env, lenientEnv: true })
-  const statePath = resolve(dirname(configPath), sqliteOptions(config).path)
-  if (config.state.driver === 'sqlite' && !existsSync(statePath)) {
-    io.stderr.write(`No jobs yet: there is no state file at ${statePath} (hookpilot serve creates it when it starts).\n`)
-    return command === 'list' ? 0 : 1
-  }
-  const open = await openJobs(config, dirname(configPath))
+  const open = await openJobs(config, dirname(configPath)).catch((err: unknown) => {
+    if (!GatewayError.is(err) || err.code !== 'ERR_STATE_MISSING') throw err
+    io.stderr.write(`${err.message}\n`)
+    return undefined
+  })
+  if (!open) return command === 'list' ? 0 : 1
   try {
     switch (command) {
       case 'list':

@@ -20,7 +20,10 @@ export interface OpenState {
   close(): Promise<void>
 }
 
-/** Sets up the state plugin of `config` (paths from `baseDir`) and opens it, unless `wanted` says not to. */
+/**
+ * Sets up the state plugin of `config` (paths from `baseDir`) and opens it for an admin command (no worker, no
+ * recovery: safe beside a running gateway), unless `wanted` says not to.
+ */
 export async function openState(config: HookpilotConfig, baseDir: string, wanted: (plugin: GatewayPlugin) => boolean = () => true): Promise<OpenState | undefined> {
   const scope = createScope()
   try {
@@ -33,7 +36,7 @@ export async function openState(config: HookpilotConfig, baseDir: string, wanted
       return undefined
     }
     const { state } = plugin
-    await state.start?.({ log: silentLogger })
+    await state.start?.({ log: silentLogger, admin: true })
     return {
       state,
       subscriptions: plugin.subscriptions,
@@ -59,7 +62,6 @@ export interface OpenSubscriptions {
  * beside the config (`configDir`).
  */
 export async function openSubscriptions(config: HookpilotConfig, configDir: string): Promise<OpenSubscriptions> {
-  // Only a backend that keeps subscriptions is opened: a SQLite start would recover the serving process's jobs.
   const opened = await openState(config, configDir, (plugin) => plugin.subscriptions !== undefined)
   if (opened?.subscriptions) return { store: opened.subscriptions, close: () => opened.close() }
   await opened?.close()

@@ -15,6 +15,8 @@ export type GatewayErrorCode =
   | 'ERR_SUBSCRIPTION'
   | 'ERR_CLOSED'
   | 'ERR_STATE'
+  | 'ERR_LEASE_LOST'
+  | 'ERR_STATE_MISSING'
 
 /** One problem found in a configuration, located by its dotted path (`platforms.webhook.extra.port`). */
 export interface ConfigIssue {
@@ -105,4 +107,9 @@ export class DeliveryError extends GatewayError {
   static override is(value: unknown): value is DeliveryError {
     return GatewayError.is(value) && value.code === 'ERR_DELIVERY' && typeof (value as DeliveryError).retryable === 'boolean'
   }
+}
+
+/** The message of anything thrown: an Error's own, else its text. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
 }

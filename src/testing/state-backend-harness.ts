@@ -17,6 +17,10 @@ export interface BackendOptions {
   readonly maxQueue: number
   /** How often the pool looks at the store; the suite sets a few milliseconds. */
   readonly pollMs: number
+  /** How long a done job holds its delivery id (the backend's `dedupWindowMs`). */
+  readonly dedupWindowMs: number
+  /** How long done jobs are kept, when the suite sets it (the backend's `keepDoneMs`, or its equivalent). */
+  readonly keepDoneMs?: number | undefined
 }
 
 /** How the suite makes backends. */
@@ -25,6 +29,16 @@ export interface StateBackendHarness {
   make(options: BackendOptions): StateBackend
   /** Durable backends only: a new backend over the same store as `previous` (a restart). */
   reopen?(previous: StateBackend, options: BackendOptions): StateBackend
+  /**
+   * A second backend over the same store as `first`, running beside it as another process or instance would
+   * (for a file, it sees `first`'s leases as a dead process's: the start of a process after a crash).
+   */
+  peer?(first: StateBackend, options: BackendOptions): StateBackend
+  /**
+   * Cases this backend cannot meet, by their title, each with the reason: they are listed as skipped with it
+   * (as Hono's shared router cases are), never silently left out.
+   */
+  readonly cannot?: Readonly<Record<string, string>> | undefined
   /**
    * For a backend whose time is the machine's (a queue library's delays cannot follow a fake clock): the suite
    * then waits instead of moving time, with this de-dup window (the backend's own, for purge) in place of an hour.
@@ -68,12 +82,12 @@ export function contractWorld(harness: StateBackendHarness) {
     const clock: SuiteClock = real
       ? { now: Date.now, advance: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }
       : fakeClock()
-    const options: BackendOptions = { now: clock.now, concurrency: 2, maxQueue: 100, pollMs: 5, ...overrides }
+    const options: BackendOptions = { now: clock.now, concurrency: 2, maxQueue: 100, pollMs: 5, dedupWindowMs: WINDOW, ...overrides }
     const backend = harness.make(options)
     await backend.start?.({ log: silentLogger })
     open.push(backend)
     /** Reserves and adds one delivery, as the pipeline does. */
-    const accept = async (id: string) => backend.queue.add(newJob(id), await backend.dedup.reserve(`pr\u0000${id}`, WINDOW))
+    const accept = async (id: string, on: StateBackend = backend) => on.queue.add(newJob(id), await on.dedup.reserve(`pr\u0000${id}`))
     /** Waits until no job is queued (due) or running. */
     const settled = async () => {
       await expect.poll(async () => {
@@ -96,6 +110,15 @@ export function contractWorld(harness: StateBackendHarness) {
     return { leased, worker }
   }
 
+  /** Starts a second backend over `first`'s store, beside it (harnesses with `peer` only). */
+  async function peer(first: StateBackend, options: BackendOptions): Promise<StateBackend> {
+    if (!harness.peer) throw new Error('this harness cannot open a second backend on one store')
+    const next = harness.peer(first, options)
+    await next.start?.({ log: silentLogger })
+    open.push(next)
+    return next
+  }
+
   /** Stops and closes `backend`, then starts a new one over its store (durable harnesses only). */
   async function restart(backend: StateBackend, options: BackendOptions): Promise<StateBackend> {
     if (!harness.reopen) throw new Error('this harness cannot reopen a store')
@@ -108,5 +131,5 @@ export function contractWorld(harness: StateBackendHarness) {
     return next
   }
 
-  return { WINDOW, RETRY, GAP, EDGE, setup, recorder, restart, closeAll }
+  return { WINDOW, RETRY, GAP, EDGE, setup, recorder, restart, peer, closeAll }
 }

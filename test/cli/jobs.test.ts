@@ -30,7 +30,7 @@ describe('hookpilot jobs', () => {
     const { dir, config } = await configIn()
     const state = sqliteState({ path: join(dir, '.hookpilot', 'state.db'), concurrency: 1, maxQueue: 10 })
     await state.start?.({ log: silentLogger })
-    await state.queue.add(newJob('cli-1'), await state.dedup.reserve('pr\u0000cli-1', 3_600_000))
+    await state.queue.add(newJob('cli-1'), await state.dedup.reserve('pr\u0000cli-1'))
     await state.close?.()
 
     const list = await runCli(['jobs', 'list', '--config', config])

@@ -15,14 +15,13 @@ function countingTable(queued: number) {
       const rows: LeasedRow[] = []
       while (rows.length < max && waiting > 0) {
         waiting--
-        rows.push({ job: leasedRecord({ id: String(++seq) }), payload: {} })
+        rows.push({ job: leasedRecord({ id: String(++seq) }), payload: {}, token: `t${seq}` })
       }
       return rows
     },
-    async saveAnswer() {},
-    async saveProgress() {},
+    update: async (_id, _token, change) => change(leasedRecord()),
+    renew: async (held) => new Set(held.keys()),
     recordProcess() {},
-    async finish() {},
     nextDue: () => {
       calls.nextDue++
       return waiting > 0 ? 0 : undefined
@@ -64,8 +63,8 @@ describe('job pool with every slot taken', () => {
     const order: string[] = []
     const pending: Array<() => void> = []
     const lease = table.lease.bind(table)
-    table.lease = (max, t) => (order.push('lease'), lease(max, t))
-    table.finish = () => (order.push('finish'), new Promise<void>((resolve) => pending.push(resolve)))
+    table.lease = (max, t, until) => (order.push('lease'), lease(max, t, until))
+    table.update = (_id, _token, change) => (order.push('finish'), new Promise((resolve) => pending.push(() => resolve(change(leasedRecord())))))
     const pool = jobPool(table, { concurrency: 1, now: () => 0, log: () => silentLogger })
     const ran: string[] = []
     pool.start(async ({ job }) => (ran.push(job.id), { kind: 'done' }))

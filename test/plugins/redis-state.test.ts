@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { StateBackend } from '../../src/core/jobs/state-backend.js'
+import type { JobOutcome, LeasedJob, StateBackend } from '../../src/core/jobs/state-backend.js'
 import { redisState, type RedisStateOptions } from '../../src/plugins/state/redis/redis-state.js'
-import { stateBackendContract, type BackendOptions } from '../../src/testing/state-backend.js'
+import { newJob, stateBackendContract, type BackendOptions } from '../../src/testing/state-backend.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { keysOf } from '../../src/plugins/state/redis/keys.js'
 import { redisLimiter } from '../../src/plugins/state/redis/limiter.js'
@@ -19,7 +19,9 @@ const WINDOW_MS = 1_500
 let counter = 0
 const prefixes = new WeakMap<StateBackend, string>()
 const backendAt = (prefix: string, options: BackendOptions, extra: Partial<RedisStateOptions> = {}) => {
-  const { state } = redisState({ url: redis.url, prefix, concurrency: options.concurrency, maxQueue: options.maxQueue, dedupWindowMs: WINDOW_MS, ...extra })
+  const { state } = redisState({
+    url: redis.url, prefix, concurrency: options.concurrency, maxQueue: options.maxQueue, dedupWindowMs: WINDOW_MS, keepDoneMs: options.keepDoneMs, ...extra,
+  })
   prefixes.set(state, prefix)
   return state
 }
@@ -27,7 +29,14 @@ const backendAt = (prefix: string, options: BackendOptions, extra: Partial<Redis
 stateBackendContract('redisState', {
   make: (options) => backendAt(`contract${++counter}`, options),
   reopen: (previous, options) => backendAt(prefixes.get(previous) ?? '', options),
+  peer: (first, options) => backendAt(prefixes.get(first) ?? '', options),
   realTime: { windowMs: WINDOW_MS },
+  cannot: {
+    'a job whose worker died is recovered and counted; past MAX_RUNS starts it fails with one reason, unrun':
+      'an instance in this process keeps renewing its BullMQ lock, so its job never stalls; test/e2e/redis-instances.test.ts kills one',
+    'a try whose lease another worker took writes nothing more, and its confirmLease rejects':
+      'the same: a live instance keeps its lock; the fenced write is tested below by taking the lock away',
+  },
 })
 
 describe('redisState: startup', () => {
@@ -100,5 +109,48 @@ describe('redisState: the shared rate limiter (Redis time, so real waits over a 
     } finally {
       await close()
     }
+  })
+})
+
+describe('redisState: a try writes only under its lock', () => {
+  const parked = (job: LeasedJob) =>
+    new Promise<JobOutcome>((resolve) => job.signal.addEventListener('abort', () => resolve({ kind: 'interrupted' }), { once: true }))
+
+  it('once the lock is another worker\'s, confirmLease and saveAnswer reject, the try is aborted, and the job keeps the other\'s data', async () => {
+    const { state } = redisState({ url: redis.url, prefix: 'fenced', concurrency: 1, maxQueue: 10 })
+    await state.start?.({ log: recordingLogger() })
+    try {
+      const added = await state.queue.add(newJob('fenced'), await state.dedup.reserve('pr\u0000fenced'))
+      const id = added.status === 'accepted' ? added.id : ''
+      let first: LeasedJob | undefined
+      state.queue.start(async (job) => ((first = job), parked(job)))
+      await expect.poll(() => first).toBeDefined()
+      await first?.saveAnswer('while it held the lock')
+      // What an expired lock taken by another instance looks like: the lock names another token.
+      await redis.client.set(`fenced:jobs:${id}:lock`, 'another-worker')
+      await expect(first?.confirmLease()).rejects.toThrow(/lease on job .* was lost/)
+      await expect(first?.saveAnswer('after it lost the lock')).rejects.toThrow(/lease on job .* was lost/)
+      expect(first?.signal.aborted).toBe(true)
+      expect((await state.jobs.get(id))?.answer).toBe('while it held the lock')
+    } finally {
+      await state.queue.stop(0)
+      await state.close?.()
+    }
+  })
+
+  it('job ids never repeat after Redis lost its data (an old try cannot write to a new job of the same number)', async () => {
+    const make = () => redisState({ url: redis.url, prefix: 'epoch', concurrency: 1, maxQueue: 10 }).state
+    const before = make()
+    await before.start?.({ log: recordingLogger() })
+    const first = await before.queue.add(newJob('e1'))
+    await before.close?.()
+    for (const key of await redis.client.keys('epoch:*')) await redis.client.del(key)
+    const after = make()
+    await after.start?.({ log: recordingLogger() })
+    const second = await after.queue.add(newJob('e1'))
+    await after.close?.()
+    expect(first).toMatchObject({ status: 'accepted', id: expect.stringMatching(/^j1-/) })
+    expect(second).toMatchObject({ status: 'accepted', id: expect.stringMatching(/^j1-/) })
+    expect(second).not.toEqual(first)
   })
 })

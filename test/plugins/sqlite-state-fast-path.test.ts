@@ -10,7 +10,8 @@ import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { JobOutcome, NewJob, StateBackend } from '../../src/core/jobs/state-backend.js'
 import { silentLogger } from '../../src/core/log/logger.js'
-import { openStateDb, sqliteState } from '../../src/plugins/state/sqlite/sqlite-state.js'
+import { openStateDb } from '../../src/plugins/state/sqlite/open.js'
+import { sqliteState } from '../../src/plugins/state/sqlite/sqlite-state.js'
 
 let dir: string
 let opened: StateBackend[] = []
@@ -40,7 +41,7 @@ function newJob(id: string, payload: NewJob['payload'] = { number: Number(id.rep
 
 async function accept(state: StateBackend, id: string, payload?: NewJob['payload']) {
   const job = newJob(id, payload)
-  return state.queue.add(job, await state.dedup.reserve(job.dedupKey!, 3_600_000))
+  return state.queue.add(job, await state.dedup.reserve(job.dedupKey!))
 }
 
 async function idle(state: StateBackend): Promise<void> {
@@ -122,7 +123,7 @@ describe('sqlite state: payloads in a table of their own', () => {
   it('a job leased by the process that accepted it gets the payload as parsed, not read and parsed again', async () => {
     const state = await open(10)
     const job = newJob('a', { number: 1 })
-    await state.queue.add(job, await state.dedup.reserve(job.dedupKey!, 3_600_000))
+    await state.queue.add(job, await state.dedup.reserve(job.dedupKey!))
     const payloads: unknown[] = []
     state.queue.start(async ({ payload }) => (payloads.push(payload), { kind: 'done' }))
     await idle(state)

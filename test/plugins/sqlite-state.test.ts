@@ -26,6 +26,7 @@ const backendAt = (path: string, options: BackendOptions) => {
 stateBackendContract('sqliteState', {
   make: (options) => backendAt(join(folder, `state-${++counter}.db`), options),
   reopen: (previous, options) => backendAt(paths.get(previous) ?? '', options),
+  peer: (first, options) => backendAt(paths.get(first) ?? '', options),
 })
 
 const start = async (path: string) => {
@@ -87,7 +88,7 @@ describe('sqliteState: group commit', () => {
     const before = new Database(path, { readonly: true })
     const results = await Promise.all(Array.from({ length: 50 }, async (_, i) => {
       const id = `g${i}`
-      return state.queue.add(newJob(id), await state.dedup.reserve(`pr\u0000${id}`, 3_600_000))
+      return state.queue.add(newJob(id), await state.dedup.reserve(`pr\u0000${id}`))
     }))
     expect(results.every((r) => r.status === 'accepted')).toBe(true)
     // Another connection sees all of them as soon as the adds resolved: they were committed first.
@@ -102,8 +103,8 @@ describe('sqliteState: group commit', () => {
     const db = new Database(path)
     db.exec('CREATE TRIGGER refuse BEFORE INSERT ON jobs BEGIN SELECT RAISE(ABORT, \'disk says no\'); END')
     db.close()
-    await expect(state.queue.add(newJob('refused'), await state.dedup.reserve('pr\u0000refused', 3_600_000))).rejects.toThrow('disk says no')
-    expect((await state.dedup.reserve('pr\u0000refused', 3_600_000)).status).toBe('new') // the key was given back
+    await expect(state.queue.add(newJob('refused'), await state.dedup.reserve('pr\u0000refused'))).rejects.toThrow('disk says no')
+    expect((await state.dedup.reserve('pr\u0000refused')).status).toBe('new') // the key was given back
     await state.close?.()
   })
 })
@@ -114,8 +115,8 @@ describe('sqliteState: leases of other processes', () => {
     let t = Date.UTC(2026, 0, 1)
     const a = sqliteState({ path, concurrency: 1, maxQueue: 10, leaseMs: 30_000, now: () => t })
     await a.start?.({ log: silentLogger })
-    await a.queue.add(newJob('c-1'), await a.dedup.reserve('pr\u0000c-1', 3_600_000))
-    await a.queue.add(newJob('c-2'), await a.dedup.reserve('pr\u0000c-2', 3_600_000))
+    await a.queue.add(newJob('c-1'), await a.dedup.reserve('pr\u0000c-1'))
+    await a.queue.add(newJob('c-2'), await a.dedup.reserve('pr\u0000c-2'))
     await a.close?.()
     // As another container would have left it: running, leased for 30 s, by a process of another pid namespace that has this process's pid.
     const db = new Database(path)

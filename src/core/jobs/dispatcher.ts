@@ -4,7 +4,7 @@
  * job until then. Every failure is logged with the delivery id and returned as an outcome, which leaves the
  * delivery id redeliverable.
  */
-import { DeliveryError } from '../errors.js'
+import { DeliveryError, GatewayError } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
 import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backend.js'
 import type { RouteTable } from '../pipeline/pipeline.js'
@@ -22,12 +22,6 @@ export interface RetryPolicy {
 
 /** Five tries over about 15 s, never waiting more than a minute for a `Retry-After`. */
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 1000, maxDelayMs: 60_000 }
-
-/**
- * How many times a job's agent stage is started before it fails: each start after the first means the gateway
- * stopped (or crashed) during the run, and a job that crashes the gateway every time must not do so forever.
- */
-export const MAX_RUNS = 3
 
 /** What the dispatcher is composed of. */
 export interface DispatcherParts {
@@ -73,9 +67,6 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
   /** Runs the agent; resolves its answer, or the outcome that ends this try. */
   async function runAgent(leased: LeasedJob, route: Route, fields: Fields): Promise<{ text: string } | JobOutcome> {
     const { job } = leased
-    if (job.attempts > MAX_RUNS) {
-      return fail(fields, 'agent run failed', `the gateway stopped during each of ${MAX_RUNS} runs of this job; retry it with hookpilot jobs retry ${job.id}`)
-    }
     let built: AgentPrompt
     try {
       built = await prompt(leased, route, fields)
@@ -115,7 +106,9 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       return fail(fields, 'agent run failed', `timed out after ${timeoutMs / 1000} s (agent.timeout_seconds)`)
     }
     if (leased.signal.aborted) {
-      log.warn('agent run stopped: the gateway is shutting down; the job runs again at the next start', fields)
+      const why = leased.signal.reason
+      if (GatewayError.is(why) && why.code === 'ERR_LEASE_LOST') log.warn('agent run stopped: the lease on this job was lost; it posts nothing', fields)
+      else log.warn('agent run stopped: the gateway is shutting down; the job runs again at the next start', fields)
       return { kind: 'interrupted' }
     }
     return fail(fields, 'agent run failed', result.reason)
@@ -136,6 +129,9 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     const answer = { route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra }
     const progress = job.stage === 'deliver' ? job.progress : 0
     try {
+      // The post is made only while the store still confirms this try's lease (a worker that lost its job to
+      // another during an outage or a freeze posts nothing); each part after the first is fenced by saveProgress.
+      await leased.confirmLease()
       await target.deliver(answer, {
         signal: leased.signal, log, attempt, progress, saveProgress: (parts) => leased.saveProgress(parts),
       })
@@ -144,6 +140,10 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       return { kind: 'done' }
     } catch (err) {
       const reason = message(err)
+      if (GatewayError.is(err) && err.code === 'ERR_LEASE_LOST') {
+        log.warn('delivery stopped: the lease on this job was lost; the worker that holds it now delivers', { ...tried, reason })
+        return { kind: 'interrupted' }
+      }
       if (leased.signal.aborted) {
         log.warn('delivery stopped: the gateway is shutting down; it resumes at the next start', { ...tried, reason })
         return { kind: 'interrupted' }

@@ -1,27 +1,44 @@
 /**
- * The worker side of a queue over any table that can lease jobs: at most `concurrency` jobs at once, woken when
- * a job is added, when the earliest delayed job falls due, and every `pollMs` for changes made by another
- * process (`hookpilot jobs retry` against the same file). The memory and SQLite backends share it.
+ * The worker side of a queue over any table that can lease jobs (the memory and SQLite backends, and yours):
+ * at most `concurrency` jobs at once, woken when a job is added, when the earliest delayed job falls due, and
+ * every `pollMs` for changes another process made. It moves jobs only through the lifecycle's transitions, and
+ * only under a live lease: every write of a try names the lease's token, a lease is renewed while the try
+ * runs, and a try whose lease is lost (its renewals failed until it ran out, or the store gave the job to
+ * another worker) is aborted and may write nothing more, so a post is never made twice.
  */
-import { GatewayError } from '../errors.js'
+import { GatewayError, messageOf } from '../errors.js'
 import type { JobOutcome, JobRecord, JobWorker, LeasedJob, StopReport } from './state-backend.js'
+import { answered, crashLoop, finished, progressed } from './transitions.js'
 import type { Clock, JsonObject, Logger } from '../types.js'
 
-/** A job as a table hands it out. */
+/** A job as a table hands it out: leased under `token`, which every later write of this try names. */
 export interface LeasedRow {
   readonly job: JobRecord
   readonly payload: JsonObject
+  readonly token: string
 }
 
-/** What the pool needs of a table. Writes resolve once they are stored. */
+/** How a write of a try treats its lease: extended to `until`, or ended (the try's outcome). */
+export type LeaseAfter = { readonly until: number } | 'release'
+
+/**
+ * What the pool needs of a table: atomic primitives, no rules. Writes resolve once they are stored.
+ */
 export interface LeaseTable {
-  /** Marks up to `max` due queued jobs running (counting one attempt each) and returns them. */
-  lease(max: number, now: number): Promise<LeasedRow[]>
-  saveAnswer(id: string, text: string, now: number): Promise<void>
-  saveProgress(id: string, parts: number, now: number): Promise<void>
-  recordProcess(id: string, pid: number): void
-  /** Stores how a try ended (see {@link JobOutcome}). */
-  finish(id: string, outcome: JobOutcome, now: number): Promise<void>
+  /**
+   * Takes up to `max` due queued jobs (earliest `notBefore` first), stores each as the lifecycle's `leased`
+   * record under a new token, leased until `until`, and returns them.
+   */
+  lease(max: number, now: number, until: number): Promise<LeasedRow[]>
+  /**
+   * If job `id` is still leased under `token`, stores `change(job)` and extends or ends the lease; resolves
+   * the stored record, or undefined when the lease is no longer this token's (nothing is written then).
+   */
+  update(id: string, token: string, change: (job: JobRecord) => JobRecord, after: LeaseAfter): Promise<JobRecord | undefined>
+  /** Extends the leases `held` names (job id → token) to `until`; resolves the ids whose lease was still theirs. */
+  renew(held: ReadonlyMap<string, string>, until: number): Promise<ReadonlySet<string>>
+  /** Records a process group the try started, so the next start can kill it if this process dies. */
+  recordProcess(id: string, token: string, pid: number): void
   /** When the earliest queued job falls due; undefined when none is queued. */
   nextDue(): number | undefined
   /** Jobs queued or running. */
@@ -33,6 +50,8 @@ export interface JobPoolOptions {
   readonly concurrency: number
   readonly now: Clock
   readonly log: () => Logger
+  /** How long a lease lasts without renewal; renewed every third of it. Defaults to 30,000 ms. */
+  readonly leaseMs?: number | undefined
   /** Longest sleep between two looks at the table. Defaults to 1,000 ms. */
   readonly pollMs?: number | undefined
   /** How long aborted jobs get to report after the grace period. Defaults to 5,000 ms. */
@@ -47,31 +66,157 @@ export interface JobPool {
   stop(graceMs: number): Promise<StopReport>
 }
 
+/** The error a try's signal carries when its lease is lost. */
+export function leaseLost(id: string): GatewayError {
+  return new GatewayError('ERR_LEASE_LOST', `The lease on job ${id} was lost (its renewals failed, or another worker took the job): this try stops and writes nothing more.`)
+}
+
+/** What a try needs of its table: writes under its lease. */
+export type TryTable = Pick<LeaseTable, 'update' | 'recordProcess'>
+
+/** One try of a leased job: the job as its worker sees it, and the lease it runs under. */
+export interface Try {
+  readonly id: string
+  readonly token: string
+  /** The job as the worker receives it; its writes go through the lease and fail once it is lost. */
+  readonly leased: LeasedJob
+  /** Until when the store holds the lease, as far as this process knows (moved by every write and renewal). */
+  until: number
+  /** Aborts the try because its lease is gone: its signal says why, and its writes are refused from now on. */
+  lose(): void
+  /** True once the lease is known to be lost. */
+  readonly lost: boolean
+  /** Writes `change(job)` under the lease, extending it (or ending it with `'release'`); throws once the lease is lost. */
+  write(change: (job: JobRecord) => JobRecord, after?: LeaseAfter): Promise<JobRecord>
+  /** Aborts the try for another reason (the gateway's grace period ended). */
+  abort(reason: unknown): void
+}
+
+/** What {@link openTry} needs besides the row and the table. */
+export interface TryOptions {
+  readonly now: Clock
+  readonly leaseMs: number
+  readonly log: () => Logger
+}
+
+/**
+ * Opens a try of `row`: the worker's view of the job, with the answer, the progress and the lease
+ * confirmation written through the lifecycle under the row's lease token.
+ */
+export function openTry({ job, payload, token }: LeasedRow, table: TryTable, options: TryOptions): Try {
+  const { now, leaseMs } = options
+  const abort = new AbortController()
+  const isLost = () => GatewayError.is(abort.signal.reason) && abort.signal.reason.code === 'ERR_LEASE_LOST'
+  const self: Try = {
+    id: job.id,
+    token,
+    until: now() + leaseMs,
+    get lost() {
+      return isLost()
+    },
+    lose() {
+      if (abort.signal.aborted) return
+      options.log().warn('lease lost: the try stops and posts nothing more; another worker may run the job', { job: job.id })
+      abort.abort(leaseLost(job.id))
+    },
+    async write(change, after = { until: now() + leaseMs }) {
+      if (isLost()) throw leaseLost(job.id)
+      const stored = await table.update(job.id, token, change, after)
+      if (!stored) {
+        self.lose()
+        throw leaseLost(job.id)
+      }
+      if (after !== 'release') self.until = after.until
+      return stored
+    },
+    abort: (reason) => abort.abort(reason),
+    leased: {
+      job,
+      payload,
+      signal: abort.signal,
+      saveAnswer: async (text) => void (await self.write((j) => answered(j, text, now()))),
+      saveProgress: async (parts) => void (await self.write((j) => progressed(j, parts, now()))),
+      confirmLease: async () => void (await self.write((j) => j)),
+      recordProcess: (pid) => table.recordProcess(job.id, token, pid),
+    },
+  }
+  return self
+}
+
+/**
+ * Runs one try to its outcome: a job that crashed its gateway too often fails without running (the
+ * lifecycle's `crashLoop`), and a worker that throws is a failed try.
+ */
+export async function runTry(open: Try, worker: JobWorker): Promise<JobOutcome> {
+  const reason = crashLoop(open.leased.job)
+  if (reason !== undefined) return { kind: 'failed', reason }
+  try {
+    return await worker(open.leased)
+  } catch (err) {
+    return { kind: 'failed', reason: `the worker threw: ${messageOf(err)}` }
+  }
+}
+
+/** A lease is renewed every third of its length, and given up a sixth of it before it runs out. */
+export const renewEvery = (leaseMs: number) => Math.max(1, Math.floor(leaseMs / 3))
+/** Whether a try's lease is too close to its end to go on: what stops here stops before another worker may take it. */
+export const nearlyOut = (open: Try, leaseMs: number, now: number) => open.until - leaseMs / 6 <= now
+
+interface Active {
+  readonly open: Try
+  done: Promise<void>
+}
+
 /** Creates a pool over `table`. */
 export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
   const { concurrency, now } = options
   const pollMs = options.pollMs ?? 1_000
-  // Tries until their outcome is stored (what stop() waits for), and how many of them still hold an agent slot.
-  const active = new Set<{ readonly abort: AbortController; readonly done: Promise<void> }>()
+  const leaseMs = options.leaseMs ?? 30_000
+  // Tries until their outcome is stored (what stop() waits for); `running` of them still hold an agent slot.
+  const active = new Map<string, Active>()
   let running = 0
   let worker: JobWorker | undefined
   let stopping = false
   let pumping: Promise<void> | undefined
   let again = false
   let timer: NodeJS.Timeout | undefined
+  let renewing: NodeJS.Timeout | undefined
+
+  /**
+   * Renews every lease held; a lease the store no longer gives this process is lost, and so is one whose
+   * renewals kept failing until it came close to running out (the store may give it away then).
+   */
+  async function renew(): Promise<void> {
+    const tries = [...active.values()].map((a) => a.open).filter((o) => !o.lost)
+    if (tries.length > 0) {
+      const until = now() + leaseMs
+      try {
+        const kept = await table.renew(new Map(tries.map((o) => [o.id, o.token])), until)
+        for (const open of tries) {
+          if (kept.has(open.id)) open.until = Math.max(open.until, until)
+          else open.lose()
+        }
+      } catch (err) {
+        options.log().error('cannot renew job leases; trying again', { reason: messageOf(err) })
+      }
+      for (const open of tries) if (nearlyOut(open, leaseMs, now())) open.lose()
+    }
+    if (!stopping || active.size > 0) renewing = setTimeout(() => void renew(), renewEvery(leaseMs)).unref()
+  }
 
   /**
    * Stores a try's outcome, trying again while the store refuses (a long write lock held by another process):
    * a job whose outcome is dropped would stay `running`. During a stop it gives up after one failure; the job
-   * then stays leased by this process and the next start gives it back.
+   * then stays leased by this process and the next start gives it back. A lost lease stores nothing.
    */
-  async function store(id: string, deliveryId: string, outcome: JobOutcome): Promise<void> {
+  async function store(open: Try, outcome: JobOutcome): Promise<void> {
     for (let delay = 100, logged = false; ; delay = Math.min(delay * 2, 5_000)) {
       try {
-        await table.finish(id, outcome, now())
+        await open.write((job) => finished(job, outcome, now()), 'release')
         return
       } catch (err) {
-        if (!logged) options.log().error('cannot store the outcome of a job; trying again', { job: id, delivery: deliveryId, reason: message(err) })
+        if (open.lost) return
+        if (!logged) options.log().error('cannot store the outcome of a job; trying again', { job: open.id, delivery: open.leased.job.deliveryId, reason: messageOf(err) })
         logged = true
         if (stopping) throw err
         await new Promise((resolve) => setTimeout(resolve, delay).unref())
@@ -79,26 +224,16 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     }
   }
 
-  function launch({ job, payload }: LeasedRow, run: JobWorker): void {
-    const abort = new AbortController()
-    const leased: LeasedJob = {
-      job,
-      payload,
-      signal: abort.signal,
-      saveAnswer: (text) => table.saveAnswer(job.id, text, now()),
-      saveProgress: (parts) => table.saveProgress(job.id, parts, now()),
-      recordProcess: (pid) => table.recordProcess(job.id, pid),
-    }
+  function launch(row: LeasedRow, run: JobWorker): void {
+    const open = openTry(row, table, { now, leaseMs, log: options.log })
     running++
-    // Through a promise even for a worker that throws synchronously: every try must end in a stored outcome.
-    const done = Promise.resolve()
-      .then(() => run(leased))
-      .catch((err: unknown): JobOutcome => ({ kind: 'failed', reason: `the worker threw: ${message(err)}` }))
+    const entry: Active = { open, done: Promise.resolve() }
+    entry.done = runTry(open, run)
       .then((outcome) => {
         // The agent's slot is free once the try has ended, not once its outcome is stored: the next lease then
         // goes into the same commit as this outcome instead of waiting one more turn for its own.
         running--
-        const stored = store(job.id, job.deliveryId, outcome)
+        const stored = store(open, outcome)
         wake()
         return stored
       })
@@ -106,11 +241,10 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
         // Stopping: the job stays `running` under this process's lease; the next start gives it back.
       })
       .finally(() => {
-        active.delete(entry)
+        active.delete(open.id)
         wake()
       })
-    const entry = { abort, done }
-    active.add(entry)
+    active.set(open.id, entry)
   }
 
   function pump(): Promise<void> {
@@ -130,10 +264,10 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
       do {
         again = false
         while (worker && !stopping && running < concurrency) {
-          const rows = await table.lease(concurrency - running, now())
+          const rows = await table.lease(concurrency - running, now(), now() + leaseMs)
           if (stopping) {
             // Leased while stop() began: hand them straight back, untried.
-            await Promise.all(rows.map((row) => table.finish(row.job.id, { kind: 'interrupted' }, now())))
+            await Promise.all(rows.map((row) => table.update(row.job.id, row.token, (j) => finished(j, { kind: 'interrupted' }, now()), 'release')))
             break
           }
           for (const row of rows) launch(row, worker)
@@ -141,7 +275,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
         }
       } while (again)
     } catch (err) {
-      if (!stopping) options.log().error('cannot lease jobs', { reason: message(err) })
+      if (!stopping) options.log().error('cannot lease jobs', { reason: messageOf(err) })
     }
   }
 
@@ -164,6 +298,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     start(run) {
       worker = run
       wake()
+      void renew()
     },
     wake,
     async stop(graceMs) {
@@ -172,13 +307,14 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
       // A lease already on its way is waited for: what it took is handed back before the store may close.
       await pumping
       const settled = () => Promise.all([...active.values()].map((a) => a.done)).then(() => true)
-      const finished = await within(settled(), graceMs)
-      if (!finished) {
+      const done = await within(settled(), graceMs)
+      if (!done) {
         const reason = new GatewayError('ERR_CLOSED', 'The gateway stopped before the job finished.')
-        for (const { abort } of active.values()) abort.abort(reason)
+        for (const { open } of active.values()) open.abort(reason)
         await within(settled(), options.settleMs ?? 5_000)
       }
-      return { finished, left: table.unfinished() }
+      clearTimeout(renewing)
+      return { finished: done, left: table.unfinished() }
     },
   }
 }
@@ -194,8 +330,4 @@ export async function within(promise: Promise<unknown>, ms: number): Promise<boo
   } finally {
     clearTimeout(timer)
   }
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
 }

@@ -5,14 +5,10 @@
  * only when the first one's job was stored (a first copy refused 429 or 503 stored nothing, and its copy must
  * not be told otherwise). The store's own unique key catches the rare race between processes.
  */
-import type { JobState, Reservation } from './state-backend.js'
+import type { Reservation } from './state-backend.js'
+import { decide, type KeyHolder } from './transitions.js'
 
-/** The job that holds a key, as the store knows it. */
-export interface KeyHolder {
-  readonly id: string
-  readonly state: JobState
-  readonly finishedAt: number | undefined
-}
+export type { KeyHolder } from './transitions.js'
 
 /** Reservations held by this process. */
 export interface ReservationBook {
@@ -66,21 +62,5 @@ export function reservationBook(): ReservationBook {
       }
     },
     settle,
-  }
-}
-
-/**
- * A failed job's key is given back to a redelivery (it re-queues that job); a queued or running job's is not;
- * a done job's is held for `windowMs` after it finished, then a redelivery is a new job.
- */
-export function decide(holder: KeyHolder | undefined, windowMs: number, now: number): Reservation['status'] {
-  if (!holder) return 'new'
-  switch (holder.state) {
-    case 'failed':
-      return 'redeliver'
-    case 'done':
-      return (holder.finishedAt ?? now) + windowMs > now ? 'duplicate' : 'new'
-    default:
-      return 'duplicate'
   }
 }

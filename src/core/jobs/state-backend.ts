@@ -69,10 +69,16 @@ export interface LeasedJob {
   readonly payload: JsonObject
   /** Aborted when the worker must stop: the gateway's grace period ended (report `interrupted`). */
   readonly signal: AbortSignal
-  /** Stores the answer and moves the job to stage `deliver` (before any delivery is tried). */
+  /** Stores the answer and moves the job to stage `deliver` (before any delivery is tried), under the lease. */
   saveAnswer(text: string): Promise<void>
-  /** Records that the first `parts` parts of the answer are posted. */
+  /** Records that the first `parts` parts of the answer are posted, under the lease. */
   saveProgress(parts: number): Promise<void>
+  /**
+   * Resolves while the store still confirms this try's lease (and extends it); rejects, and aborts the try,
+   * once the lease is lost. Called right before a side effect (a post): a worker that lost its job to another
+   * during a store outage, a partition or a freeze posts nothing.
+   */
+  confirmLease(): Promise<void>
   /** Records a process group the job started, so the next start can kill it if this process dies. */
   recordProcess(pid: number): void
 }
@@ -95,9 +101,9 @@ export type Reservation =
 export interface DedupStore {
   /**
    * Reserves `key` for one request. Atomic: of N concurrent reservations of a key, at most one is `new` or
-   * `redeliver`. A key whose job finished `done` more than `windowMs` ago is `new` again.
+   * `redeliver`. A key whose job finished `done` more than the backend's de-dup window ago is `new` again.
    */
-  reserve(key: string, windowMs: number): Promise<Reservation>
+  reserve(key: string): Promise<Reservation>
 }
 
 /** What {@link JobQueue.add} did. */
@@ -118,9 +124,10 @@ export interface StopReport {
 /** Where accepted jobs wait for a worker. */
 export interface JobQueue {
   /**
-   * Stores a job; with a reservation, binds its de-dup key to the job in the same write (a `redeliver`
-   * reservation re-queues the failed job instead). Resolves only once the job is stored: the 202 waits for it.
-   * Throws when the store cannot be written (the request is answered 503).
+   * Stores a job, deciding again in the same write what the key's job is now (the lifecycle's `admit`): a key
+   * whose job another process stored, or an operator queued again, since the reservation answers `duplicate`; a
+   * failed job's key re-queues that job. Resolves only once the job is stored: the 202 waits for it. Throws
+   * when the store cannot be written (the request is answered 503).
    */
   add(job: NewJob, reservation?: Reservation | undefined): Promise<AddResult>
   /** Starts handing due jobs to `worker`. Called once, after the backend started. */
@@ -162,6 +169,12 @@ export type Readiness = { readonly ok: true } | { readonly ok: false; readonly r
 /** What a plugin's `start` receives. */
 export interface LifecycleContext {
   readonly log: Logger
+  /**
+   * True when an admin command (`hookpilot jobs`, the subscription commands) opens the plugin beside a running
+   * gateway: a state backend then opens its store for the jobs view, de-dup and subscriptions only, and
+   * recovers, expires and runs nothing (that is the serving process's work).
+   */
+  readonly admin?: boolean | undefined
 }
 
 /**

@@ -13,9 +13,6 @@ import type { Clock, EventFilter, JsonObject, Logger, RawRequest, RateLimiter, R
 /** Headers a reverse proxy adds to what it forwards. */
 const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const
 
-/** De-duplication window of the seed: one hour (after the job finished). */
-export const IDEMPOTENCY_TTL_MS = 60 * 60 * 1000
-
 /** Looks routes up by name (static ones, then dynamic subscriptions). */
 export interface RouteTable {
   get(name: string): Route | undefined
@@ -132,7 +129,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
 
   /** Steps 6 to 10: de-dup, rate limit, store. The key stays reserved until the job is stored or refused. */
   async function admit(route: Route, job: NewJob, fields: Fields): Promise<GatewayResponse> {
-    const reservation: Reservation | undefined = job.dedupKey === undefined ? undefined : await dedup.reserve(job.dedupKey, IDEMPOTENCY_TTL_MS)
+    const reservation: Reservation | undefined = job.dedupKey === undefined ? undefined : await dedup.reserve(job.dedupKey)
     const duplicate = () => {
       log.info('duplicate delivery', fields)
       return json(200, { status: 'duplicate', delivery_id: job.deliveryId })

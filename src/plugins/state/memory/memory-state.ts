@@ -1,16 +1,17 @@
 /**
  * The in-memory state backend: queue, de-dup and jobs view in Maps. Nothing survives the process; use it for
  * tests and for embedding where losing queued work on a restart is acceptable. `hookpilot serve` defaults to
- * SQLite.
+ * SQLite. Every move of a job is the lifecycle's (core/jobs/transitions.ts): this file only keeps records.
  */
 import { GatewayError } from '../../../core/errors.js'
 import { jobPool, type LeaseTable, type LeasedRow } from '../../../core/jobs/pool.js'
-import type { JobCounts, JobOutcome, JobRecord, JobState, NewJob, StateBackend } from '../../../core/jobs/state-backend.js'
-import { IDEMPOTENCY_TTL_MS as DEDUP_WINDOW_MS } from '../../../core/pipeline/pipeline.js'
 import { reservationBook } from '../../../core/jobs/reservations.js'
+import type { JobCounts, JobRecord, JobState, StateBackend } from '../../../core/jobs/state-backend.js'
+import {
+  accepted, admit, checkedRetention, DEDUP_WINDOW_MS, keyMoved, leased, purgeCutoff, purgeable, queuedAgain, retried, retentionCutoff,
+} from '../../../core/jobs/transitions.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, JsonObject, Logger } from '../../../core/types.js'
-import { finishedRecord, queuedAgain, retriedRecord } from '../../../core/jobs/transitions.js'
 
 /** Options of {@link memoryState}. */
 export interface MemoryStateOptions {
@@ -18,7 +19,9 @@ export interface MemoryStateOptions {
   readonly concurrency: number
   /** Most jobs waiting; past it a request is answered 503. */
   readonly maxQueue: number
-  /** How long finished jobs are kept (at least the de-dup window, one hour). Defaults to one hour. */
+  /** How long a done job holds its delivery id after it finished. Defaults to one hour. */
+  readonly dedupWindowMs?: number | undefined
+  /** How long finished jobs are kept (at least the de-dup window). Defaults to the window. */
   readonly keepFinishedMs?: number | undefined
   /** Most finished jobs kept; past it the oldest are forgotten. Defaults to 100,000. */
   readonly maxFinished?: number | undefined
@@ -33,6 +36,8 @@ const DONE_PAYLOADS = 1_000
 interface Entry {
   job: JobRecord
   payload: JsonObject | undefined
+  /** The token of the lease a running job is under. */
+  token: string | undefined
 }
 
 /**
@@ -45,49 +50,63 @@ interface Entry {
  */
 export function memoryState(options: MemoryStateOptions): StateBackend {
   const now = options.now ?? Date.now
-  const keepMs = options.keepFinishedMs ?? 3_600_000
+  const windowMs = options.dedupWindowMs ?? DEDUP_WINDOW_MS
+  const keep = options.keepFinishedMs ?? windowMs
+  const retention = checkedRetention({ windowMs, keepDoneMs: keep, keepFailedMs: keep })
   const maxFinished = Math.max(1, options.maxFinished ?? 100_000)
   const jobs = new Map<string, Entry>()
   const keys = new Map<string, string>() // de-dup key -> job id
-  const finished = new Map<string, number>() // job id -> finished at, oldest first
+  const finishedAt = new Map<string, number>() // job id -> finished at, oldest first
   const waiting = new Set<string>() // queued job ids, so a lease never walks the finished ones
   const withPayload = new Set<string>() // done jobs that still hold their payload, oldest first
   const book = reservationBook()
   let queued = 0
   let running = 0
   let seq = 0
+  let tokens = 0
   let log: Logger = silentLogger
 
-  const entry = (id: string): Entry => {
-    const found = jobs.get(id)
-    if (!found) throw new GatewayError('ERR_STATE', `no job ${id}`)
-    return found
-  }
   const count = (state: JobState, delta: number) => {
     if (state === 'queued') queued += delta
     else if (state === 'running') running += delta
   }
-  const update = (e: Entry, job: JobRecord) => {
+  /** Stores `job` as the entry's record, keeping the indexes in step. */
+  const put = (e: Entry, job: JobRecord) => {
     count(e.job.state, -1)
     count(job.state, 1)
     e.job = job
     if (job.state === 'queued') waiting.add(job.id)
     else waiting.delete(job.id)
-    if (job.finishedAt === undefined) finished.delete(job.id)
-    else {
-      finished.delete(job.id) // re-inserted at the young end
-      finished.set(job.id, job.finishedAt)
+    finishedAt.delete(job.id) // re-inserted at the young end
+    if (job.finishedAt !== undefined) finishedAt.set(job.id, job.finishedAt)
+    if (job.state !== 'running') e.token = undefined
+    // A done job keeps its record for the de-dup window, but only the latest keep their payloads (tens of KB
+    // each, needed only to run one again): memory stays bounded by what runs, not by what ran.
+    if (job.state === 'done') {
+      withPayload.add(job.id)
+      for (const oldest of withPayload) {
+        if (withPayload.size <= DONE_PAYLOADS) break
+        withPayload.delete(oldest)
+        const old = jobs.get(oldest)
+        if (old?.job.state === 'done') old.payload = undefined
+      }
     }
   }
+  const remove = (id: string) => {
+    const gone = jobs.get(id)
+    finishedAt.delete(id)
+    withPayload.delete(id)
+    jobs.delete(id)
+    if (gone?.job.dedupKey !== undefined && keys.get(gone.job.dedupKey) === id) keys.delete(gone.job.dedupKey)
+  }
 
-  /** Forgets finished jobs past their time (or past the cap), with their payloads. */
+  /** Forgets finished jobs past the retention (or past the cap), oldest first. */
   const sweep = (t: number) => {
-    for (const [id, at] of finished) {
-      if (at > t - keepMs && finished.size <= maxFinished) break
-      finished.delete(id)
-      const gone = jobs.get(id)
-      jobs.delete(id)
-      if (gone?.job.dedupKey !== undefined && keys.get(gone.job.dedupKey) === id) keys.delete(gone.job.dedupKey)
+    const cutoff = retentionCutoff(t, retention)
+    for (const [id] of finishedAt) {
+      const e = jobs.get(id)
+      if (e && !purgeable(e.job, cutoff) && finishedAt.size <= maxFinished) break
+      remove(id)
     }
   }
 
@@ -96,45 +115,32 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
       const rows: LeasedRow[] = []
       for (const id of waiting) {
         if (rows.length >= max) break
-        const e = entry(id)
-        if (e.job.notBefore > t) continue
-        update(e, { ...e.job, state: 'running', attempts: e.job.attempts + 1, updatedAt: t })
-        rows.push({ job: e.job, payload: e.payload ?? {} })
+        const e = jobs.get(id)
+        if (!e || e.job.notBefore > t) continue
+        put(e, leased(e.job, t))
+        e.token = String(++tokens)
+        rows.push({ job: e.job, payload: e.payload ?? {}, token: e.token })
       }
       return rows
     },
-    async saveAnswer(id, text, t) {
-      const e = entry(id)
-      update(e, { ...e.job, stage: 'deliver', answer: text, progress: 0, attempts: 1, updatedAt: t })
+    async update(id, token, change) {
+      const e = jobs.get(id)
+      if (!e || e.job.state !== 'running' || e.token !== token) return undefined
+      put(e, change(e.job))
+      sweep(now())
+      return e.job
     },
-    async saveProgress(id, parts, t) {
-      const e = entry(id)
-      update(e, { ...e.job, progress: parts, updatedAt: t })
+    async renew(held) {
+      return new Set([...held].filter(([id, token]) => jobs.get(id)?.token === token).map(([id]) => id))
     },
     recordProcess() {
       // Processes die with this process (run-process watches its parent): nothing to clean up at a next start.
     },
-    async finish(id, outcome: JobOutcome, t) {
-      const e = entry(id)
-      update(e, finishedRecord(e.job, outcome, t))
-      // A done job keeps its record for the de-dup window, but only the latest keep their payloads (tens of KB
-      // each, needed only to run one again): memory stays bounded by what runs, not by what ran.
-      if (e.job.state === 'done') {
-        withPayload.add(id)
-        for (const oldest of withPayload) {
-          if (withPayload.size <= DONE_PAYLOADS) break
-          withPayload.delete(oldest)
-          const old = jobs.get(oldest)
-          if (old?.job.state === 'done') old.payload = undefined
-        }
-      }
-      sweep(t)
-    },
     nextDue() {
       let due: number | undefined
       for (const id of waiting) {
-        const at = entry(id).job.notBefore
-        if (due === undefined || at < due) due = at
+        const at = jobs.get(id)?.job.notBefore
+        if (at !== undefined && (due === undefined || at < due)) due = at
       }
       return due
     },
@@ -142,57 +148,49 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
   }
   const pool = jobPool(table, { concurrency: options.concurrency, now, log: () => log, pollMs: options.pollMs })
 
-  function insert(job: NewJob, t: number): string {
-    const id = String(++seq)
-    if (job.dedupKey !== undefined) {
-      const previous = keys.get(job.dedupKey)
-      const old = previous === undefined ? undefined : jobs.get(previous)
-      if (old) old.job = { ...old.job, dedupKey: undefined } // the key moves to the new job
-      keys.set(job.dedupKey, id)
-    }
-    const record: JobRecord = {
-      id, route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, state: 'queued', stage: 'run',
-      answer: undefined, progress: 0, attempts: 0, notBefore: t, lastError: undefined, receivedAt: job.receivedAt, updatedAt: t,
-      finishedAt: undefined,
-    }
-    jobs.set(id, { job: record, payload: job.payload })
-    waiting.add(id)
-    queued++
-    return id
+  const holderOf = (key: string | undefined) => {
+    const id = key === undefined ? undefined : keys.get(key)
+    return id === undefined ? undefined : jobs.get(id)
   }
 
   return {
     name: 'memory',
     durable: false,
     dedup: {
-      reserve(key, windowMs) {
+      reserve(key) {
         sweep(now())
-        return book.reserve(key, () => {
-          const id = keys.get(key)
-          return id === undefined ? undefined : jobs.get(id)?.job
-        }, windowMs, now)
+        return book.reserve(key, () => holderOf(key)?.job, retention.windowMs, now)
       },
     },
     queue: {
       async add(job, reservation) {
         if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
         try {
-          if (queued >= options.maxQueue) return { status: 'full' }
           const t = now()
           sweep(t)
-          if (reservation?.status === 'redeliver') {
-            const e = jobs.get(reservation.jobId)
-            if (e?.job.state === 'failed') {
-              update(e, queuedAgain(e.job, t))
+          const holder = holderOf(job.dedupKey)
+          const admission = admit({ holder: holder?.job, windowMs: retention.windowMs, now: t, queued, maxQueue: options.maxQueue })
+          switch (admission.kind) {
+            case 'full':
+              return { status: 'full' }
+            case 'duplicate':
+              return { status: 'duplicate', id: admission.id }
+            case 'requeue':
+              if (holder) put(holder, queuedAgain(holder.job, t))
               pool.wake()
-              return { status: 'accepted', id: e.job.id }
+              return { status: 'accepted', id: admission.job.id }
+            case 'insert': {
+              if (holder) put(holder, keyMoved(holder.job))
+              const id = String(++seq)
+              const entry: Entry = { job: accepted(job, id, t), payload: job.payload, token: undefined }
+              jobs.set(id, entry)
+              if (job.dedupKey !== undefined) keys.set(job.dedupKey, id)
+              waiting.add(id)
+              queued++
+              pool.wake()
+              return { status: 'accepted', id }
             }
-            // Re-queued since (an operator's retry): the key is that job's, and this is a copy of it.
-            if (e !== undefined && e.job.dedupKey === reservation.key) return { status: 'duplicate', id: e.job.id }
           }
-          const id = insert(job, t)
-          pool.wake()
-          return { status: 'accepted', id }
         } finally {
           if (reservation !== undefined) book.settle(reservation)
         }
@@ -220,21 +218,18 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
         if (e.payload === undefined) {
           throw new GatewayError('ERR_STATE', `job ${id} is done and its payload is no longer kept (the memory backend keeps the latest ${DONE_PAYLOADS}): it cannot run again; use state.driver: sqlite to keep them`)
         }
-        update(e, retriedRecord(e.job, now()))
-        const retried = e.job
+        put(e, retried(e.job, now()))
+        const queuedAgain = e.job
         pool.wake()
-        return retried
+        return queuedAgain
       },
       async purge(before) {
+        const cutoff = purgeCutoff(before, now(), retention.windowMs)
         let n = 0
-        // A done job holds its delivery id for the de-dup window: purging it sooner would let a redelivery run again.
-        const doneBefore = Math.min(before, now() - DEDUP_WINDOW_MS)
-        for (const [id, at] of [...finished]) {
-          if (at >= (jobs.get(id)?.job.state === 'done' ? doneBefore : before)) continue
-          finished.delete(id)
-          const gone = jobs.get(id)
-          jobs.delete(id)
-          if (gone?.job.dedupKey !== undefined && keys.get(gone.job.dedupKey) === id) keys.delete(gone.job.dedupKey)
+        for (const [id] of [...finishedAt]) {
+          const e = jobs.get(id)
+          if (!e || !purgeable(e.job, cutoff)) continue
+          remove(id)
           n++
         }
         return n

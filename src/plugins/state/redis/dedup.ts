@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Reservation } from '../../../core/jobs/state-backend.js'
-import { decide, type KeyHolder } from '../../../core/jobs/reservations.js'
+import { decide, type KeyHolder } from '../../../core/jobs/transitions.js'
 import type { Keys } from './keys.js'
 
 /** Deletes a hold only if it is still this request's (it may have expired and been taken by another). */
@@ -34,18 +34,20 @@ export interface RedisDedupOptions {
   readonly now: () => number
   /** How long a hold lasts if its request never gives it back (its instance died). */
   readonly holdMs: number
+  /** How long a done job holds its key after it finished. */
+  readonly windowMs: number
 }
 
 /** Reserves `key` for one request, on every instance at once. */
-export function redisDedup(options: RedisDedupOptions): (key: string, windowMs: number) => Promise<Reservation> {
-  const { redis, keys, holdMs } = options
+export function redisDedup(options: RedisDedupOptions): (key: string) => Promise<Reservation> {
+  const { redis, keys, holdMs, windowMs } = options
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
   /** What the store says of the key an owner id names. */
-  const judge = async (owner: string | null, windowMs: number) => {
+  const judge = async (owner: string | null) => {
     const holder = owner === null ? undefined : await options.holder(owner)
     return { holder, status: decide(holder, windowMs, options.now()) }
   }
-  return async function reserve(key, windowMs) {
+  return async function reserve(key) {
     const owner = keys.keyOwner(key)
     const hold = keys.hold(key)
     const token = randomBytes(12).toString('base64url')
@@ -63,7 +65,7 @@ export function redisDedup(options: RedisDedupOptions): (key: string, windowMs: 
     for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
       let taken = await take(false)
       if (taken.held === 0) {
-        const before = await judge(taken.id, windowMs)
+        const before = await judge(taken.id)
         if (before.status === 'duplicate') return { status: 'duplicate', key, jobId: before.holder?.id }
         taken = await take(true)
       }
@@ -74,7 +76,7 @@ export function redisDedup(options: RedisDedupOptions): (key: string, windowMs: 
       await sleep(delay)
     }
     try {
-      const { holder, status } = await judge(after, windowMs)
+      const { holder, status } = await judge(after)
       if (status === 'duplicate') {
         await release()
         return { status, key, jobId: holder?.id }

@@ -16,6 +16,12 @@ export interface Keys {
   hold(dedupKey: string): string
   /** The counter job ids come from. */
   readonly sequence: string
+  /** A random name of this Redis's data set, so job ids never repeat after Redis lost its data. */
+  readonly epoch: string
+  /** Admissions between their room being counted and their job being stored (so two instances never overshoot max_queue). */
+  readonly admitting: string
+  /** BullMQ's key of `type` for the queue (`wait`, `delayed`, a job id, `<id>:lock`). */
+  bull(type: string): string
   /** The rolling-minute log of a rate-limit key. */
   rate(key: string): string
   readonly subscriptions: string
@@ -31,6 +37,9 @@ export function keysOf(prefix: string): Keys {
     keyOwner: (dedupKey) => `${prefix}:dedup:${hash(dedupKey)}`,
     hold: (dedupKey) => `${prefix}:hold:${hash(dedupKey)}`,
     sequence: `${prefix}:seq`,
+    epoch: `${prefix}:epoch`,
+    admitting: `${prefix}:admitting`,
+    bull: (type) => `${prefix}:${QUEUE_NAME}:${type}`,
     rate: (key) => `${prefix}:rate:${hash(key)}`,
     subscriptions: `${prefix}:subscriptions`,
     subscriptionsChanged: `${prefix}:subscriptions:changed`,

@@ -6,29 +6,21 @@
 import { Queue } from 'bullmq'
 import { GatewayError } from '../../../core/errors.js'
 import type { StateBackend } from '../../../core/jobs/state-backend.js'
+import { checkedRetention } from '../../../core/jobs/transitions.js'
 import { silentLogger } from '../../../core/log/logger.js'
-import { IDEMPOTENCY_TTL_MS as DEDUP_WINDOW_MS } from '../../../core/pipeline/pipeline.js'
 import type { SubscriptionStore } from '../../../core/routes/subscriptions/subscription-store.js'
 import type { Logger, RateLimiter } from '../../../core/types.js'
-import { queuedAgain } from '../../../core/jobs/transitions.js'
+import { redisAdmission } from './admission.js'
 import { checkSettings, openRedis, redactedUrl, type RedisClients } from './connection.js'
 import { redisDedup } from './dedup.js'
 import { keysOf, QUEUE_NAME } from './keys.js'
 import { redisLimiter } from './limiter.js'
-import { BULL_STATES, dataOf, newData, recordOf, stateOf, type BullJob, type JobData } from './records.js'
+import { recordOf, stateOf, type BullJob, type JobData } from './records.js'
 import { redisSubscriptionStore } from './subscriptions.js'
 import { redisJobsView } from './view.js'
 import { redisWorker } from './worker.js'
 
-export { redactedUrl } from './connection.js'
-
-const HOUR = 3_600_000
-const DAY = 24 * HOUR
-
-/** The next job id from the sequence (KEYS[1]), bound to the de-dup key (KEYS[2]) for ARGV[1] s: `{id, previous owner}`. */
-const BIND = `
-local id = string.format('j%d', redis.call('INCR', KEYS[1]))
-return {id, redis.call('SET', KEYS[2], id, 'EX', ARGV[1], 'GET')}`
+const DAY = 24 * 3_600_000
 
 /** Options of {@link redisState}. */
 export interface RedisStateOptions {
@@ -73,9 +65,8 @@ export interface RedisState {
 export function redisState(options: RedisStateOptions): RedisState {
   const now = Date.now // BullMQ's times are the machine's: one clock for every field of a job
   const keys = keysOf(options.prefix ?? 'hookpilot')
-  const dedupWindowMs = options.dedupWindowMs ?? DEDUP_WINDOW_MS
-  const keepDoneMs = Math.max(dedupWindowMs, options.keepDoneMs ?? DAY)
-  const keepFailedMs = options.keepFailedMs ?? 7 * DAY
+  const retention = checkedRetention({ windowMs: options.dedupWindowMs, keepDoneMs: options.keepDoneMs, keepFailedMs: options.keepFailedMs })
+  const { keepDoneMs, keepFailedMs } = retention
   const lockMs = options.lockMs ?? 30_000
   const shown = redactedUrl(options.url)
   let log: Logger = silentLogger
@@ -87,34 +78,24 @@ export function redisState(options: RedisStateOptions): RedisState {
   }
   const commands = () => open().clients.commands
   const queue = () => open().queue
-  const view = redisJobsView({ queue, now, dedupWindowMs })
+  const view = redisJobsView({ queue, now, windowMs: retention.windowMs })
   const unfinished = async () => {
     const counts = await view.counts()
     return counts.queued + counts.running
   }
-  const worker = redisWorker({ connection: () => open().clients.worker, keys, concurrency: options.concurrency, lockMs, unfinished, now })
-  const holder = async (id: string) => {
+  const worker = redisWorker({ connection: () => open().clients.worker, keys, concurrency: options.concurrency, lockMs, unfinished, now, log: () => log })
+  /** Job `id` and its record, as Redis holds it now. */
+  const record = async (id: string) => {
     const job = (await queue().getJob(id)) as BullJob | undefined
-    if (!job) return undefined
-    const state = stateOf(await job.getState())
-    return { id, state, finishedAt: state === 'done' || state === 'failed' ? job.finishedOn : undefined }
+    return job && { job, record: recordOf(job, stateOf(await job.getState())) }
   }
   // A request holds its key for the few milliseconds between reserve and add; 5 s is far past that even under
   // load, yet short enough that a hold left by a dead instance (or a Redis restart) delays a resend well within
   // GitHub's 10 s timeout.
-  const reserve = redisDedup({ redis: commands, keys, holder, now, holdMs: 5_000 })
+  const reserve = redisDedup({ redis: commands, keys, holder: async (id) => (await record(id))?.record, now, holdMs: 5_000, windowMs: retention.windowMs })
   // A de-dup key outlives every job that can hold it; past that it is only a pointer to a purged job.
   const keyTtlSeconds = Math.ceil((Math.max(keepDoneMs, keepFailedMs) + DAY) / 1000)
-
-  /**
-   * A new job id, bound to `dedupKey` first: a crash before the job is stored leaves a key naming no job (new
-   * again). With a key, the id and the binding are one script (BIND), one round trip instead of two.
-   */
-  async function bind(dedupKey: string | undefined): Promise<{ id: string; previous: string | null }> {
-    if (dedupKey === undefined) return { id: `j${await commands().incr(keys.sequence)}`, previous: null }
-    const [id, previous] = (await commands().eval(BIND, 2, keys.sequence, keys.keyOwner(dedupKey), keyTtlSeconds)) as [string, string | null]
-    return { id, previous }
-  }
+  const store = redisAdmission({ redis: commands, queue, keys, now, windowMs: retention.windowMs, maxQueue: options.maxQueue, keyTtlSeconds, record })
 
   const state: StateBackend = {
     name: 'redis',
@@ -125,22 +106,7 @@ export function redisState(options: RedisStateOptions): RedisState {
       async add(job, reservation) {
         if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
         try {
-          const waiting = await queue().getJobCounts(...BULL_STATES.queued)
-          if (Object.values(waiting).reduce((a, b) => a + b, 0) >= options.maxQueue) return { status: 'full' }
-          if (reservation?.status === 'redeliver') {
-            const failed = (await queue().getJob(reservation.jobId)) as BullJob | undefined
-            if (failed) {
-              const again = queuedAgain(recordOf(failed, 'failed'), now())
-              await failed.updateData(dataOf(again, failed.data.payload))
-              await failed.retry('failed')
-              return { status: 'accepted', id: again.id }
-            }
-          }
-          const { id, previous } = await bind(job.dedupKey)
-          // The key moved from a job done past the window: that job no longer holds it.
-          if (previous !== null && previous !== id) await detachKey(previous)
-          await queue().add('job', newData(job, now()), { jobId: id })
-          return { status: 'accepted', id }
+          return await store(job, reservation?.status === 'redeliver' ? reservation.jobId : undefined)
         } finally {
           reservation?.release()
         }
@@ -176,11 +142,6 @@ export function redisState(options: RedisStateOptions): RedisState {
       if (status === 'ready') return { ok: true }
       return { ok: false, reason: `Redis at ${shown} is ${status === undefined ? 'not connected (the backend is closed)' : `unreachable (connection ${status})`}` }
     },
-  }
-
-  async function detachKey(id: string): Promise<void> {
-    const job = (await queue().getJob(id)) as BullJob | undefined
-    if (job) await job.updateData({ ...job.data, dedupKey: undefined })
   }
 
   return {

@@ -1,6 +1,6 @@
 /** `hookpilot jobs` over BullMQ's lists: what is queued, running, done and failed, on every instance. */
 import type { Queue } from 'bullmq'
-import { retriedRecord } from '../../../core/jobs/transitions.js'
+import { purgeCutoff, retried } from '../../../core/jobs/transitions.js'
 import type { JobCounts, JobRecord, JobState, JobsView } from '../../../core/jobs/state-backend.js'
 import { BULL_STATES, dataOf, recordOf, stateOf, type BullJob, type JobData } from './records.js'
 
@@ -13,7 +13,7 @@ export interface RedisViewOptions {
   readonly queue: () => Queue<JobData, void, string>
   readonly now: () => number
   /** A done job holds its delivery id this long: purge never removes it sooner. */
-  readonly dedupWindowMs: number
+  readonly windowMs: number
 }
 
 /** The jobs view. */
@@ -56,17 +56,17 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
     async retry(id) {
       const current = await found(id)
       if (!current) return undefined
-      const next = retriedRecord(current.record, now())
+      const next = retried(current.record, now())
       await current.job.updateData(dataOf(next, current.job.data.payload))
       await current.job.retry(current.record.state === 'done' ? 'completed' : 'failed')
       return next
     },
     async purge(before) {
       const t = now()
-      // A done job holds its delivery id for the de-dup window: purging it sooner would let a redelivery run again.
-      const doneBefore = Math.min(before, t - options.dedupWindowMs)
+      const { doneBefore, failedBefore } = purgeCutoff(before, t, options.windowMs)
+      // BullMQ's clean takes an age: what finished more than that long ago goes.
       const done = await queue().clean(Math.max(0, t - doneBefore), 0, 'completed')
-      const failed = await queue().clean(Math.max(0, t - before), 0, 'failed')
+      const failed = await queue().clean(Math.max(0, t - failedBefore), 0, 'failed')
       return done.length + failed.length
     },
     async counts() {
@@ -78,7 +78,7 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
   }
 }
 
-/** The number in a job id (`j42` → 42). */
+/** The sequence number in a job id (`j42-7f3a1c` → 42). */
 export function idNumber(id: string): number {
-  return Number(id.replace(/^\D+/, '')) || 0
+  return Number(/^j(\d+)/.exec(id)?.[1] ?? 0)
 }

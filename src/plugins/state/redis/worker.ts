@@ -1,19 +1,38 @@
 /**
- * The worker side of the Redis backend: a BullMQ worker leases jobs (its lock is renewed while an agent runs, and
- * a job whose instance died is found stalled by another instance's worker and run again), and each try's
- * outcome is stored the way the job lifecycle says: done, failed with its reason, or delayed to its retry time.
+ * The worker side of the Redis backend: BullMQ's worker leases jobs (its lock, renewed while an agent runs, is
+ * the lease, and its token the lease's token), and each try runs through the worker kit (core/jobs/pool.ts)
+ * like on every backend: the lifecycle's records, written only while the lock is still this try's, and a try
+ * aborted once its lock is lost. A job whose instance died is found stalled by another instance's worker and
+ * run again (the lifecycle's `recovered`); the crash-loop rule is the lifecycle's, not BullMQ's.
  */
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { GatewayError } from '../../../core/errors.js'
-import { within } from '../../../core/jobs/pool.js'
-import { finishedRecord } from '../../../core/jobs/transitions.js'
-import type { JobOutcome, JobWorker, LeasedJob, StopReport } from '../../../core/jobs/state-backend.js'
+import { nearlyOut, openTry, runTry, within, type LeaseAfter, type Try, type TryTable } from '../../../core/jobs/pool.js'
+import type { JobRecord, JobWorker, StopReport } from '../../../core/jobs/state-backend.js'
+import { finished, leased } from '../../../core/jobs/transitions.js'
+import type { Logger } from '../../../core/types.js'
 import { QUEUE_NAME, type Keys } from './keys.js'
 import { dataOf, decodePayload, recordOf, type BullJob, type JobData } from './records.js'
 
+/**
+ * A try's write: the job's data (KEYS[2], field `data`) becomes ARGV[2] only while its lock (KEYS[1]) is still
+ * the try's token (ARGV[1]), and the lock is extended to ARGV[3] ms (0: left as it is). Answers 1, or 0 when
+ * the lock is another's or gone (the job was taken over, or Redis lost it).
+ */
+const FENCED_WRITE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[2], 'data', ARGV[2])
+if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return 1`
+
 /** What {@link redisWorker} needs. */
 export interface RedisWorkerOptions {
+  /**
+   * BullMQ's worker connection. A try's writes go through it too: like BullMQ's own moves, they wait out a short
+   * Redis outage (its offline queue) and then find whether the lock is still theirs, instead of failing the
+   * job on a connection error.
+   */
   readonly connection: () => Redis
   readonly keys: Keys
   readonly concurrency: number
@@ -22,6 +41,7 @@ export interface RedisWorkerOptions {
   /** Jobs queued or running, for the stop report. */
   readonly unfinished: () => Promise<number>
   readonly now: () => number
+  readonly log: () => Logger
   /** How long aborted jobs get to report after the grace period. */
   readonly settleMs?: number | undefined
 }
@@ -32,77 +52,112 @@ export interface RedisWorker {
   stop(graceMs: number): Promise<StopReport>
 }
 
-/** How many times a job may be found stalled (its instance died) and run again before it fails. */
-const MAX_STALLED = 3
+/**
+ * BullMQ may find a job stalled this many times before it fails it. Far past the lifecycle's own crash-loop
+ * rule (MAX_RUNS, counted at each lease), which decides first and says why; BullMQ's cap only stays a backstop.
+ */
+const MAX_STALLED = 1_000
 
 /** Creates the worker; nothing is leased before `start`. */
 export function redisWorker(options: RedisWorkerOptions): RedisWorker {
-  const { now } = options
-  const active = new Set<AbortController>()
+  const { now, lockMs, keys } = options
+  const tries = new Map<string, Try>()
   let bull: Worker<JobData, void, string> | undefined
+  let watching: NodeJS.Timeout | undefined
 
-  async function process(job: BullJob, token: string | undefined, run: JobWorker): Promise<void> {
-    // The lease counts one try before the agent starts, so a try its instance did not survive is counted too.
-    let data: JobData = { ...job.data, attempts: job.data.attempts + 1, updatedAt: now() }
-    await job.updateData(data)
-    const save = async (change: Partial<JobData>) => {
-      data = { ...data, ...change, updatedAt: now() }
-      await job.updateData(data)
-    }
-    const abort = new AbortController()
-    const leased: LeasedJob = {
-      job: recordOf(job, 'running'),
-      payload: decodePayload(data),
-      signal: abort.signal,
-      saveAnswer: (answer) => save({ stage: 'deliver', answer, progress: 0, attempts: 1 }),
-      saveProgress: (progress) => save({ progress }),
+  /** The try's table: its record kept here (this try holds the lease) and written fenced by the lock. */
+  function tableOf(job: BullJob, start: JobRecord): TryTable {
+    let current = start
+    return {
+      async update(id, token, change, after: LeaseAfter) {
+        const next = change(current)
+        const extend = after === 'release' ? 0 : lockMs
+        const ok = await options.connection().eval(FENCED_WRITE, 2, keys.bull(`${id}:lock`), keys.bull(id), token, JSON.stringify(dataOf(next, job.data.payload)), extend)
+        if (ok !== 1) return undefined
+        current = next
+        return next
+      },
       // Nothing to record: the watchdog already ends the agent's process group with this process, and another
       // machine could not kill it anyway.
       recordProcess: () => {},
     }
-    active.add(abort)
-    let outcome: JobOutcome
+  }
+
+  async function process(job: BullJob, token: string | undefined, run: JobWorker): Promise<void> {
+    if (token === undefined) throw new GatewayError('ERR_STATE', 'BullMQ handed out a job without a lock token')
+    const table = tableOf(job, recordOf(job, 'queued'))
+    const lease = leased(recordOf(job, 'queued'), now())
+    const open = openTry({ job: lease, payload: decodePayload(job.data), token }, table, { now, leaseMs: lockMs, log: options.log })
+    tries.set(open.id, open)
+    let outcome
     try {
-      outcome = await run(leased)
-    } catch (err) {
-      outcome = { kind: 'failed', reason: `the worker threw: ${err instanceof Error ? err.message : String(err)}` }
+      // The lease counts one try before the agent starts, so a try its instance did not survive is counted too.
+      await open.write(() => lease)
+      outcome = await runTry(open, run)
     } finally {
-      active.delete(abort)
+      tries.delete(open.id)
+    }
+    let record: JobRecord
+    try {
+      // Stored under the lock; BullMQ's own moves below check the same token.
+      record = await open.write((current) => finished(current, outcome, now()), outcome.kind === 'done' ? 'release' : { until: now() + lockMs })
+    } catch (err) {
+      if (!open.lost) throw err
+      // Given up here (its renewals failed): if the lock is somehow still this try's, the job goes back to the
+      // queue rather than failing; if another took it, BullMQ refuses the move and the job is theirs.
+      await job.moveToDelayed(now(), token).catch(() => {})
+      throw new DelayedError()
     }
     if (outcome.kind === 'done') return
-    const record = finishedRecord(recordOf(job, 'running'), outcome, now())
-    await job.updateData(dataOf(record, data.payload))
     if (outcome.kind === 'failed') throw new UnrecoverableError(outcome.reason)
     // A retry, or a try the gateway's stop interrupted: back to the queue at its time, this lease ended.
     await job.moveToDelayed(record.notBefore, token)
     throw new DelayedError()
   }
 
+  /** A try whose lock BullMQ could not renew until it was nearly out stops before another instance takes it. */
+  function watch(): void {
+    for (const open of tries.values()) if (nearlyOut(open, lockMs, now())) open.lose()
+    watching = setTimeout(watch, Math.max(50, Math.floor(lockMs / 6))).unref()
+  }
+
   return {
     start(run) {
       bull = new Worker<JobData, void, string>(QUEUE_NAME, (job, token) => process(job, token, run), {
         connection: options.connection(),
-        prefix: options.keys.prefix,
+        prefix: keys.prefix,
         concurrency: options.concurrency,
-        lockDuration: options.lockMs,
-        stalledInterval: options.lockMs,
+        lockDuration: lockMs,
+        stalledInterval: lockMs,
         maxStalledCount: MAX_STALLED,
       })
       bull.on('error', () => {}) // connection errors: the readiness answer reports Redis down
+      bull.on('locksRenewed', ({ jobIds }: { jobIds: string[] }) => {
+        const until = now() + lockMs
+        for (const id of jobIds) {
+          const open = tries.get(id)
+          if (open) open.until = Math.max(open.until, until)
+        }
+      })
+      bull.on('lockRenewalFailed', (jobIds: string[]) => {
+        for (const id of jobIds) tries.get(id)?.lose()
+      })
+      watch()
     },
     async stop(graceMs) {
       const worker = bull
       bull = undefined
+      clearTimeout(watching)
       if (worker) {
         // close() stops leasing at once and resolves when the running jobs have ended.
         const closing = worker.close().catch(() => {})
-        const finished = await within(closing, graceMs)
-        if (!finished) {
+        const finishedInTime = await within(closing, graceMs)
+        if (!finishedInTime) {
           const reason = new GatewayError('ERR_CLOSED', 'The gateway stopped before the job finished.')
-          for (const abort of active) abort.abort(reason)
+          for (const open of tries.values()) open.abort(reason)
           if (!(await within(closing, options.settleMs ?? 5_000))) await worker.close(true)
         }
-        return { finished, left: await options.unfinished().catch(() => 0) }
+        return { finished: finishedInTime, left: await options.unfinished().catch(() => 0) }
       }
       return { finished: true, left: await options.unfinished().catch(() => 0) }
     },

@@ -3,7 +3,7 @@
  * migrated forward. Every way this can fail says what is wrong with `state.path` and what to change.
  */
 import Database from 'better-sqlite3'
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { GatewayError } from '../../../core/errors.js'
 import { migrate } from './schema.js'
@@ -20,10 +20,13 @@ export type SyncMode = 'normal' | 'full'
  *
  * @example
  * ```ts
- * const db = openStateDb('/var/lib/hookpilot/state.db', 'normal')
+ * const db = openStateDb('/var/lib/hookpilot/state.db', 'normal')   // { create: false }: an admin command's open
  * ```
  */
-export function openStateDb(path: string, sync: SyncMode): Db {
+export function openStateDb(path: string, sync: SyncMode, options: { readonly create?: boolean } = {}): Db {
+  if (options.create === false && !existsSync(path)) {
+    throw new GatewayError('ERR_STATE_MISSING', `No jobs yet: there is no state file at ${path} (hookpilot serve creates it when it starts).`)
+  }
   try {
     mkdirSync(dirname(path), { recursive: true })
   } catch (cause) {

@@ -61,7 +61,19 @@ export function recordParams(job: JobRecord): Record<string, string | number | n
   }
 }
 
-/** Writes a record's mutable columns and ends its lease (a transition never leaves a stale owner behind). */
-export const UPDATE_RECORD = `UPDATE jobs SET state = @state, stage = @stage, answer = @answer, progress = @progress,
-  attempts = @attempts, not_before = @not_before, last_error = @last_error, updated_at = @updated_at,
-  finished_at = @finished_at, owner = NULL, lease_until = NULL, processes = NULL WHERE id = @id`
+/** The mutable columns of a record, as `SET` assignments of {@link recordParams}. */
+const SET_RECORD = `state = @state, stage = @stage, answer = @answer, progress = @progress, attempts = @attempts,
+  not_before = @not_before, last_error = @last_error, updated_at = @updated_at, finished_at = @finished_at`
+
+/** Writes a record's mutable columns and ends its lease (a job that is not running holds no lease). */
+export const UPDATE_RECORD = `UPDATE jobs SET ${SET_RECORD}, owner = NULL, lease_until = NULL, lease_token = NULL, processes = NULL
+  WHERE id = @id`
+
+/** Writes a running job's record under its lease (`@token`), extended to `@until`; changes nothing otherwise. */
+export const UPDATE_LEASED = `UPDATE jobs SET ${SET_RECORD}, lease_until = @until WHERE id = @id AND lease_token = @token`
+
+/** Writes a just-leased record with its lease: owner, token and how long it lasts. */
+export const UPDATE_LEASE = `UPDATE jobs SET ${SET_RECORD}, owner = @owner, lease_token = @token, lease_until = @until WHERE id = @id`
+
+/** Deletes the finished jobs a cutoff names (the lifecycle's `purgeable`, as SQL): `?` done before, `?` failed before. */
+export const DELETE_FINISHED = 'DELETE FROM jobs WHERE (state = \'done\' AND finished_at < ?) OR (state = \'failed\' AND finished_at < ?)'

@@ -48,6 +48,18 @@ const MIGRATIONS: readonly string[] = [
    );
    INSERT INTO payloads (job_id, json) SELECT id, payload FROM jobs;
    ALTER TABLE jobs DROP COLUMN payload;`,
+  // A lease names its try (lease_token), so a write of a try whose lease was taken over is refused. The
+  // queued count lives in a row kept by triggers, so max_queue is read inside the write that adds a job, by
+  // every process on the file, without walking the index.
+  `ALTER TABLE jobs ADD COLUMN lease_token TEXT;
+   CREATE TABLE counts (state TEXT PRIMARY KEY, n INTEGER NOT NULL);
+   INSERT INTO counts (state, n) SELECT 'queued', count(*) FROM jobs WHERE state = 'queued';
+   CREATE TRIGGER jobs_queued_insert AFTER INSERT ON jobs WHEN NEW.state = 'queued'
+     BEGIN UPDATE counts SET n = n + 1 WHERE state = 'queued'; END;
+   CREATE TRIGGER jobs_queued_delete AFTER DELETE ON jobs WHEN OLD.state = 'queued'
+     BEGIN UPDATE counts SET n = n - 1 WHERE state = 'queued'; END;
+   CREATE TRIGGER jobs_queued_update AFTER UPDATE OF state ON jobs WHEN (OLD.state = 'queued') != (NEW.state = 'queued')
+     BEGIN UPDATE counts SET n = n + (NEW.state = 'queued') - (OLD.state = 'queued') WHERE state = 'queued'; END;`,
 ]
 
 /** The schema version this code writes. */

@@ -3,23 +3,17 @@
  * file, so a crash, a deploy or SIGTERM loses nothing that was acknowledged (docs/durability.md). One process
  * serves a file; `hookpilot jobs` may read and change it at the same time.
  */
-import { GatewayError } from '../../../core/errors.js'
+import { GatewayError, messageOf } from '../../../core/errors.js'
 import { jobPool } from '../../../core/jobs/pool.js'
-import type { JobsView, StateBackend } from '../../../core/jobs/state-backend.js'
-import { silentLogger } from '../../../core/log/logger.js'
 import { reservationBook } from '../../../core/jobs/reservations.js'
+import type { JobsView, StateBackend } from '../../../core/jobs/state-backend.js'
+import { checkedRetention, retentionCutoff } from '../../../core/jobs/transitions.js'
+import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, Logger } from '../../../core/types.js'
 import { openStateDb, type Db, type SyncMode } from './open.js'
 import { sqliteTable, type SqliteTable } from './table.js'
 import { sqliteJobsView } from './view.js'
 import { groupCommit, type Writer } from './writer.js'
-
-export { openStateDb, type SyncMode } from './open.js'
-export { sqliteJobsView } from './view.js'
-export { groupCommit } from './writer.js'
-
-const HOUR = 3_600_000
-const DAY = 24 * HOUR
 
 /** Options of {@link sqliteState}. */
 export interface SqliteStateOptions {
@@ -30,7 +24,9 @@ export interface SqliteStateOptions {
   readonly concurrency: number
   /** Most jobs waiting; past it a request is answered 503. */
   readonly maxQueue: number
-  /** How long done jobs are kept (at least an hour: the de-dup window). Defaults to 24 hours. */
+  /** How long a done job holds its delivery id after it finished. Defaults to one hour. */
+  readonly dedupWindowMs?: number | undefined
+  /** How long done jobs are kept (at least the de-dup window). Defaults to 24 hours. */
   readonly keepDoneMs?: number | undefined
   /** How long failed jobs are kept for `hookpilot jobs retry`. Defaults to 7 days. */
   readonly keepFailedMs?: number | undefined
@@ -53,8 +49,7 @@ export interface SqliteStateOptions {
 export function sqliteState(options: SqliteStateOptions): StateBackend {
   const now = options.now ?? Date.now
   const leaseMs = options.leaseMs ?? 30_000
-  const keepDoneMs = Math.max(HOUR, options.keepDoneMs ?? DAY)
-  const keepFailedMs = options.keepFailedMs ?? 7 * DAY
+  const retention = checkedRetention({ windowMs: options.dedupWindowMs, keepDoneMs: options.keepDoneMs, keepFailedMs: options.keepFailedMs })
   const book = reservationBook()
   let log: Logger = silentLogger
   let opened: { db: Db; writer: Writer; table: SqliteTable; view: JobsView } | undefined
@@ -66,33 +61,31 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
   }
   const pool = jobPool(
     {
-      lease: (max, t) => open().table.lease(max, t),
-      saveAnswer: (id, text, t) => open().table.saveAnswer(id, text, t),
-      saveProgress: (id, parts, t) => open().table.saveProgress(id, parts, t),
-      recordProcess: (id, pid) => open().table.recordProcess(id, pid),
-      finish: (id, outcome, t) => open().table.finish(id, outcome, t),
+      lease: (max, t, until) => open().table.lease(max, t, until),
+      update: (id, token, change, after) => open().table.update(id, token, change, after),
+      renew: (held, until) => open().table.renew(held, until),
+      recordProcess: (id, token, pid) => open().table.recordProcess(id, token, pid),
       nextDue: () => opened?.table.nextDue(),
       unfinished: () => opened?.table.unfinished() ?? 0,
     },
-    { concurrency: options.concurrency, now, log: () => log, pollMs: options.pollMs },
+    { concurrency: options.concurrency, now, log: () => log, pollMs: options.pollMs, leaseMs },
   )
 
   async function housekeeping(): Promise<void> {
     const { table } = open()
     const t = now()
-    table.recount() // `hookpilot jobs retry` in another process may have queued jobs since the last count
     const recovered = await table.recover(t)
     if (recovered.jobs > 0) {
       log.warn('recovered jobs a stopped process left running; they run again', { jobs: recovered.jobs, killed_process_groups: recovered.killed })
       pool.wake()
     }
-    const expired = await table.expire(t - keepDoneMs, t - keepFailedMs)
+    const expired = await table.expire(retentionCutoff(t, retention))
     if (expired > 0) log.info('purged finished jobs past their retention', { jobs: expired })
   }
 
   const every = (ms: number, work: () => Promise<void>) => {
     const timer = setInterval(() => {
-      work().catch((err: unknown) => log.error('state housekeeping failed', { reason: err instanceof Error ? err.message : String(err) }))
+      work().catch((err: unknown) => log.error('state housekeeping failed', { reason: messageOf(err) }))
     }, ms)
     timers.push(timer.unref())
   }
@@ -100,16 +93,17 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
   return {
     name: 'sqlite',
     durable: true,
+    where: options.path,
     dedup: {
-      reserve(key, windowMs) {
-        return book.reserve(key, () => open().table.holder(key), windowMs, now)
+      reserve(key) {
+        return book.reserve(key, () => open().table.holder(key), retention.windowMs, now)
       },
     },
     queue: {
       async add(job, reservation) {
         if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
         try {
-          const added = await open().table.add(job, reservation, options.maxQueue, now())
+          const added = await open().table.add(job, { maxQueue: options.maxQueue, windowMs: retention.windowMs }, now())
           if (added.status === 'accepted') pool.wake()
           return added
         } finally {
@@ -124,7 +118,6 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       get: (id) => open().view.get(id),
       retry: async (id) => {
         const job = await open().view.retry(id)
-        open().table.recount()
         pool.wake()
         return job
       },
@@ -133,11 +126,12 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
     },
     async start(ctx) {
       log = ctx.log
-      const db = openStateDb(options.path, options.sync ?? 'normal')
+      // An admin command never creates the file: there is nothing to show before a gateway made it.
+      const db = openStateDb(options.path, options.sync ?? 'normal', { create: ctx.admin !== true })
       const writer = groupCommit(db)
-      opened = { db, writer, table: sqliteTable(db, writer, { leaseMs, now }), view: sqliteJobsView(db, writer, now) }
+      opened = { db, writer, table: sqliteTable(db, writer), view: sqliteJobsView(db, writer, now, retention.windowMs) }
+      if (ctx.admin) return
       await housekeeping()
-      every(Math.max(1_000, Math.floor(leaseMs / 3)), () => open().table.renew(now()))
       every(Math.min(leaseMs, 60_000), housekeeping)
     },
     async close() {
@@ -155,7 +149,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
         opened.db.prepare('SELECT 1').get()
         return { ok: true }
       } catch (err) {
-        return { ok: false, reason: `the state database cannot be read: ${err instanceof Error ? err.message : String(err)}` }
+        return { ok: false, reason: `the state database cannot be read: ${messageOf(err)}` }
       }
     },
   }

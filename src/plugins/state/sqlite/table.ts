@@ -1,97 +1,83 @@
 /**
- * The queue's table: storing accepted jobs, leasing due ones, recording answers, progress and outcomes, and
- * giving back the jobs a dead process held. A lease names its owner (host, boot, pid namespace, pid and a token
- * of this process) and lasts `leaseMs`, renewed while this process still means to store the job's outcome. A
- * job whose owner is dead in this namespace is taken back at once (and the process groups it recorded killed);
- * one whose owner lives elsewhere only when its lease ran out; a live owner here keeps its jobs.
+ * The queue's table: the atomic primitives the worker kit (core/jobs/pool.ts) needs, over the `jobs` table.
+ * Every record it writes is one the lifecycle (core/jobs/transitions.ts) returned; this file decides who owns
+ * a lease and how rows are read and written, nothing about a job's life.
+ *
+ * A lease names its owner (host, boot, pid namespace, pid and a token of this process) and its try (a token
+ * of its own), and lasts until `lease_until`, renewed by the pool while the try runs. A write of a try names
+ * its token, so once another process took the job over, the old try can write nothing. A job whose owner is
+ * dead in this namespace is taken back at once (and the process groups it recorded killed); one whose owner
+ * lives elsewhere only when its lease ran out; a live owner here keeps its jobs.
  */
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { GatewayError } from '../../../core/errors.js'
 import type { LeaseTable, LeasedRow } from '../../../core/jobs/pool.js'
-import { finishedRecord, queuedAgain } from '../../../core/jobs/transitions.js'
-import type { AddResult, NewJob, Reservation } from '../../../core/jobs/state-backend.js'
-import type { KeyHolder } from '../../../core/jobs/reservations.js'
-import type { Clock, JsonObject } from '../../../core/types.js'
+import type { AddResult, JobRecord, NewJob } from '../../../core/jobs/state-backend.js'
+import {
+  accepted, admit, leased, queuedAgain, recovered, type KeyHolder, type PurgeCutoff,
+} from '../../../core/jobs/transitions.js'
+import type { JsonObject } from '../../../core/types.js'
 import { isRunning, killOrphans, ownerName, parseOwner, parseRecorded, recordProcess, sameNamespace, thisOwner } from '../../process/orphans.js'
 import type { Db } from './open.js'
 import { payloadCache } from './payload-cache.js'
 import { decodePayload, encodePayload, type PayloadRow } from './payload-codec.js'
-import { queuedCount } from './queued-count.js'
-import { RECORD_COLUMNS, UPDATE_RECORD, recordParams, toRecord, type JobRow } from './rows.js'
+import { DELETE_FINISHED, RECORD_COLUMNS, UPDATE_LEASE, UPDATE_LEASED, UPDATE_RECORD, recordParams, toRecord, type JobRow } from './rows.js'
 import type { Writer } from './writer.js'
 
 /** What the backend needs beyond {@link LeaseTable}. */
 export interface SqliteTable extends LeaseTable {
   holder(key: string): KeyHolder | undefined
-  add(job: NewJob, reservation: Reservation | undefined, maxQueue: number, now: number): Promise<AddResult>
+  add(job: NewJob, limits: { readonly maxQueue: number; readonly windowMs: number }, now: number): Promise<AddResult>
   /** Re-queues the running jobs of dead owners (killing what they left); resolves how many. */
   recover(now: number): Promise<{ jobs: number; killed: number }>
-  /** Extends the leases this process holds. */
-  renew(now: number): Promise<void>
-  /** Deletes finished jobs past their retention; resolves how many. */
-  expire(doneBefore: number, failedBefore: number): Promise<number>
-  /** Counts queued jobs again at the next add: a write this table did not make may have queued some. */
-  recount(): void
+  /** Deletes finished jobs that `cutoff` names; resolves how many. */
+  expire(cutoff: PurgeCutoff): Promise<number>
 }
 
 /** Parsed payloads kept for the lease: plenty for a queue that keeps up (agent.concurrency is at most 256). */
 const FRESH_PAYLOADS = 256
 
 /** Creates the table's statements over `db`. */
-export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs: number; readonly now: Clock }): SqliteTable {
+export function sqliteTable(db: Db, writer: Writer): SqliteTable {
   const me = thisOwner(hostname(), randomBytes(6).toString('hex'))
   const owner = ownerName(me)
-  // Jobs this process leased and has not stored an outcome for: the only leases it renews.
-  const held = new Set<number>()
-  const { leaseMs } = options
-  const queued = queuedCount(() => countQueued.get()?.n ?? 0)
   const fresh = payloadCache(FRESH_PAYLOADS)
-  /** A write that moves jobs in or out of `queued`: when it is not stored, the count is taken again. */
-  const tracked = <T>(work: () => T): Promise<T> =>
-    writer.run(work).catch((err: unknown) => {
-      queued.forget()
-      throw err
-    })
+  let tokens = 0
+  const newToken = () => `${me.token}.${(++tokens).toString(36)}`
 
   const holder = db.prepare<[string], { id: number; state: KeyHolder['state']; finished_at: number | null }>(
     'SELECT id, state, finished_at FROM jobs WHERE dedup_key = ?',
   )
-  const countQueued = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state = \'queued\'')
+  const holderRecord = db.prepare<[string], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE dedup_key = ?`)
+  const countQueued = db.prepare<[], { n: number }>('SELECT n FROM counts WHERE state = \'queued\'')
   const unfinished = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state IN (\'queued\', \'running\')')
   const nextDue = db.prepare<[], { at: number | null }>('SELECT min(not_before) AS at FROM jobs WHERE state = \'queued\'')
-  const dropKey = db.prepare<[string]>('UPDATE jobs SET dedup_key = NULL WHERE dedup_key = ?')
-  const insert = db.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, received_at, state, stage, not_before, updated_at)
-    VALUES (@route, @event, @delivery_id, @dedup_key, @received_at, 'queued', 'run', @now, @now)`)
+  const insert = db.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, received_at, state, stage, answer, progress,
+    attempts, not_before, last_error, updated_at, finished_at) VALUES (@route, @event, @delivery_id, @dedup_key, @received_at, @state,
+    @stage, @answer, @progress, @attempts, @not_before, @last_error, @updated_at, @finished_at)`)
   const insertPayload = db.prepare<[number, Buffer]>('INSERT INTO payloads (job_id, brotli) VALUES (?, ?)')
   const payloadOf = db.prepare<[number], PayloadRow>('SELECT json, brotli FROM payloads WHERE job_id = ?')
-  const lease = db.prepare<{ owner: string; until: number; now: number; max: number }, JobRow>(
-    `UPDATE jobs SET state = 'running', owner = @owner, lease_until = @until, attempts = attempts + 1, updated_at = @now
-     WHERE id IN (SELECT id FROM jobs WHERE state = 'queued' AND not_before <= @now ORDER BY not_before, id LIMIT @max)
-     RETURNING ${RECORD_COLUMNS}`,
+  const due = db.prepare<[number, number], JobRow>(
+    `SELECT ${RECORD_COLUMNS} FROM jobs WHERE state = 'queued' AND not_before <= ? ORDER BY not_before, id LIMIT ?`,
   )
-  const owned = db.prepare<[number, string], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ? AND owner = ?`)
-  const byId = db.prepare<[number], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ?`)
-  const update = db.prepare(UPDATE_RECORD)
-  const saveAnswer = db.prepare<[string, number, number, string]>(
-    'UPDATE jobs SET stage = \'deliver\', answer = ?, progress = 0, attempts = 1, updated_at = ? WHERE id = ? AND owner = ?',
+  const leasedBy = db.prepare<[number, string], JobRow>(
+    `SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ? AND lease_token = ? AND state = 'running'`,
   )
-  const saveProgress = db.prepare<[number, number, number, string]>('UPDATE jobs SET progress = ?, updated_at = ? WHERE id = ? AND owner = ?')
+  const writeRecord = db.prepare(UPDATE_RECORD)
+  const writeLeased = db.prepare(UPDATE_LEASED)
+  const writeLease = db.prepare(UPDATE_LEASE)
+  const dropKey = db.prepare<[string]>('UPDATE jobs SET dedup_key = NULL WHERE dedup_key = ?')
   const addProcess = db.prepare<[string, number, string]>(
-    'UPDATE jobs SET processes = json_insert(coalesce(processes, \'[]\'), \'$[#]\', json(?)) WHERE id = ? AND owner = ?',
+    'UPDATE jobs SET processes = json_insert(coalesce(processes, \'[]\'), \'$[#]\', json(?)) WHERE id = ? AND lease_token = ?',
   )
-  const running = db.prepare<[string], { id: number; owner: string | null; lease_until: number | null; processes: string | null }>(
-    'SELECT id, owner, lease_until, processes FROM jobs WHERE state = \'running\' AND (owner IS NULL OR owner != ?)',
+  const othersRunning = db.prepare<[string], JobRow & { owner: string | null; lease_until: number | null; processes: string | null }>(
+    `SELECT ${RECORD_COLUMNS}, owner, lease_until, processes FROM jobs WHERE state = 'running' AND (owner IS NULL OR owner != ?)`,
   )
-  const giveBack = db.prepare<[number, number, number]>(
-    'UPDATE jobs SET state = \'queued\', owner = NULL, lease_until = NULL, processes = NULL, not_before = ?, updated_at = ? WHERE id = ?',
+  const renewOne = db.prepare<[number, number, string]>(
+    'UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_token = ? AND state = \'running\'',
   )
-  const renew = db.prepare<[number, string, string]>(
-    'UPDATE jobs SET lease_until = ? WHERE owner = ? AND state = \'running\' AND id IN (SELECT value FROM json_each(?))',
-  )
-  const expire = db.prepare<[number, number]>(
-    'DELETE FROM jobs WHERE (state = \'done\' AND finished_at < ?) OR (state = \'failed\' AND finished_at < ?)',
-  )
+  const expire = db.prepare<[number, number]>(DELETE_FINISHED)
 
   /** A job's payload as stored (every job has one: it is written in the transaction that stores the job). */
   function storedPayload(id: number): JsonObject {
@@ -122,32 +108,31 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
       const row = holder.get(key)
       return row && { id: String(row.id), state: row.state, finishedAt: row.finished_at ?? undefined }
     },
-    add(job, reservation, maxQueue, now) {
+    add(job, { maxQueue, windowMs }, now) {
       let stored: number | undefined
-      return tracked((): AddResult => {
-        if (queued.get() >= maxQueue) return { status: 'full' }
-        if (reservation?.status === 'redeliver') {
-          const row = byId.get(Number(reservation.jobId))
-          if (row?.state === 'failed') {
-            update.run(recordParams(queuedAgain(toRecord(row), now)))
-            queued.add(1)
-            return { status: 'accepted', id: String(row.id) }
-          }
+      return writer.run((): AddResult => {
+        const current = job.dedupKey === undefined ? undefined : holderRecord.get(job.dedupKey)
+        const was = current && toRecord(current)
+        const admission = admit({ holder: was, windowMs, now, queued: countQueued.get()?.n ?? 0, maxQueue })
+        switch (admission.kind) {
+          case 'full':
+            return { status: 'full' }
+          case 'duplicate':
+            return { status: 'duplicate', id: admission.id }
+          case 'requeue':
+            writeRecord.run(recordParams(queuedAgain(admission.job, now)))
+            return { status: 'accepted', id: admission.job.id }
+          case 'insert':
+            // keyMoved: the previous holder's record loses the key (the only column that edge changes).
+            if (was && job.dedupKey !== undefined) dropKey.run(job.dedupKey)
         }
-        // The key moves to the new job (its previous holder finished before the window); a holder that is
-        // still live here means another process stored this delivery first.
-        if (job.dedupKey !== undefined) {
-          const current = holder.get(job.dedupKey)
-          if (current && current.state !== 'done' && current.state !== 'failed') return { status: 'duplicate', id: String(current.id) }
-          dropKey.run(job.dedupKey)
-        }
+        const { id: _unassigned, ...record } = recordParams(accepted(job, '', now))
         const result = insert.run({
-          route: job.route, event: job.event, delivery_id: job.deliveryId, dedup_key: job.dedupKey ?? null, received_at: job.receivedAt, now,
+          ...record, route: job.route, event: job.event, delivery_id: job.deliveryId, dedup_key: job.dedupKey ?? null, received_at: job.receivedAt,
         })
         stored = Number(result.lastInsertRowid)
         insertPayload.run(stored, encodePayload(job.payloadJson))
         fresh.put(stored, job.payload)
-        queued.add(1)
         return { status: 'accepted', id: String(stored) }
       }).catch((err: unknown) => {
         // Not stored: the id may be given to another job, which must not be handed this payload.
@@ -155,34 +140,36 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
         throw err
       })
     },
-    lease(max, now) {
-      return tracked((): LeasedRow[] => {
-        const rows = lease.all({ owner, until: now + leaseMs, now, max })
-        queued.add(-rows.length)
-        for (const row of rows) held.add(row.id)
-        return rows.map((row) => ({ job: toRecord(row), payload: fresh.take(row.id) ?? storedPayload(row.id) }))
+    lease(max, now, until) {
+      return writer.run((): LeasedRow[] =>
+        due.all(now, max).map((row) => {
+          const token = newToken()
+          const job = leased(toRecord(row), now)
+          writeLease.run({ ...recordParams(job), owner, token, until })
+          return { job, token, payload: fresh.take(row.id) ?? storedPayload(row.id) }
+        }),
+      )
+    },
+    update(id, token, change, after) {
+      return writer.run((): JobRecord | undefined => {
+        const row = /^\d+$/.test(id) ? leasedBy.get(Number(id), token) : undefined
+        if (!row) return undefined
+        const next = change(toRecord(row))
+        if (after === 'release' || next.state !== 'running') writeRecord.run(recordParams(next))
+        else writeLeased.run({ ...recordParams(next), token, until: after.until })
+        return next
       })
     },
-    async saveAnswer(id, text, now) {
-      await writer.run(() => saveAnswer.run(text, now, Number(id), owner))
+    renew(held, until) {
+      return writer.run(() => {
+        const kept = new Set<string>()
+        for (const [id, token] of held) if (renewOne.run(until, Number(id), token).changes > 0) kept.add(id)
+        return kept
+      })
     },
-    async saveProgress(id, parts, now) {
-      await writer.run(() => saveProgress.run(parts, now, Number(id), owner))
-    },
-    recordProcess(id, pid) {
+    recordProcess(id, token, pid) {
       // Not awaited by the runner: the watchdog already ties the group to this process; this is for a crash.
-      writer.run(() => addProcess.run(JSON.stringify(recordProcess(pid)), Number(id), owner)).catch(() => {})
-    },
-    async finish(id, outcome, now) {
-      await tracked(() => {
-        held.delete(Number(id))
-        const row = owned.get(Number(id), owner)
-        // No row: the lease was lost (this process was taken for dead) and another owner has the job.
-        if (!row) return
-        const next = finishedRecord(toRecord(row), outcome, now)
-        update.run(recordParams(next))
-        if (next.state === 'queued') queued.add(1)
-      })
+      writer.run(() => addProcess.run(JSON.stringify(recordProcess(pid)), Number(id), token)).catch(() => {})
     },
     nextDue() {
       return nextDue.get()?.at ?? undefined
@@ -191,29 +178,22 @@ export function sqliteTable(db: Db, writer: Writer, options: { readonly leaseMs:
       return unfinished.get()?.n ?? 0
     },
     recover(now) {
-      return tracked(() => {
+      return writer.run(() => {
         let jobs = 0
         let killed = 0
-        for (const row of running.all(owner)) {
+        for (const row of othersRunning.all(owner)) {
           const { take, local } = reclaim(row.owner, row.lease_until, now)
           if (!take) continue
           // Pids mean these processes only in the owner's own namespace: elsewhere, nothing is killed here.
           if (local) killed += killOrphans(parseRecorded(row.processes))
-          giveBack.run(now, now, row.id)
+          writeRecord.run(recordParams(recovered(toRecord(row), now)))
           jobs++
         }
-        queued.add(jobs)
         return { jobs, killed }
       })
     },
-    async renew(now) {
-      if (held.size === 0) return
-      const ids = JSON.stringify([...held])
-      await writer.run(() => renew.run(now + leaseMs, owner, ids))
+    expire(cutoff) {
+      return writer.run(() => expire.run(cutoff.doneBefore, cutoff.failedBefore).changes)
     },
-    expire(doneBefore, failedBefore) {
-      return writer.run(() => expire.run(doneBefore, failedBefore).changes)
-    },
-    recount: () => queued.forget(),
   }
 }

@@ -2,21 +2,18 @@
  * The jobs view over the state database: what `hookpilot jobs` reads and does, from the serving process or
  * from another one (WAL lets both work on the file at once; the server notices a retried job at its next poll).
  */
-import { retriedRecord } from '../../../core/jobs/transitions.js'
 import type { JobCounts, JobFilter, JobRecord, JobsView } from '../../../core/jobs/state-backend.js'
-import { IDEMPOTENCY_TTL_MS as DEDUP_WINDOW_MS } from '../../../core/pipeline/pipeline.js'
+import { purgeCutoff, retried } from '../../../core/jobs/transitions.js'
 import type { Clock } from '../../../core/types.js'
 import type { Db } from './open.js'
-import { RECORD_COLUMNS, UPDATE_RECORD, recordParams, toRecord, type JobRow } from './rows.js'
+import { DELETE_FINISHED, RECORD_COLUMNS, UPDATE_RECORD, recordParams, toRecord, type JobRow } from './rows.js'
 import type { Writer } from './writer.js'
 
 /** Creates the view. */
-export function sqliteJobsView(db: Db, writer: Writer, now: Clock): JobsView {
+export function sqliteJobsView(db: Db, writer: Writer, now: Clock, windowMs: number): JobsView {
   const byId = db.prepare<[number], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ?`)
   const update = db.prepare(UPDATE_RECORD)
-  const purge = db.prepare<[number, number]>(
-    'DELETE FROM jobs WHERE (state = \'done\' AND finished_at < ?) OR (state = \'failed\' AND finished_at < ?)',
-  )
+  const purge = db.prepare<[number, number]>(DELETE_FINISHED)
   const counts = db.prepare<[], { state: keyof JobCounts; n: number }>('SELECT state, count(*) AS n FROM jobs GROUP BY state')
   const get = (id: string): JobRow | undefined => (/^\d+$/.test(id) ? byId.get(Number(id)) : undefined)
 
@@ -44,14 +41,14 @@ export function sqliteJobsView(db: Db, writer: Writer, now: Clock): JobsView {
       return writer.run((): JobRecord | undefined => {
         const row = get(id)
         if (!row) return undefined
-        const next = retriedRecord(toRecord(row), now())
+        const next = retried(toRecord(row), now())
         update.run(recordParams(next))
         return next
       })
     },
     purge(before) {
-      // A done job holds its delivery id for the de-dup window: purging it sooner would let a redelivery run again.
-      return writer.run(() => purge.run(Math.min(before, now() - DEDUP_WINDOW_MS), before).changes)
+      const cutoff = purgeCutoff(before, now(), windowMs)
+      return writer.run(() => purge.run(cutoff.doneBefore, cutoff.failedBefore).changes)
     },
     async counts() {
       const out = { queued: 0, running: 0, done: 0, failed: 0 }

@@ -1,0 +1,145 @@
+/**
+ * Storing an accepted event on Redis, as the lifecycle's `admit` decides: the decision is taken in this
+ * process from the key's job as Redis holds it, and the write that follows checks, in one script, that what
+ * it was decided from still holds (the key's owner, the failed job still failed) and that the queue has room,
+ * counting the admissions of every instance that are on their way. When something changed in between (an
+ * operator queued the job again, another instance stored the delivery), it decides again from what is there
+ * now, so a copy is a duplicate here exactly as on the other backends, and `max_queue` is never overshot.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Queue } from 'bullmq'
+import type { Redis } from 'ioredis'
+import { GatewayError } from '../../../core/errors.js'
+import type { AddResult, JobRecord, NewJob } from '../../../core/jobs/state-backend.js'
+import { admit, queuedAgain } from '../../../core/jobs/transitions.js'
+import type { Keys } from './keys.js'
+import { dataOf, newData, type BullJob, type JobData } from './records.js'
+
+/**
+ * The room check every write that queues a job makes (the lifecycle's rule: a new or re-queued job needs
+ * `queued < max_queue`), over BullMQ's waiting lists and the admissions of every instance still on their way
+ * (a sorted set by time; one older than ARGV[1] ms belongs to an instance that died and no longer counts).
+ * KEYS[1..4]: wait, paused, delayed, prioritized; KEYS[5]: admitting. ARGV[1]: now, ARGV[2]: how long an
+ * admission counts, ARGV[3]: max_queue.
+ */
+const ROOM = `
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+local queued = redis.call('LLEN', KEYS[1]) + redis.call('LLEN', KEYS[2]) + redis.call('ZCARD', KEYS[3]) + redis.call('ZCARD', KEYS[4]) + redis.call('ZCARD', KEYS[5])
+local room = queued < tonumber(ARGV[3])`
+
+/**
+ * A new job: its de-dup key (KEYS[6]) must still be owned by ARGV[4] ('' for none), the queue must have room;
+ * then the next id, in this data set's epoch (KEYS[7] sequence, KEYS[8] epoch, created from ARGV[5] when Redis
+ * lost it, so an id never repeats one issued before a data loss), is bound to the key for ARGV[6] s and the
+ * admission (the id) is counted until the job is stored. Answers {'ok', id}, {'changed', owner} or {'full'}.
+ */
+const INSERT = `${ROOM}
+if KEYS[6] ~= '' then
+  local owner = redis.call('GET', KEYS[6]) or ''
+  if owner ~= ARGV[4] then return {'changed', owner} end
+end
+if not room then return {'full'} end
+local epoch = redis.call('GET', KEYS[8])
+if not epoch then
+  redis.call('SET', KEYS[8], ARGV[5], 'NX')
+  epoch = redis.call('GET', KEYS[8])
+end
+local id = 'j' .. redis.call('INCR', KEYS[7]) .. '-' .. epoch
+if KEYS[6] ~= '' then redis.call('SET', KEYS[6], id, 'EX', ARGV[6]) end
+redis.call('ZADD', KEYS[5], ARGV[1], id)
+return {'ok', id}`
+
+/**
+ * A failed job queued again: it must still be in the failed set (KEYS[6], member ARGV[4]) and the queue must
+ * have room; then its data (KEYS[7] field `data`) becomes ARGV[5] before BullMQ moves it. Answers 'ok',
+ * 'changed' or 'full'.
+ */
+const REQUEUE = `${ROOM}
+if not redis.call('ZSCORE', KEYS[6], ARGV[4]) then return 'changed' end
+if not room then return 'full' end
+redis.call('HSET', KEYS[7], 'data', ARGV[5])
+return 'ok'`
+
+/** An admission counts this long at most: far past the few milliseconds between its count and its job. */
+const ADMITTING_MS = 10_000
+/** Rounds of decide-then-write before a request gives up (503): each means another writer changed the key. */
+const ROUNDS = 5
+
+/** What {@link redisAdmission} needs. */
+export interface RedisAdmissionOptions {
+  readonly redis: () => Redis
+  readonly queue: () => Queue<JobData, void, string>
+  readonly keys: Keys
+  readonly now: () => number
+  readonly windowMs: number
+  readonly maxQueue: number
+  /** How long a de-dup key's binding lasts (it outlives every job that can hold it). */
+  readonly keyTtlSeconds: number
+  /** The record of job `id` as Redis holds it now, or undefined when it is gone. */
+  readonly record: (id: string) => Promise<{ job: BullJob; record: JobRecord } | undefined>
+}
+
+/** `queue.add` of the Redis backend: stores `job` as the lifecycle's `admit` decides. */
+export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, expectedOwner: string | undefined) => Promise<AddResult> {
+  const { redis, keys, now } = options
+  const roomKeys = [keys.bull('wait'), keys.bull('paused'), keys.bull('delayed'), keys.bull('prioritized'), keys.admitting]
+  const roomArgs = () => [now(), ADMITTING_MS, options.maxQueue]
+
+  async function insert(job: NewJob, owner: string): Promise<AddResult | { changed: string }> {
+    const epoch = randomBytes(3).toString('hex')
+    const keyOwner = job.dedupKey === undefined ? '' : keys.keyOwner(job.dedupKey)
+    const answer = (await redis().eval(
+      INSERT, 8, ...roomKeys, keyOwner, keys.sequence, keys.epoch, ...roomArgs(), owner, epoch, options.keyTtlSeconds,
+    )) as [string, string?]
+    if (answer[0] === 'full') return { status: 'full' }
+    if (answer[0] === 'changed') return { changed: answer[1] ?? '' }
+    const id = answer[1] ?? ''
+    try {
+      // keyMoved: the key's previous holder (done past the window) no longer holds it.
+      if (owner !== '') await detachKey(owner)
+      await options.queue().add('job', newData(job, now()), { jobId: id })
+    } finally {
+      // Counted in BullMQ's lists from here on; an admission left behind stops counting after ADMITTING_MS.
+      redis().zrem(keys.admitting, id).catch(() => {})
+    }
+    return { status: 'accepted', id }
+  }
+
+  async function requeue(failed: { job: BullJob; record: JobRecord }): Promise<AddResult | 'changed'> {
+    const again = queuedAgain(failed.record, now())
+    const data = JSON.stringify(dataOf(again, failed.job.data.payload))
+    const answer = await redis().eval(REQUEUE, 7, ...roomKeys, keys.bull('failed'), keys.bull(again.id), ...roomArgs(), again.id, data)
+    if (answer === 'full') return { status: 'full' }
+    if (answer === 'changed') return 'changed'
+    // Another writer (an operator's retry) may move it first: then it is theirs, and this is decided again.
+    const moved = await failed.job.retry('failed').then(() => true, () => false)
+    return moved ? { status: 'accepted', id: again.id } : 'changed'
+  }
+
+  async function detachKey(id: string): Promise<void> {
+    const found = await options.record(id)
+    if (found) await found.job.updateData({ ...found.job.data, dedupKey: undefined })
+  }
+
+  return async function add(job, expectedOwner) {
+    let owner = expectedOwner ?? ''
+    for (let round = 0; round < ROUNDS; round++) {
+      const holder = owner === '' ? undefined : await options.record(owner)
+      // A key whose job is still on its way to BullMQ (another instance bound it a moment ago) is that job's.
+      if (owner !== '' && !holder && (await redis().zscore(keys.admitting, owner)) !== null) return { status: 'duplicate', id: owner }
+      // The room is counted by the write itself; here the decision is only which write.
+      const admission = admit({ holder: holder?.record, windowMs: options.windowMs, now: now(), queued: 0, maxQueue: Infinity })
+      if (admission.kind === 'duplicate') return { status: 'duplicate', id: admission.id }
+      if (admission.kind === 'requeue' && holder) {
+        const requeued = await requeue(holder)
+        if (requeued !== 'changed') return requeued
+        continue
+      }
+      // A key naming a job that is gone (purged, or lost with Redis's data) moves like a done job's.
+      const inserted = await insert(job, owner)
+      if (!('changed' in inserted)) return inserted
+      owner = inserted.changed
+    }
+    throw new GatewayError('ERR_STATE', `The de-dup key of delivery ${job.deliveryId} kept changing while it was stored; the sender may send it again.`)
+  }
+}

@@ -35,7 +35,7 @@ export const check: Subcommand = async (args, io) => {
   const path = resolve(io.cwd, values.config)
   const config = await loadConfig(path, { env: io.env })
   const routes = staticRoutes(config)
-  const composed = await compose(config, { definitions: BUILTIN_PLUGINS, plugins: [] }, routes, { baseDir: configDir(path), log: silentLogger, secrets: createSecretSet() })
+  const composed = await compose(config, { definitions: BUILTIN_PLUGINS, plugins: [] }, { baseDir: configDir(path), log: silentLogger, secrets: createSecretSet(), routes })
   await composed.scope.dispose()
   const targets = [...new Set(routes.map((r) => r.deliver))].join(', ') || 'none'
   const names = routes.map((r) => r.name).join(', ') || 'none (subscriptions only)'

@@ -3,12 +3,12 @@
  * selects is set up (never its worker), so `hookpilot jobs` and the subscription commands read and change the
  * same store a running `hookpilot serve` uses: the SQLite file, or the Redis every instance shares.
  */
-import { createScope } from '../core/gateway/container.js'
+import { compose } from '../core/gateway/compose.js'
 import type { HookpilotConfig } from '../core/config/config.js'
 import type { StateBackend } from '../core/jobs/state-backend.js'
 import type { GatewayPlugin } from '../core/plugin-api/plugin.js'
 import { silentLogger } from '../core/log/logger.js'
-import { setupPlugins } from '../core/plugin-api/setup.js'
+import { createSecretSet } from '../core/secrets/secret-set.js'
 import { fileSubscriptionStore, subscriptionsPath, type SubscriptionStore } from '../core/routes/subscriptions/index.js'
 import { BUILTIN_PLUGINS } from '../plugins/builtins.js'
 
@@ -25,12 +25,11 @@ export interface OpenState {
  * recovery: safe beside a running gateway), unless `wanted` says not to.
  */
 export async function openState(config: HookpilotConfig, baseDir: string, wanted: (plugin: GatewayPlugin) => boolean = () => true): Promise<OpenState | undefined> {
-  const scope = createScope()
+  const { scope, plugins } = await compose(config, { definitions: BUILTIN_PLUGINS, plugins: [] }, {
+    baseDir, log: silentLogger, secrets: createSecretSet(), routes: [], role: 'admin', only: (d) => d.section === 'state',
+  })
   try {
-    const setUp = await setupPlugins(config, BUILTIN_PLUGINS.filter((d) => d.section === 'state'), {
-      baseDir, resources: scope.resources, log: silentLogger, childEnv: () => ({}), workdir: baseDir, redact: (t) => t,
-    })
-    const plugin = setUp.plugins.findLast((p) => p.state)
+    const plugin = plugins.findLast((p) => p.state)
     if (!plugin?.state || !wanted(plugin)) {
       await scope.dispose()
       return undefined

@@ -9,10 +9,9 @@ import { routeName } from '../core/config/schema.js'
 import { resolveSubscription, type SubscriptionStore } from '../core/routes/subscriptions/index.js'
 import { openSubscriptions } from './state-access.js'
 import type { DeliveryTarget, Route } from '../core/types.js'
-import { targetMap } from '../core/gateway/wiring.js'
-import { createScope } from '../core/gateway/container.js'
+import { compose } from '../core/gateway/compose.js'
+import { createSecretSet } from '../core/secrets/secret-set.js'
 import { silentLogger } from '../core/log/logger.js'
-import { setupPlugins } from '../core/plugin-api/setup.js'
 import { loadConfig } from '../index.js'
 import { BUILTIN_PLUGINS } from '../plugins/builtins.js'
 import { UsageError } from './args.js'
@@ -130,15 +129,10 @@ export interface ServedTargets {
  * which subscriptions it would skip. Undefined when the config cannot compose them (serve reports that itself).
  */
 export async function servedTargets(ctx: CliContext): Promise<ServedTargets | undefined> {
-  const scope = createScope()
-  try {
-    const setUp = await setupPlugins(ctx.config, BUILTIN_PLUGINS, {
-      baseDir: dirname(ctx.configPath), resources: scope.resources, log: silentLogger, childEnv: () => ({}), workdir: dirname(ctx.configPath), redact: (t) => t,
-    })
-    return { targets: targetMap(setUp.plugins.flatMap((p) => p.deliveryTargets ?? [])), hints: setUp.hints }
-  } catch {
-    return undefined
-  } finally {
-    await scope.dispose()
-  }
+  const composed = await compose(ctx.config, { definitions: BUILTIN_PLUGINS, plugins: [] }, {
+    baseDir: dirname(ctx.configPath), log: silentLogger, secrets: createSecretSet(), routes: [], role: 'admin',
+  }).catch(() => undefined)
+  if (!composed) return undefined
+  await composed.scope.dispose()
+  return { targets: composed.slots.targets, hints: composed.setUp.hints }
 }

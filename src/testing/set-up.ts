@@ -37,7 +37,7 @@ export async function setUpPlugin<O>(definition: PluginDefinition<O>, options: u
   }
   const config = parseConfig({}, { env: {} })
   const plugin = await definition.setup(valid, {
-    config, baseDir: setup.baseDir ?? process.cwd(), childEnv: { ...process.env }, resources: createScope().resources, log: setup.log ?? silentLogger,
+    config, baseDir: setup.baseDir ?? process.cwd(), childEnv: { ...process.env }, resources: createScope().resources, log: setup.log ?? silentLogger, clock: Date.now,
     workdir: setup.baseDir ?? process.cwd(), redact: (text) => text,
   })
   return { ...plugin, deliveryTargets: plugin.deliveryTargets ?? [] }

@@ -1,22 +1,29 @@
 /**
- * Composing a gateway without starting it: the plugins set up into a container of its own, the slots filled,
- * and the checks that need them (every route's target, the runner `agent.runner` names, the backend
- * `state.driver` names) made together, so every problem is reported at once. `buildGateway` starts what this
- * composed; `hookpilot check` stops here.
+ * The one composition root: the configuration's plugins set up into a container of the gateway's own, their
+ * slots filled, and the checks that need them (every route's target, the runner `agent.runner` names, the
+ * backend `state.driver` names) made together, so every problem is reported at once. `hookpilot serve`,
+ * `hookpilot check`, the admin commands and `hookpilot/testing` all compose through here; `buildGateway`
+ * starts what it composed.
+ *
+ * The container is loaded here, when a gateway is composed, so `import 'hookpilot'` alone leaves the global
+ * `Reflect` as it was. Whatever the slots end up holding reaches every plugin through its setup context: the
+ * logger and the clock a plugin sets up are the ones every other plugin and the state backend use.
  */
 import type { HookpilotConfig } from '../config/config.js'
-import { createScope, type Scope } from './container.js'
 import { ConfigError, type ConfigIssue } from '../errors.js'
 import { gatherIssues } from '../config/gather-issues.js'
 import type { StateBackend } from '../jobs/state-backend.js'
+import { redactingLogger } from '../log/redacting-logger.js'
 import type { PluginDefinition } from '../plugin-api/definition.js'
 import { setupPlugins, type SetUp } from '../plugin-api/setup.js'
 import type { GatewayPlugin } from '../plugin-api/plugin.js'
-import type { SecretSet } from '../secrets/secret-set.js'
+import type { SubscriptionStore } from '../routes/subscriptions/subscription-store.js'
 import { subscriptionsPath } from '../routes/subscriptions/index.js'
+import type { SecretSet } from '../secrets/secret-set.js'
+import type { Scope } from './container.js'
 import { TOKENS } from './tokens.js'
 import { agentWorkdir } from './workdir.js'
-import type { AgentRunner, DeliveryTarget, Logger, Route } from '../types.js'
+import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source } from '../types.js'
 import { checkRoutes, selectRunner, targetMap } from './wiring.js'
 
 /** What a gateway is composed of: plugin definitions (set up from the configuration) and ready plugin objects. */
@@ -28,62 +35,129 @@ export interface Composition {
 }
 
 /** What composing needs besides the configuration and the plugins. */
-export interface ComposeBase {
+export interface ComposeOptions {
   readonly baseDir: string
+  /** The logger until a plugin provides one (the configuration's `log_level` and `log_format`). */
   readonly log: Logger
   /** Every secret the gateway knows: fed with the configuration's and the plugins' secret options here. */
   readonly secrets: SecretSet
+  /** The routes to check against the targets (static ones; an admin open checks none). */
+  readonly routes: readonly Route[]
+  /**
+   * `serve` (the default) composes a gateway to run; `admin` composes for a command beside a running one: only
+   * the definitions `only` keeps are set up, and nothing about runners, routes or the agents' folder is checked.
+   */
+  readonly role?: 'serve' | 'admin' | undefined
+  readonly only?: ((definition: PluginDefinition) => boolean) | undefined
+}
+
+/** What the slots hold once every plugin is registered. */
+export interface Slots {
+  /** The last plugin's logger (else the configuration's), with every known secret redacted from each line. */
+  readonly log: Logger
+  readonly clock: Clock
+  readonly sources: readonly Source[]
+  readonly state: StateBackend | undefined
+  readonly rateLimiter: RateLimiter | undefined
+  readonly subscriptions: SubscriptionStore | undefined
+  readonly filters: readonly EventFilter[]
+  readonly targets: ReadonlyMap<string, DeliveryTarget>
+  readonly runners: readonly AgentRunner[]
 }
 
 /** A composed, not yet started, gateway. */
 export interface Composed {
   readonly scope: Scope
+  /** Every plugin, in registration order (the set-up ones, then the objects given). */
   readonly plugins: readonly GatewayPlugin[]
   readonly setUp: SetUp
-  readonly targets: ReadonlyMap<string, DeliveryTarget>
+  readonly slots: Slots
+}
+
+/** A composed gateway that can serve: it has a runner and a state backend. */
+export interface Servable extends Composed {
   readonly runner: AgentRunner
   readonly state: StateBackend
 }
 
-/** Composes; throws one ConfigError with every problem (and disposes what it made). */
-export async function compose(config: HookpilotConfig, composition: Composition, routes: readonly Route[], base: ComposeBase): Promise<Composed> {
+/** A logger whose lines go to whatever `target()` is at the time of each line. */
+function forwarding(target: () => Logger): Logger {
+  return {
+    debug: (message, fields) => target().debug(message, fields),
+    info: (message, fields) => target().info(message, fields),
+    warn: (message, fields) => target().warn(message, fields),
+    error: (message, fields) => target().error(message, fields),
+  }
+}
+
+/**
+ * Composes; throws one ConfigError with every problem (and disposes what it made).
+ *
+ * @example
+ * ```ts
+ * const composed = await compose(config, { definitions: BUILTIN_PLUGINS, plugins: [] }, { baseDir, log, secrets, routes })
+ * ```
+ */
+export async function compose(config: HookpilotConfig, composition: Composition, options: ComposeOptions & { role?: 'serve' }): Promise<Servable>
+export async function compose(config: HookpilotConfig, composition: Composition, options: ComposeOptions): Promise<Composed>
+export async function compose(config: HookpilotConfig, composition: Composition, options: ComposeOptions): Promise<Composed> {
+  const { createScope } = await import('./container.js')
   const scope = createScope()
-  scope.provide(TOKENS.logger, base.log)
+  const serve = options.role !== 'admin'
+  const { secrets } = options
+  scope.provide(TOKENS.logger, options.log)
   scope.provide(TOKENS.clock, Date.now)
+  // Plugins are set up before the slots are final (a plugin may provide the logger or the clock): what they
+  // receive forwards to the slots, so the last logger and clock reach every plugin and the state backend.
+  // Once every plugin is registered the slots are fixed, and the forwarders stop asking the container.
+  let fixed: { readonly log: Logger; readonly clock: Clock } | undefined
+  const redacted = redactingLogger(forwarding(() => fixed?.log ?? scope.resolve(TOKENS.logger)), secrets.redact)
+  const clock: Clock = () => (fixed?.clock ?? scope.resolve(TOKENS.clock))()
   try {
     const issues: ConfigIssue[] = []
     // The programs the gateway runs work in a folder of their own, never beside config.yaml and its secrets.
-    const subscriptions = subscriptionsPath(config, base.baseDir)
-    const keepOut = [base.baseDir, ...(subscriptions === undefined ? [] : [subscriptions])]
-    const workdir = gatherIssues(() => agentWorkdir(config.agent.workdir, base.baseDir, keepOut), issues)
-    if (!workdir) throw new ConfigError(issues)
-    const secrets = base.secrets
-    const setUp = await setupPlugins(config, composition.definitions, {
-      baseDir: base.baseDir, resources: scope.resources, log: base.log, workdir: workdir.path, redact: secrets.redact,
+    const subscriptions = subscriptionsPath(config, options.baseDir)
+    const keepOut = [options.baseDir, ...(subscriptions === undefined ? [] : [subscriptions])]
+    const workdir = serve ? gatherIssues(() => agentWorkdir(config.agent.workdir, options.baseDir, keepOut), issues) : undefined
+    if (serve && !workdir) throw new ConfigError(issues)
+    const definitions = options.only ? composition.definitions.filter(options.only) : composition.definitions
+    const setUp = await setupPlugins(config, definitions, {
+      baseDir: options.baseDir, resources: scope.resources, log: redacted, clock, workdir: workdir?.path ?? options.baseDir, redact: secrets.redact,
       childEnv: (values) => {
         secrets.set('config', values)
         return secrets.childEnv()
       },
     })
-    const plugins = [workdir.plugin, ...setUp.plugins, ...composition.plugins]
+    const plugins = [...(workdir ? [workdir.plugin] : []), ...setUp.plugins, ...composition.plugins]
     for (const plugin of plugins) register(scope, plugin)
-    const targets = targetMap(scope.resolveAll(TOKENS.deliveryTargets))
+    fixed = { log: scope.resolve(TOKENS.logger), clock: scope.resolve(TOKENS.clock) }
+    const slots: Slots = {
+      log: redactingLogger(fixed.log, secrets.redact),
+      clock: fixed.clock,
+      sources: scope.has(TOKENS.sources) ? scope.resolve(TOKENS.sources) : [],
+      state: scope.has(TOKENS.state) ? scope.resolve(TOKENS.state) : undefined,
+      rateLimiter: scope.has(TOKENS.rateLimiter) ? scope.resolve(TOKENS.rateLimiter) : undefined,
+      subscriptions: scope.has(TOKENS.subscriptions) ? scope.resolve(TOKENS.subscriptions) : undefined,
+      filters: scope.resolveAll(TOKENS.eventFilters),
+      targets: targetMap(scope.resolveAll(TOKENS.deliveryTargets)),
+      runners: scope.resolveAll(TOKENS.agentRunners),
+    }
+    if (!serve) return { scope, plugins, setUp, slots }
     const choices = (key: string, section: string) =>
       composition.definitions.filter((d) => d.selectedBy?.key === key && d.section === section).map((d) => d.selectedBy?.value ?? '')
-    const runner = gatherIssues(() => selectRunner(config, scope.resolveAll(TOKENS.agentRunners), choices('runner', 'agent')), issues)
-    gatherIssues(() => checkRoutes(routes, targets, setUp.hints), issues)
-    const state = plugins.findLast((p) => p.state)?.state
-    if (!state) {
+    const runner = gatherIssues(() => selectRunner(config, slots.runners, choices('runner', 'agent')), issues)
+    gatherIssues(() => checkRoutes(options.routes, slots.targets, setUp.hints), issues)
+    if (!slots.state) {
       issues.push({ path: 'state.driver', message: `no state backend named "${config.state.driver}"; the backends here are: ${choices('driver', 'state').join(', ')} (a plugin can add one)` })
     }
-    if (issues.length > 0 || !runner || !state) throw new ConfigError(issues)
-    return { scope, plugins, setUp, targets, runner, state }
+    if (issues.length > 0 || !runner || !slots.state) throw new ConfigError(issues)
+    const servable: Servable = { scope, plugins, setUp, slots, runner, state: slots.state }
+    return servable
   } catch (err) {
     await scope.dispose()
     throw err
   }
 }
-
 
 function register(scope: Scope, plugin: GatewayPlugin): void {
   if (plugin.logger) scope.provide(TOKENS.logger, plugin.logger)
@@ -91,6 +165,7 @@ function register(scope: Scope, plugin: GatewayPlugin): void {
   if (plugin.sources) scope.provide(TOKENS.sources, plugin.sources)
   if (plugin.state) scope.provide(TOKENS.state, plugin.state)
   if (plugin.rateLimiter) scope.provide(TOKENS.rateLimiter, plugin.rateLimiter)
+  if (plugin.subscriptions) scope.provide(TOKENS.subscriptions, plugin.subscriptions)
   if (plugin.agentRunner) scope.add(TOKENS.agentRunners, plugin.agentRunner)
   for (const filter of plugin.eventFilters ?? []) scope.add(TOKENS.eventFilters, filter)
   for (const target of plugin.deliveryTargets ?? []) scope.add(TOKENS.deliveryTargets, target)

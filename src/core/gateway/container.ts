@@ -16,6 +16,8 @@ export interface Scope {
   provide<T>(token: Token<T>, value: T): void
   /** Adds to a many-implementation slot, after what is there. */
   add<T>(token: Token<T, true>, value: T): void
+  /** Whether a plugin filled a one-implementation slot. */
+  has<T>(token: Token<T>): boolean
   /** The value of a one-implementation slot; throws ERR_PLUGIN when no plugin filled it. */
   resolve<T>(token: Token<T>): T
   /** Every value of a many-implementation slot, in registration order. */
@@ -52,6 +54,7 @@ export function createScope(): Scope {
     },
     provide: put,
     add: put,
+    has: (token) => container.isRegistered(token.key),
     resolve<T>(token: Token<T>): T {
       if (!container.isRegistered(token.key)) {
         throw new GatewayError('ERR_PLUGIN', `Nothing provides ${token.key.description}: pass a plugin that does (the built-ins provide every slot).`)

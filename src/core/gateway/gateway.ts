@@ -20,13 +20,11 @@ import { createNodeHandler, type NodeConnections, type NodeHandler } from '../ht
 import { listenOn, type ListenAddress, type ListenOptions } from '../http/listen.js'
 import { createLogger } from '../log/logger.js'
 import { createPipeline } from '../pipeline/pipeline.js'
-import { redactingLogger } from '../log/redacting-logger.js'
 import { createRouteTable, type MutableRouteTable } from '../routes/route-table.js'
 import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from '../routes/routes.js'
 import { createSecretSet, type SecretSet } from '../secrets/secret-set.js'
 import { createGatewayServer, type GatewayServer } from '../http/server.js'
 import { fileSubscriptionStore, startSubscriptionSource, subscriptionsPath } from '../routes/subscriptions/index.js'
-import { TOKENS } from './tokens.js'
 import type { Route } from '../types.js'
 
 /** A request for {@link Gateway.handle}: headers in any case, body as bytes or text. */
@@ -111,13 +109,13 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
   const extra = config.platforms.webhook.extra
   const baseDir = options.baseDir ?? process.cwd()
   const secrets = options.secrets ?? createSecretSet()
-  // Whoever logs (a plugin's logger included), and whatever a line quotes (an agent's stderr, an API's error),
-  // no known secret gets through.
-  const baseLog = composition.plugins.findLast((p) => p.logger)?.logger ?? createLogger({ level: config.log_level, format: config.log_format })
-  const log = redactingLogger(baseLog, secrets.redact)
   const routes = createRouteTable(staticRoutes(config), (list) => secrets.set('routes', list.flatMap((r) => r.secrets)))
-  const { scope, plugins, setUp, targets, runner, state } = await compose(config, composition, routes.list(), { baseDir, log, secrets })
-  const clock = scope.resolve(TOKENS.clock)
+  const { scope, plugins, setUp, slots, runner, state } = await compose(config, composition, {
+    baseDir, secrets, routes: routes.list(), log: createLogger({ level: config.log_level, format: config.log_format }),
+  })
+  // Whoever logs (a plugin's logger included), and whatever a line quotes (an agent's stderr, an API's error),
+  // no known secret gets through: the slot's logger comes redacted.
+  const { log, clock, targets } = slots
   const events = createEvents(log)
   // The state backend opens first (a bad state.path stops the start with what to change), then the plugins
   // that hold resources of their own; close() runs them in the reverse order, then disposes shared resources.
@@ -125,11 +123,12 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
     await scope.dispose()
     throw err
   })
+  if (!slots.rateLimiter) throw new GatewayError('ERR_PLUGIN', 'Nothing provides a rate limiter: pass a plugin that does (the built-ins provide one).')
   const pipeline = createPipeline({
-    sources: scope.resolve(TOKENS.sources),
-    filters: scope.resolveAll(TOKENS.eventFilters),
+    sources: slots.sources,
+    filters: slots.filters,
     dedup: state.dedup,
-    limiter: scope.resolve(TOKENS.rateLimiter),
+    limiter: slots.rateLimiter,
     queue: state.queue,
     log,
     clock,
@@ -154,8 +153,7 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
   // Dynamic subscriptions: in a plugin's store (Redis), else in the file beside config.yaml (or where
   // subscriptions_file says); skipped entries are logged.
   const subscriptionsFile = subscriptionsPath(config, options.baseDir)
-  const store = plugins.findLast((p) => p.subscriptions)?.subscriptions
-    ?? (subscriptionsFile === undefined ? undefined : fileSubscriptionStore(subscriptionsFile))
+  const store = slots.subscriptions ?? (subscriptionsFile === undefined ? undefined : fileSubscriptionStore(subscriptionsFile))
   const subscriptions = store === undefined
     ? undefined
     : await startSubscriptionSource({ store, config, routes, targets, hints: setUp.hints, log })

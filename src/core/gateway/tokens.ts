@@ -3,6 +3,7 @@
  * root cannot put a RateLimiter where a Source belongs.
  */
 import type { StateBackend } from '../jobs/state-backend.js'
+import type { SubscriptionStore } from '../routes/subscriptions/subscription-store.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Source } from '../types.js'
 
 /** A slot in the container; `many` slots keep every registration in order, the others keep the last one. */
@@ -27,6 +28,7 @@ export const TOKENS = {
   sources: one<readonly Source[]>('sources'),
   state: one<StateBackend>('state'),
   rateLimiter: one<RateLimiter>('rateLimiter'),
+  subscriptions: one<SubscriptionStore>('subscriptions'),
   agentRunners: many<AgentRunner>('agentRunners'),
   eventFilters: many<EventFilter>('eventFilters'),
   deliveryTargets: many<DeliveryTarget>('deliveryTargets'),

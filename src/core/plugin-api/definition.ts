@@ -6,7 +6,7 @@
 import type * as v from 'valibot'
 import type { HookpilotConfig } from '../config/schema.js'
 import type { GatewayPlugin } from './plugin.js'
-import type { Logger } from '../types.js'
+import type { Clock, Logger } from '../types.js'
 
 const PLUGIN = Symbol.for('hookpilot.pluginDefinition')
 
@@ -28,7 +28,10 @@ export interface SetupContext {
   /** The environment for programs a plugin runs: the gateway's own, less every variable holding a known secret. */
   readonly childEnv: NodeJS.ProcessEnv
   readonly resources: Resources
+  /** The gateway's logger: the last plugin's that provides one, else the configuration's; secrets redacted. */
   readonly log: Logger
+  /** The gateway's clock: the last plugin's that provides one (a test's fake clock), else the machine's. */
+  readonly clock: Clock
   /** The working directory for programs a plugin runs: a folder of their own, never the gateway's. */
   readonly workdir: string
   /** Removes every secret the gateway knows from a text (for what a plugin logs, stores or posts). */

@@ -11,7 +11,7 @@ import { ConfigError, GatewayError, type ConfigIssue } from '../errors.js'
 import { at, isSelected } from './sections.js'
 import type { PluginDefinition, Resources } from './definition.js'
 import type { GatewayPlugin } from './plugin.js'
-import type { Logger } from '../types.js'
+import type { Clock, Logger } from '../types.js'
 
 /** A plugin to set up, with where its options are. */
 interface Active {
@@ -34,6 +34,7 @@ export interface SetupBase {
   readonly baseDir: string
   readonly resources: Resources
   readonly log: Logger
+  readonly clock: Clock
   /** The environment children get, given the secrets (the gateway's own, less them). */
   readonly childEnv: (secrets: readonly string[]) => NodeJS.ProcessEnv
   /** The working directory of the programs plugins run. */
@@ -64,7 +65,8 @@ export async function setupPlugins(config: HookpilotConfig, definitions: readonl
     active.push({ def, options })
   })
   const ctx = {
-    config, baseDir: base.baseDir, childEnv: base.childEnv(secrets), resources: base.resources, log: base.log, workdir: base.workdir, redact: base.redact,
+    config, baseDir: base.baseDir, childEnv: base.childEnv(secrets), resources: base.resources, log: base.log, clock: base.clock, workdir: base.workdir,
+    redact: base.redact,
   }
   const issues: ConfigIssue[] = []
   const plugins: GatewayPlugin[] = []

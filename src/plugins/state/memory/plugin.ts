@@ -7,5 +7,5 @@ export const memoryStatePlugin = definePlugin({
   name: 'memory',
   section: 'state',
   selectedBy: { key: 'driver', value: 'memory' },
-  setup: (_options, ctx) => ({ name: 'memory', state: memoryState({ concurrency: ctx.config.agent.concurrency, maxQueue: ctx.config.agent.max_queue }) }),
+  setup: (_options, ctx) => ({ name: 'memory', state: memoryState({ concurrency: ctx.config.agent.concurrency, maxQueue: ctx.config.agent.max_queue, now: ctx.clock }) }),
 })

@@ -27,6 +27,7 @@ export const sqliteStatePlugin = definePlugin({
         sync: options.sync,
         concurrency: ctx.config.agent.concurrency,
         maxQueue: ctx.config.agent.max_queue,
+        now: ctx.clock,
         ...retentionMs(options),
       }),
     }

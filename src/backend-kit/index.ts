@@ -1,0 +1,28 @@
+/**
+ * `hookpilot/backend-kit`: what a state backend of your own (PostgreSQL, DynamoDB, ...) builds on, so it stores
+ * rows and inherits the job lifecycle instead of rewriting it. The lifecycle's transitions say what every edge
+ * of a job's life does; the worker kit runs tries under leases over four primitives of your table; the
+ * reservation book holds a key while its request is on its way to your store. The shipped contract
+ * (`stateBackendContract` in `hookpilot/testing`) proves the result.
+ *
+ * @example
+ * ```ts
+ * import { admit, accepted, jobPool, reservationBook, type LeaseTable } from 'hookpilot/backend-kit'
+ * const pool = jobPool(myTable, { concurrency: 4, now: Date.now, log: () => log })
+ * ```
+ * @packageDocumentation
+ */
+export {
+  DEDUP_WINDOW_MS, MAX_RUNS, EDGES, decide, admit, accepted, keyMoved, queuedAgain, leased, crashLoop, answered, progressed, finished,
+  recovered, retried, purgeCutoff, retentionCutoff, purgeable, checkedRetention,
+  type KeyHolder, type Admission, type AdmitInput, type PurgeCutoff, type Retention, type Edge, type EdgeStart, type EdgeEnd,
+} from '../core/jobs/transitions.js'
+export {
+  jobPool, openTry, runTry, leaseLost, within,
+  type LeaseTable, type LeasedRow, type LeaseAfter, type JobPool, type JobPoolOptions, type Try, type TryTable, type TryOptions,
+} from '../core/jobs/pool.js'
+export { reservationBook, type ReservationBook } from '../core/jobs/reservations.js'
+export type {
+  StateBackend, DedupStore, JobQueue, JobsView, JobRecord, JobState, JobStage, NewJob, JobOutcome, LeasedJob, JobWorker, Reservation,
+  AddResult, StopReport, JobFilter, JobCounts, Readiness, LifecycleContext,
+} from '../core/jobs/state-backend.js'

@@ -17,6 +17,9 @@ import { buildGateway, type BuildOptions, type Gateway } from './core/gateway/ga
 import { isPluginDefinition, type PluginDefinition } from './core/plugin-api/definition.js'
 import type { GatewayPlugin } from './core/plugin-api/plugin.js'
 import { BUILTIN_PLUGINS } from './plugins/builtins.js'
+// An import and a separate export rather than `export * as v`: API Extractor, which writes api/*.api.md, cannot
+// follow a namespace re-export of another package. What importers see is the same.
+import * as v from 'valibot'
 
 /** Options of the package's {@link parseConfig} and {@link loadConfig}. */
 export interface ConfigOptions extends Omit<ParseConfigOptions, 'definitions' | 'loaded'> {
@@ -88,12 +91,16 @@ export {
 export {
   definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineSources, defineStateBackend,
   defineRateLimiter, type GatewayPlugin, type PluginDefinition, type PluginSpec, type SetupContext, type Resources, type Selector,
+  type SecretPath, type ObserveContext, type Endpoint,
 } from './core/plugin-api/plugin.js'
+export type { GatewayEvents, GatewayEventMap } from './core/events.js'
 export { isPluginDefinition } from './core/plugin-api/definition.js'
 export { integer, boolean, text, textList, nonBlank, idText } from './core/config/schema-kit.js'
-/** valibot, the schema library of plugin options: the same copy the gateway validates with. */
-export * as v from 'valibot'
-export { GatewayError, ConfigError, ListenError, AgentError, DeliveryError, type GatewayErrorCode, type ConfigIssue } from './core/errors.js'
+export {
+  /** valibot, the schema library of plugin options: the same copy the gateway validates with. */
+  v,
+}
+export { GatewayError, ConfigError, ListenError, DeliveryError, type GatewayErrorCode, type ConfigIssue } from './core/errors.js'
 export { renderTemplate } from './core/routes/template.js'
 export { createSecretSet, type SecretSet, type SecretSetOptions } from './core/secrets/secret-set.js'
 export { createLogger, silentLogger, type LogLevel, type LoggerOptions } from './core/log/logger.js'

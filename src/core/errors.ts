@@ -10,7 +10,6 @@ export type GatewayErrorCode =
   | 'ERR_CONFIG'
   | 'ERR_LISTEN'
   | 'ERR_PLUGIN'
-  | 'ERR_AGENT'
   | 'ERR_DELIVERY'
   | 'ERR_SUBSCRIPTION'
   | 'ERR_CLOSED'
@@ -61,6 +60,21 @@ export class ConfigError extends GatewayError {
     super('ERR_CONFIG', `Invalid configuration${where}:\n${lines.join('\n')}`, options)
     this.issues = issues
   }
+
+  /**
+   * True for a ConfigError from any copy of this package: a plugin built against another copy throws that
+   * copy's class, which `instanceof` does not recognise.
+   *
+   * @example
+   * ```ts
+   * try { await setUpPlugin(audit, { fil: 'x' }) } catch (err) {
+   *   if (ConfigError.is(err)) for (const issue of err.issues) console.error(issue.path, issue.message)
+   * }
+   * ```
+   */
+  static override is(value: unknown): value is ConfigError {
+    return GatewayError.is(value) && value.code === 'ERR_CONFIG' && Array.isArray((value as ConfigError).issues)
+  }
 }
 
 /** The server could not listen (port taken, address not available). */
@@ -68,14 +82,6 @@ export class ListenError extends GatewayError {
   override readonly name = 'ListenError'
   constructor(message: string, options?: { cause?: unknown }) {
     super('ERR_LISTEN', message, options)
-  }
-}
-
-/** An agent run failed: non-zero exit, timeout, output cap, or an API error. */
-export class AgentError extends GatewayError {
-  override readonly name = 'AgentError'
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('ERR_AGENT', message, options)
   }
 }
 

@@ -8,7 +8,8 @@ export function gatherIssues<T>(make: () => T, issues: ConfigIssue[]): T | undef
   try {
     return make()
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error
+    // A brand check: the factory may be a plugin's (a runner, a target's checkRoute) built against another copy.
+    if (!ConfigError.is(error)) throw error
     issues.push(...error.issues)
     return undefined
   }

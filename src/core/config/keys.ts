@@ -58,6 +58,41 @@ function walk(schema: AnySchema, value: unknown, path: string, issues: ConfigIss
   }
 }
 
+/** Where a dotted path leaves a schema's known keys: the path before that key, the key, and the keys known there. */
+export interface PathMiss {
+  readonly parent: string
+  readonly key: string
+  readonly known: readonly string[]
+}
+
+/**
+ * Whether `path` (dotted: `auth.token`) names a key of `schema`, following nested objects; any key under a
+ * record or a loose object is taken. Undefined when it does, else where it stops. A schema whose shape cannot be
+ * read (a union, a custom schema) is taken to hold any key.
+ */
+export function missingPath(schema: v.GenericSchema, path: string): PathMiss | undefined {
+  let current: AnySchema | undefined = schema as AnySchema
+  const keys = path.split('.')
+  for (const [i, key] of keys.entries()) {
+    const parent = keys.slice(0, i).join('.')
+    const object: AnySchema | undefined = current && objectOf(current)
+    if (object?.entries) {
+      if (Object.hasOwn(object.entries, key)) current = object.entries[key]
+      else if (object.type === 'loose_object') return undefined
+      else return { parent, key, known: Object.keys(object.entries) }
+      continue
+    }
+    const inner: AnySchema | undefined = current && unwrap(current)
+    if (inner?.type === 'record') current = inner.value
+    else if (inner === undefined || OPAQUE.has(inner.type)) return undefined
+    else return { parent, key, known: [] }
+  }
+  return undefined
+}
+
+/** Schemas whose keys cannot be listed from their definition. */
+const OPAQUE = new Set(['any', 'unknown', 'custom', 'lazy', 'union', 'variant', 'intersect'])
+
 /** `unknown key "secrett" (did you mean "secret"?)`, or the list of known keys when none is close. */
 export function unknownKeyMessage(key: string, known: readonly string[]): string {
   const close = suggest(key, known)

@@ -4,7 +4,9 @@
  * into what it contributes. The built-ins are defined this way too, so the core names none of them.
  */
 import type * as v from 'valibot'
+import { missingPath, suggest } from '../config/keys.js'
 import type { HookpilotConfig } from '../config/schema.js'
+import { GatewayError } from '../errors.js'
 import type { GatewayPlugin } from './plugin.js'
 import type { Clock, Logger } from '../types.js'
 
@@ -65,20 +67,74 @@ export interface PluginDefinition<O = unknown> {
   setup(options: O, ctx: SetupContext): GatewayPlugin | Promise<GatewayPlugin>
 }
 
-/** What {@link defineConfiguredPlugin} takes. */
+/** Values a secret option may hold: a string, or a list of strings (secrets being rotated). */
+type SecretValue = string | readonly string[]
+
+/** One step less deep, for {@link SecretPath}'s bounded recursion. */
+type Shallower = [never, 0, 1, 2, 3, 4]
+
+/**
+ * The dotted paths of an options type (a schema's output) that can hold a secret: each key whose value is a
+ * string or a list of strings, and such keys of nested objects (`token`, `auth.password`), four levels deep.
+ * Any key is allowed where the type does not say (`unknown`, a record's keys).
+ *
+ * @example
+ * ```ts
+ * type Paths = SecretPath<{ file: string; token?: string; auth: { password: string }; retries: number }>
+ * // 'file' | 'token' | 'auth.password'
+ * ```
+ */
+export type SecretPath<O, Depth extends number = 4> = [Depth] extends [never]
+  ? never
+  : O extends readonly unknown[]
+    ? never
+    : O extends object
+      ? { [K in keyof O & string]-?: SecretPathAt<K, O[K], Depth> }[keyof O & string]
+      : never
+
+/** The secret paths at key `K`, whose value is `V`. */
+type SecretPathAt<K extends string, V, Depth extends number> = unknown extends V
+  ? K | `${K}.${string}`
+  : NonNullable<V> extends infer N
+    ? N extends SecretValue
+      ? K
+      : N extends readonly unknown[]
+        ? never
+        : N extends object
+          ? `${K}.${SecretPath<N, Shallower[Depth]>}`
+          : never
+    : never
+
+/** What `definePlugin` (and {@link defineConfiguredPlugin}) takes. */
 export interface PluginSpec<S extends v.GenericSchema> {
+  /** The plugin's name, in messages and logs (`plugin "audit" takes no options`). */
   readonly name: string
+  /** Where its options are in config.yaml (dotted, e.g. `platforms.teams`) when `plugins:` gives no `with:`. */
   readonly section?: string | undefined
+  /** Set up only when this key of its section has this value (`agent.runner: my-agent`). */
   readonly selectedBy?: Selector | undefined
+  /** Its options: a valibot schema, validated by the gateway with its paths and "did you mean". */
   readonly options?: S | undefined
-  readonly secrets?: readonly string[] | undefined
+  /**
+   * Which options are secrets: keys of the schema's output (dotted for nested ones), each a string or a list
+   * of strings. Their values are redacted from logs and kept from every program the gateway runs. A path that
+   * names no option fails to compile, and throws when the plugin is defined.
+   */
+  readonly secrets?: readonly SecretPath<v.InferOutput<S>>[] | undefined
+  /** Delivery target names (aliases included) it can provide, so a route naming one is told how to enable it. */
   readonly targets?: readonly string[] | undefined
+  /** What to do when a route names one of `targets` and setup provided none. */
   readonly enableHint?: string | undefined
+  /** Turns the validated options into what the plugin contributes; no I/O here (`start()` opens). */
   setup(options: v.InferOutput<S>, ctx: SetupContext): GatewayPlugin | Promise<GatewayPlugin>
 }
 
-/** Builds a {@link PluginDefinition} (see `definePlugin`). */
+/**
+ * Builds a {@link PluginDefinition} (see `definePlugin`). Throws when `secrets` names an option the schema
+ * does not have: a typo there would silently turn the redaction of that secret off.
+ */
 export function defineConfiguredPlugin<S extends v.GenericSchema>(spec: PluginSpec<S>): PluginDefinition<v.InferOutput<S>> {
+  checkSecrets(spec.name, spec.options, spec.secrets ?? [])
   return {
     [PLUGIN]: true,
     name: spec.name,
@@ -89,6 +145,21 @@ export function defineConfiguredPlugin<S extends v.GenericSchema>(spec: PluginSp
     targets: spec.targets ?? [],
     enableHint: spec.enableHint,
     setup: spec.setup,
+  }
+}
+
+/** Throws, naming the plugin and the path, for a secret path that names no option of the schema. */
+function checkSecrets(name: string, schema: v.GenericSchema | undefined, secrets: readonly string[]): void {
+  for (const path of secrets) {
+    if (schema === undefined) {
+      throw new GatewayError('ERR_PLUGIN', `plugin "${name}": secrets lists "${path}", but the plugin has no options schema; declare it in options (v.object({ ${path.split('.')[0]}: v.string() }))`)
+    }
+    const miss = missingPath(schema, path)
+    if (miss === undefined) continue
+    const where = miss.parent === '' ? '' : `${miss.parent}.`
+    const close = suggest(miss.key, miss.known)
+    const hint = close !== undefined ? `did you mean "${where}${close}"?` : miss.known.length > 0 ? `the options there are: ${miss.known.join(', ')}` : `"${miss.parent}" has no options inside`
+    throw new GatewayError('ERR_PLUGIN', `plugin "${name}": secrets lists "${path}", which names no option of its schema; ${hint}`)
   }
 }
 

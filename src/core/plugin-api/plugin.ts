@@ -53,27 +53,38 @@ export interface Endpoint {
   handle(req: { readonly method: string; readonly headers: Readonly<Record<string, string>> }): Promise<GatewayResponse>
 }
 
-export type { PluginDefinition, PluginSpec, SetupContext, Resources, Selector } from './definition.js'
+export type { PluginDefinition, PluginSpec, SetupContext, Resources, Selector, SecretPath } from './definition.js'
 
 /**
  * Declares a plugin. Given `setup`, it defines a plugin as a package ships it: its options (a valibot schema,
  * validated with the core's paths and "did you mean"), its secret options, and `setup(options, ctx)` that
- * returns what it contributes; `hookpilot serve` loads such a plugin from `plugins:` in config.yaml. Given a
- * plain plugin object, it returns it as it is, with type checking.
+ * returns what it contributes; `hookpilot serve` loads such a plugin from `plugins:` in config.yaml. A secret
+ * that names no option of the schema fails to compile, and throws here. Given a plain plugin object, it
+ * returns it as it is, with type checking.
  *
  * @example
  * ```ts
- * import * as v from 'valibot'
+ * import { definePlugin, v } from 'hookpilot'
  * export default definePlugin({
  *   name: 'audit',
  *   options: v.object({ file: v.string(), token: v.optional(v.string()) }),
- *   secrets: ['token'],
+ *   secrets: ['token'],                 // keys of the options: ['tokn'] does not compile
  *   setup: (options) => ({ name: 'audit', deliveryTargets: [auditTarget(options.file)] }),
  * })
  * ```
  */
 export function definePlugin<S extends v.GenericSchema = v.GenericSchema<unknown, Record<string, unknown>>>(spec: PluginSpec<S>): PluginDefinition<v.InferOutput<S>>
-export function definePlugin<const P extends GatewayPlugin>(plugin: P): P
+// `setup?: never`: with several overloads TypeScript first tries each by the subtype relation, where a spec
+// (`{ name, options, setup }`) would pass for a plain plugin object and come back typed as itself.
+/**
+ * Returns a plain plugin object (no `setup`) as it is, with type checking.
+ *
+ * @example
+ * ```ts
+ * export const quiet = definePlugin({ name: 'quiet', eventFilters: [{ name: 'no-drafts', accepts: (e) => !isDraft(e) }] })
+ * ```
+ */
+export function definePlugin<const P extends GatewayPlugin & { readonly setup?: never }>(plugin: P): P
 export function definePlugin(arg: PluginSpec<v.GenericSchema> | GatewayPlugin): PluginDefinition | GatewayPlugin {
   return 'setup' in arg ? defineConfiguredPlugin(arg) : arg
 }

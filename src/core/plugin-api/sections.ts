@@ -54,8 +54,9 @@ export function isSelected(def: PluginDefinition, section: unknown, defaultValue
 }
 
 /**
- * Validates one plugin's options (`raw`, found at `path`) with its schema. Keys the core owns in a shared
- * section (`coreKeys`) are left to the core. Returns the options, or undefined when they are invalid.
+ * Validates one plugin's options (`raw`, found at `path`; `''` reports paths relative to the options) with its
+ * schema. Keys the core owns in a shared section (`coreKeys`) are left to the core. Returns the options, or
+ * undefined when they are invalid. The gateway and `setUpPlugin` of `hookpilot/testing` both validate here.
  */
 export function validateOptions(
   def: PluginDefinition,
@@ -81,7 +82,7 @@ export function validateOptions(
     // Unknown keys were reported above, every one with a suggestion; a strict object's "never" repeats the first.
     for (const issue of result.issues.filter((i) => i.expected !== 'never')) {
       const sub = v.getDotPath(issue)
-      issues.push({ path: sub ? `${path}.${sub}` : path, message: describeIssue(issue) })
+      issues.push({ path: sub ? (path === '' ? sub : `${path}.${sub}`) : path, message: describeIssue(issue) })
     }
   }
   return issues.length > before || !result.success ? undefined : result.output

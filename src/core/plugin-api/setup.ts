@@ -76,7 +76,8 @@ export async function setupPlugins(config: HookpilotConfig, definitions: readonl
     try {
       plugin = await def.setup(options, ctx)
     } catch (err) {
-      if (err instanceof ConfigError) issues.push(...err.issues)
+      // A plugin may be built against another copy of hookpilot: its errors are recognised by their brand.
+      if (ConfigError.is(err)) issues.push(...err.issues)
       else if (GatewayError.is(err)) issues.push({ path: def.section ?? `plugins (${def.name})`, message: err.message })
       else throw err
       continue
@@ -99,7 +100,7 @@ function coreSecrets(config: HookpilotConfig): string[] {
 }
 
 /** The values of a plugin's secret options (a string or a list of strings each). */
-function secretValues(def: PluginDefinition, options: unknown): string[] {
+export function secretValues(def: PluginDefinition, options: unknown): string[] {
   if (!isRecord(options)) return []
   return def.secrets.flatMap((path) => {
     const value = at(options, path)

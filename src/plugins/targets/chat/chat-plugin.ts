@@ -37,7 +37,8 @@ export interface ChatPluginSpec<E extends v.ObjectEntries> {
 
 /** Defines a chat platform's plugin. */
 export function chatPlugin<E extends v.ObjectEntries>(spec: ChatPluginSpec<E>): PluginDefinition {
-  const schema = v.object({
+  // Widened: the platform's entries are generic here, so its secret keys are checked where each platform names them.
+  const schema: v.GenericSchema<unknown, Record<string, unknown>> = v.object({
     enabled: v.optional(boolean, false),
     home_channel: v.optional(idText),
     api_base: v.optional(text),

@@ -45,7 +45,7 @@ export function httpChatTarget(spec: HttpChatSpec): DeliveryTarget {
       const reply = await send(client, spec.name, url, { method: 'post', ...init, signal: ctx.signal }, spec.secrets)
       if (spec.accepted ? spec.accepted(reply) : reply.ok) return
       const explained = spec.explain(reply)
-      if (explained instanceof DeliveryError) throw explained
+      if (DeliveryError.is(explained)) throw explained
       const hint = explained.hint ?? statusHint(reply.status, spec.name, spec.credential)
       throw httpFailure(spec.name, reply, { ...explained, hint, secrets: spec.secrets })
     },

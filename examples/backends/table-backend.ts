@@ -1,0 +1,151 @@
+/**
+ * A state backend of your own, built on `hookpilot/backend-kit`: one SQL table (SQLite here, through
+ * better-sqlite3, so it runs anywhere; the same statements fit PostgreSQL, see docs/plugins.md). It stores rows
+ * and nothing else: what every edge of a job's life does is the kit's (`admit`, `accepted`, `leased`,
+ * `recovered`, `retried`, `purgeCutoff`), the worker pool with its leases and fencing is the kit's (`jobPool`),
+ * and so is the reservation book. test/e2e/example-backend.test.ts runs the shipped contract against it.
+ */
+import { randomUUID } from 'node:crypto'
+import Database from 'better-sqlite3'
+import {
+  accepted, admit, checkedRetention, jobPool, keyMoved, leased, purgeCutoff, queuedAgain, recovered, reservationBook, retried,
+  type JobRecord, type LeaseTable, type StateBackend,
+} from 'hookpilot/backend-kit'
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS jobs (
+  id INTEGER PRIMARY KEY, dedup_key TEXT UNIQUE, record TEXT NOT NULL, payload TEXT NOT NULL,
+  state TEXT NOT NULL, not_before INTEGER NOT NULL, token TEXT, lease_until INTEGER)`
+
+/** Options of {@link tableBackend}. */
+export interface TableBackendOptions {
+  readonly path: string
+  readonly concurrency: number
+  readonly maxQueue: number
+  readonly now?: () => number
+  readonly dedupWindowMs?: number
+  readonly keepDoneMs?: number
+  readonly pollMs?: number
+}
+
+/** A durable backend over one table. */
+export function tableBackend(options: TableBackendOptions): StateBackend {
+  const now = options.now ?? Date.now
+  const retention = checkedRetention({ windowMs: options.dedupWindowMs, keepDoneMs: options.keepDoneMs })
+  const db = new Database(options.path)
+  db.pragma('journal_mode = WAL')
+  db.exec(SCHEMA)
+  const book = reservationBook()
+  const leaseMs = 30_000
+
+  const row = (where: string) => db.prepare<unknown[], { record: string; payload: string }>(`SELECT record, payload FROM jobs WHERE ${where}`)
+  const byKey = row('dedup_key = ?')
+  const byId = row('id = ?')
+  const byLease = row('id = ? AND token = ? AND state = \'running\'')
+  /** Writes a record (and the columns the queries need) back to its row. */
+  const write = db.prepare<[string, string, number, string | null, number | null, number]>(
+    'UPDATE jobs SET record = ?, state = ?, not_before = ?, token = ?, lease_until = ? WHERE id = ?',
+  )
+  const store = (job: JobRecord, lease?: { token: string; until: number }) =>
+    write.run(JSON.stringify(job), job.state, job.notBefore, lease?.token ?? null, lease?.until ?? null, Number(job.id))
+  const parse = (found: { record: string } | undefined): JobRecord | undefined => (found ? (JSON.parse(found.record) as JobRecord) : undefined)
+  const count = (state: string) => db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state = ?').get(state)?.n ?? 0
+
+  const table: LeaseTable = {
+    lease: async (max, t, until) => db.transaction(() =>
+      db.prepare<[number, number], { record: string; payload: string }>('SELECT record, payload FROM jobs WHERE state = \'queued\' AND not_before <= ? ORDER BY not_before, id LIMIT ?')
+        .all(t, max)
+        .map((found) => {
+          const job = leased(JSON.parse(found.record) as JobRecord, t)
+          const token = randomUUID()
+          store(job, { token, until })
+          return { job, token, payload: JSON.parse(found.payload) }
+        }))(),
+    update: async (id, token, change, after) => db.transaction(() => {
+      const current = parse(byLease.get(Number(id), token))
+      if (!current) return undefined // the lease is another's now: write nothing
+      const next = change(current)
+      store(next, after === 'release' || next.state !== 'running' ? undefined : { token, until: after.until })
+      return next
+    })(),
+    renew: async (held, until) => {
+      const renew = db.prepare<[number, number, string]>('UPDATE jobs SET lease_until = ? WHERE id = ? AND token = ?')
+      return new Set([...held].filter(([id, token]) => renew.run(until, Number(id), token).changes > 0).map(([id]) => id))
+    },
+    recordProcess: () => {},
+    nextDue: () => db.prepare<[], { at: number | null }>('SELECT min(not_before) AS at FROM jobs WHERE state = \'queued\'').get()?.at ?? undefined,
+    unfinished: () => count('queued') + count('running'),
+  }
+  const pool = jobPool(table, { concurrency: options.concurrency, now, log: () => log, pollMs: options.pollMs, leaseMs })
+  let log: Parameters<NonNullable<StateBackend['start']>>[0]['log'] = { debug() {}, info() {}, warn() {}, error() {} }
+
+  return {
+    name: 'table',
+    durable: true,
+    dedup: { reserve: (key) => book.reserve(key, () => parse(byKey.get(key)), retention.windowMs, now) },
+    queue: {
+      async add(job, reservation) {
+        if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
+        try {
+          const result = db.transaction(() => {
+            const holder = job.dedupKey === undefined ? undefined : parse(byKey.get(job.dedupKey))
+            const admission = admit({ holder, windowMs: retention.windowMs, now: now(), queued: count('queued'), maxQueue: options.maxQueue })
+            if (admission.kind === 'full') return { status: 'full' as const }
+            if (admission.kind === 'duplicate') return { status: 'duplicate' as const, id: admission.id }
+            if (admission.kind === 'requeue') {
+              store(queuedAgain(admission.job, now()))
+              return { status: 'accepted' as const, id: admission.job.id }
+            }
+            if (holder) {
+              store(keyMoved(holder)) // the previous holder (done past the window) gives its key up
+              db.prepare('UPDATE jobs SET dedup_key = NULL WHERE id = ?').run(Number(holder.id))
+            }
+            const id = Number(db.prepare('INSERT INTO jobs (dedup_key, record, payload, state, not_before) VALUES (?, \'{}\', ?, \'queued\', 0)')
+              .run(job.dedupKey ?? null, job.payloadJson).lastInsertRowid)
+            store(accepted(job, String(id), now()))
+            return { status: 'accepted' as const, id: String(id) }
+          }).immediate()
+          if (result.status === 'accepted') pool.wake()
+          return result
+        } finally {
+          if (reservation) book.settle(reservation)
+        }
+      },
+      start: (worker) => pool.start(worker),
+      stop: (graceMs) => pool.stop(graceMs),
+    },
+    jobs: {
+      async list(filter = {}) {
+        const all = db.prepare<[], { record: string }>('SELECT record FROM jobs ORDER BY id DESC').all().map((r) => JSON.parse(r.record) as JobRecord)
+        const kept = all.filter((j) => (filter.state === undefined || j.state === filter.state) && (filter.route === undefined || j.route === filter.route))
+        return kept.slice(0, filter.limit ?? kept.length)
+      },
+      get: async (id) => parse(byId.get(Number(id))),
+      async retry(id) {
+        const job = parse(byId.get(Number(id)))
+        if (!job) return undefined
+        const next = retried(job, now())
+        store(next)
+        pool.wake()
+        return next
+      },
+      async purge(before) {
+        const cutoff = purgeCutoff(before, now(), retention.windowMs)
+        const gone = db.prepare<[number, number]>(
+          `DELETE FROM jobs WHERE (state = 'done' AND json_extract(record, '$.finishedAt') < ?) OR (state = 'failed' AND json_extract(record, '$.finishedAt') < ?)`,
+        )
+        return gone.run(cutoff.doneBefore, cutoff.failedBefore).changes
+      },
+      counts: async () => ({ queued: count('queued'), running: count('running'), done: count('done'), failed: count('failed') }),
+    },
+    async start(ctx) {
+      log = ctx.log
+      if (ctx.admin) return
+      // A lease that ran out belongs to a worker that is gone: its job is queued again (the lifecycle's edge).
+      const expired = db.prepare<[number], { record: string }>('SELECT record FROM jobs WHERE state = \'running\' AND lease_until < ?').all(now())
+      for (const found of expired) store(recovered(JSON.parse(found.record) as JobRecord, now()))
+    },
+    async close() {
+      db.close()
+    },
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The example backend of docs/plugins.md (examples/backends/table-backend.ts), built on hookpilot/backend-kit
+ * as a plugin author would, passes the shipped state-backend contract.
+ */
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { StateBackend } from '../../src/core/jobs/state-backend.js'
+import { stateBackendContract, type BackendOptions } from '../../src/testing/state-backend.js'
+import { tableBackend } from '../../examples/backends/table-backend.js'
+
+const folder = await mkdtemp(join(tmpdir(), 'hookpilot-table-'))
+const paths = new WeakMap<StateBackend, string>()
+let counter = 0
+const at = (path: string, options: BackendOptions) => {
+  const backend = tableBackend({ ...options, path })
+  paths.set(backend, path)
+  return backend
+}
+const LIVE_LEASE = 'it takes back only leases that ran out (30 s): a live instance in this process keeps renewing its own'
+
+stateBackendContract('the example table backend', {
+  make: (options) => at(join(folder, `table-${++counter}.db`), options),
+  reopen: (previous, options) => at(paths.get(previous) ?? '', options),
+  peer: (first, options) => at(paths.get(first) ?? '', options),
+  cannot: {
+    'a job whose worker died is recovered and counted; past MAX_RUNS starts it fails with one reason, unrun': LIVE_LEASE,
+    'a try whose lease another worker took writes nothing more, and its confirmLease rejects': LIVE_LEASE,
+  },
+})

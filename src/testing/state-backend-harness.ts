@@ -133,3 +133,8 @@ export function contractWorld(harness: StateBackendHarness) {
 
   return { WINDOW, RETRY, GAP, EDGE, setup, recorder, restart, peer, closeAll }
 }
+
+/** A try that ends only when it is stopped (its lease lost, or the backend closing), as interrupted. */
+export function parked(job: LeasedJob): Promise<JobOutcome> {
+  return new Promise((resolve) => job.signal.addEventListener('abort', () => resolve({ kind: 'interrupted' }), { once: true }))
+}

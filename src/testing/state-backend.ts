@@ -5,16 +5,11 @@
  * backend's pool polls every few milliseconds. Its world is in state-backend-harness.ts.
  */
 import { afterEach, describe, expect, it as test } from 'vitest'
-import type { JobOutcome, LeasedJob, StateBackend } from '../core/jobs/state-backend.js'
-import { MAX_RUNS } from '../core/jobs/transitions.js'
+import type { JobOutcome } from '../core/jobs/state-backend.js'
 import { contractWorld, newJob, type StateBackendHarness } from './state-backend-harness.js'
+import { writersCases } from './state-backend-writers.js'
 
 export { newJob, type BackendOptions, type StateBackendHarness } from './state-backend-harness.js'
-
-/** A try that ends only when it is stopped (its lease lost, or the backend closing), as interrupted. */
-function parked(job: LeasedJob): Promise<JobOutcome> {
-  return new Promise((resolve) => job.signal.addEventListener('abort', () => resolve({ kind: 'interrupted' }), { once: true }))
-}
 
 /** Runs the state-backend contract. */
 export function stateBackendContract(name: string, harness: StateBackendHarness): void {
@@ -284,112 +279,7 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
     })
 
 
-    describe('one lifecycle, whoever writes', () => {
-      it('a redelivery racing an operator retry is a duplicate, and leaves the job as the retry queued it', async () => {
-        const { backend, accept, settled } = await setup()
-        const added = await accept('race')
-        backend.queue.start(recorder(async (job) => {
-          if (job.job.attempts === 1 && job.job.stage === 'run') {
-            await job.saveAnswer('the answer')
-            return { kind: 'failed', reason: 'gh: not authenticated' }
-          }
-          return parked(job) // the retried job stays running while the copy arrives
-        }).worker)
-        await settled()
-        const id = added.status === 'accepted' ? added.id : ''
-        const redelivery = await backend.dedup.reserve('pr\u0000race')
-        expect(redelivery).toMatchObject({ status: 'redeliver', jobId: id })
-        const retried = await backend.jobs.retry(id)
-        expect(await backend.queue.add(newJob('race'), redelivery)).toEqual({ status: 'duplicate', id })
-        const now = await backend.jobs.get(id)
-        expect(now).toMatchObject({ stage: 'deliver', answer: 'the answer', lastError: 'gh: not authenticated' })
-        expect(now?.state === 'queued' || now?.state === 'running').toBe(true)
-        expect(retried?.attempts).toBe(0)
-        expect((await backend.jobs.list()).length).toBe(1)
-      })
-
-      it('a delivery whose key a live job holds by the time it is stored is a duplicate', async () => {
-        const { backend, accept } = await setup()
-        const added = await accept('live')
-        // Stored without the reservation a request makes (as a writer that never saw this one's would): the
-        // write itself finds the queued job holding the key.
-        expect(await backend.queue.add(newJob('live'))).toEqual({ status: 'duplicate', id: added.status === 'accepted' ? added.id : '' })
-        expect((await backend.jobs.list()).length).toBe(1)
-      })
-
-      it('two instances reserving one delivery at once store one job', async () => {
-        const { backend, options } = await setup()
-        const other = await peer(backend, options)
-        const request = async (on: StateBackend) => on.queue.add(newJob('twice'), await on.dedup.reserve('pr\u0000twice'))
-        const added = await Promise.all([request(backend), request(other), request(backend), request(other)])
-        expect(added.filter((r) => r.status === 'accepted')).toHaveLength(1)
-        expect((await backend.jobs.list()).map((j) => j.deliveryId)).toEqual(['twice'])
-      })
-
-      it('max_queue is never overshot by two instances adding at once', async () => {
-        const { backend, options } = await setup({ maxQueue: 5 })
-        const other = await peer(backend, options)
-        const results = await Promise.all(Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? backend : other).queue.add(newJob(`m${i}`))))
-        expect(results.filter((r) => r.status === 'accepted')).toHaveLength(5)
-        expect(results.filter((r) => r.status === 'full')).toHaveLength(19)
-        expect((await backend.jobs.counts()).queued).toBe(5)
-      })
-
-      it('a job whose worker died is recovered and counted; past MAX_RUNS starts it fails with one reason, unrun', async () => {
-        const { backend, accept, options } = await setup({ concurrency: 1 })
-        const added = await accept('loop')
-        const id = added.status === 'accepted' ? added.id : ''
-        let runs = 0
-        /** A worker that runs until its lease is lost, as an agent on a gateway that dies would (forever). */
-        const hang = async (job: LeasedJob) => {
-          runs++
-          return parked(job)
-        }
-        backend.queue.start(hang)
-        await expect.poll(() => runs).toBe(1)
-        for (let life = 2; life <= MAX_RUNS + 1; life++) {
-          // A new process on the store: the previous one is dead to it, so its job is recovered and leased again.
-          const next = await peer(backend, options)
-          next.queue.start(hang)
-          await expect.poll(async () => (await next.jobs.get(id))?.attempts, { timeout: 5_000 }).toBe(Math.min(life, MAX_RUNS + 1))
-          if (life <= MAX_RUNS) await expect.poll(() => runs).toBe(life)
-        }
-        await expect.poll(async () => (await backend.jobs.get(id))?.state, { timeout: 5_000 }).toBe('failed')
-        expect(runs).toBe(MAX_RUNS)
-        expect((await backend.jobs.get(id))?.lastError).toMatch(new RegExp(`stopped during each of ${MAX_RUNS} runs`))
-      })
-
-      it('a try whose lease another worker took writes nothing more, and its confirmLease rejects', async () => {
-        const { backend, accept, options } = await setup({ concurrency: 1 })
-        const added = await accept('fenced')
-        const id = added.status === 'accepted' ? added.id : ''
-        let first: LeasedJob | undefined
-        backend.queue.start(async (job) => {
-          first = job
-          return parked(job) // never ends by itself: a frozen worker
-        })
-        await expect.poll(() => first).toBeDefined()
-        const other = await peer(backend, options)
-        let second: LeasedJob | undefined
-        other.queue.start(async (job) => {
-          second = job
-          await job.saveAnswer('the new owner')
-          return parked(job)
-        })
-        await expect.poll(() => second).toBeDefined()
-        await expect.poll(async () => (await backend.jobs.get(id))?.answer).toBe('the new owner')
-        await expect(first?.confirmLease()).rejects.toThrow(/lease on job .* was lost/)
-        await expect(first?.saveAnswer('the old owner')).rejects.toThrow(/lease on job .* was lost/)
-        expect(first?.signal.aborted).toBe(true)
-        expect(await backend.jobs.get(id)).toMatchObject({ answer: 'the new owner', state: 'running' })
-        await expect(second?.confirmLease()).resolves.toBeUndefined()
-      })
-
-      it('refuses a retention of done jobs shorter than the de-dup window', async () => {
-        const { options } = await setup()
-        expect(() => harness.make({ ...options, keepDoneMs: options.dedupWindowMs - 1 })).toThrow(/shorter than the de-dup window/)
-      })
-    })
+    writersCases({ harness, it, setup, recorder, peer })
 
     if (harness.reopen) {
       describe('durability', () => {

@@ -7,43 +7,14 @@
  * another worker) is aborted and may write nothing more, so a post is never made twice.
  */
 import { GatewayError, messageOf } from '../errors.js'
-import type { JobOutcome, JobRecord, JobWorker, LeasedJob, StopReport } from './state-backend.js'
-import { answered, crashLoop, finished, progressed } from './transitions.js'
-import type { Clock, JsonObject, Logger } from '../types.js'
+import type { JobOutcome, JobWorker, StopReport } from './state-backend.js'
+import { finished } from './transitions.js'
+import type { LeaseTable, LeasedRow } from './lease-table.js'
+import { nearlyOut, openTry, renewEvery, runTry, type Try } from './try.js'
+import type { Clock, Logger } from '../types.js'
 
-/** A job as a table hands it out: leased under `token`, which every later write of this try names. */
-export interface LeasedRow {
-  readonly job: JobRecord
-  readonly payload: JsonObject
-  readonly token: string
-}
-
-/** How a write of a try treats its lease: extended to `until`, or ended (the try's outcome). */
-export type LeaseAfter = { readonly until: number } | 'release'
-
-/**
- * What the pool needs of a table: atomic primitives, no rules. Writes resolve once they are stored.
- */
-export interface LeaseTable {
-  /**
-   * Takes up to `max` due queued jobs (earliest `notBefore` first), stores each as the lifecycle's `leased`
-   * record under a new token, leased until `until`, and returns them.
-   */
-  lease(max: number, now: number, until: number): Promise<LeasedRow[]>
-  /**
-   * If job `id` is still leased under `token`, stores `change(job)` and extends or ends the lease; resolves
-   * the stored record, or undefined when the lease is no longer this token's (nothing is written then).
-   */
-  update(id: string, token: string, change: (job: JobRecord) => JobRecord, after: LeaseAfter): Promise<JobRecord | undefined>
-  /** Extends the leases `held` names (job id → token) to `until`; resolves the ids whose lease was still theirs. */
-  renew(held: ReadonlyMap<string, string>, until: number): Promise<ReadonlySet<string>>
-  /** Records a process group the try started, so the next start can kill it if this process dies. */
-  recordProcess(id: string, token: string, pid: number): void
-  /** When the earliest queued job falls due; undefined when none is queued. */
-  nextDue(): number | undefined
-  /** Jobs queued or running. */
-  unfinished(): number
-}
+export type { LeaseAfter, LeaseTable, LeasedRow } from './lease-table.js'
+export { leaseLost, nearlyOut, openTry, renewEvery, runTry, type Try, type TryOptions, type TryTable } from './try.js'
 
 /** Options of {@link jobPool}. */
 export interface JobPoolOptions {
@@ -65,102 +36,6 @@ export interface JobPool {
   wake(): void
   stop(graceMs: number): Promise<StopReport>
 }
-
-/** The error a try's signal carries when its lease is lost. */
-export function leaseLost(id: string): GatewayError {
-  return new GatewayError('ERR_LEASE_LOST', `The lease on job ${id} was lost (its renewals failed, or another worker took the job): this try stops and writes nothing more.`)
-}
-
-/** What a try needs of its table: writes under its lease. */
-export type TryTable = Pick<LeaseTable, 'update' | 'recordProcess'>
-
-/** One try of a leased job: the job as its worker sees it, and the lease it runs under. */
-export interface Try {
-  readonly id: string
-  readonly token: string
-  /** The job as the worker receives it; its writes go through the lease and fail once it is lost. */
-  readonly leased: LeasedJob
-  /** Until when the store holds the lease, as far as this process knows (moved by every write and renewal). */
-  until: number
-  /** Aborts the try because its lease is gone: its signal says why, and its writes are refused from now on. */
-  lose(): void
-  /** True once the lease is known to be lost. */
-  readonly lost: boolean
-  /** Writes `change(job)` under the lease, extending it (or ending it with `'release'`); throws once the lease is lost. */
-  write(change: (job: JobRecord) => JobRecord, after?: LeaseAfter): Promise<JobRecord>
-  /** Aborts the try for another reason (the gateway's grace period ended). */
-  abort(reason: unknown): void
-}
-
-/** What {@link openTry} needs besides the row and the table. */
-export interface TryOptions {
-  readonly now: Clock
-  readonly leaseMs: number
-  readonly log: () => Logger
-}
-
-/**
- * Opens a try of `row`: the worker's view of the job, with the answer, the progress and the lease
- * confirmation written through the lifecycle under the row's lease token.
- */
-export function openTry({ job, payload, token }: LeasedRow, table: TryTable, options: TryOptions): Try {
-  const { now, leaseMs } = options
-  const abort = new AbortController()
-  const isLost = () => GatewayError.is(abort.signal.reason) && abort.signal.reason.code === 'ERR_LEASE_LOST'
-  const self: Try = {
-    id: job.id,
-    token,
-    until: now() + leaseMs,
-    get lost() {
-      return isLost()
-    },
-    lose() {
-      if (abort.signal.aborted) return
-      options.log().warn('lease lost: the try stops and posts nothing more; another worker may run the job', { job: job.id })
-      abort.abort(leaseLost(job.id))
-    },
-    async write(change, after = { until: now() + leaseMs }) {
-      if (isLost()) throw leaseLost(job.id)
-      const stored = await table.update(job.id, token, change, after)
-      if (!stored) {
-        self.lose()
-        throw leaseLost(job.id)
-      }
-      if (after !== 'release') self.until = after.until
-      return stored
-    },
-    abort: (reason) => abort.abort(reason),
-    leased: {
-      job,
-      payload,
-      signal: abort.signal,
-      saveAnswer: async (text) => void (await self.write((j) => answered(j, text, now()))),
-      saveProgress: async (parts) => void (await self.write((j) => progressed(j, parts, now()))),
-      confirmLease: async () => void (await self.write((j) => j)),
-      recordProcess: (pid) => table.recordProcess(job.id, token, pid),
-    },
-  }
-  return self
-}
-
-/**
- * Runs one try to its outcome: a job that crashed its gateway too often fails without running (the
- * lifecycle's `crashLoop`), and a worker that throws is a failed try.
- */
-export async function runTry(open: Try, worker: JobWorker): Promise<JobOutcome> {
-  const reason = crashLoop(open.leased.job)
-  if (reason !== undefined) return { kind: 'failed', reason }
-  try {
-    return await worker(open.leased)
-  } catch (err) {
-    return { kind: 'failed', reason: `the worker threw: ${messageOf(err)}` }
-  }
-}
-
-/** A lease is renewed every third of its length, and given up a sixth of it before it runs out. */
-export const renewEvery = (leaseMs: number) => Math.max(1, Math.floor(leaseMs / 3))
-/** Whether a try's lease is too close to its end to go on: what stops here stops before another worker may take it. */
-export const nearlyOut = (open: Try, leaseMs: number, now: number) => open.until - leaseMs / 6 <= now
 
 interface Active {
   readonly open: Try

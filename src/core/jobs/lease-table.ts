@@ -1,0 +1,40 @@
+/**
+ * What the worker kit needs of a backend's table: four atomic primitives and two reads, no rules. A backend
+ * of your own implements this over its rows (docs/plugins.md); the pool and the tries do the rest.
+ */
+import type { JobRecord } from './state-backend.js'
+import type { JsonObject } from '../types.js'
+
+/** A job as a table hands it out: leased under `token`, which every later write of this try names. */
+export interface LeasedRow {
+  readonly job: JobRecord
+  readonly payload: JsonObject
+  readonly token: string
+}
+
+/** How a write of a try treats its lease: extended to `until`, or ended (the try's outcome). */
+export type LeaseAfter = { readonly until: number } | 'release'
+
+/**
+ * What the pool needs of a table: atomic primitives, no rules. Writes resolve once they are stored.
+ */
+export interface LeaseTable {
+  /**
+   * Takes up to `max` due queued jobs (earliest `notBefore` first), stores each as the lifecycle's `leased`
+   * record under a new token, leased until `until`, and returns them.
+   */
+  lease(max: number, now: number, until: number): Promise<LeasedRow[]>
+  /**
+   * If job `id` is still leased under `token`, stores `change(job)` and extends or ends the lease; resolves
+   * the stored record, or undefined when the lease is no longer this token's (nothing is written then).
+   */
+  update(id: string, token: string, change: (job: JobRecord) => JobRecord, after: LeaseAfter): Promise<JobRecord | undefined>
+  /** Extends the leases `held` names (job id → token) to `until`; resolves the ids whose lease was still theirs. */
+  renew(held: ReadonlyMap<string, string>, until: number): Promise<ReadonlySet<string>>
+  /** Records a process group the try started, so the next start can kill it if this process dies. */
+  recordProcess(id: string, token: string, pid: number): void
+  /** When the earliest queued job falls due; undefined when none is queued. */
+  nextDue(): number | undefined
+  /** Jobs queued or running. */
+  unfinished(): number
+}

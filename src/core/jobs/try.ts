@@ -1,0 +1,107 @@
+/**
+ * One try of a leased job, as every backend's worker runs it: the job as the worker sees it, whose writes (the
+ * answer, the progress, a confirmation of the lease before a post) go through the lifecycle under the lease's
+ * token, and which is aborted once its lease is lost. The pool (pool.ts) and the Redis worker both open tries
+ * here, so the crash-loop rule and the fencing are written once.
+ */
+import { GatewayError, messageOf } from '../errors.js'
+import type { LeaseAfter, LeaseTable, LeasedRow } from './lease-table.js'
+import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backend.js'
+import { answered, crashLoop, progressed } from './transitions.js'
+import type { Clock, Logger } from '../types.js'
+
+/** The error a try's signal carries when its lease is lost. */
+export function leaseLost(id: string): GatewayError {
+  return new GatewayError('ERR_LEASE_LOST', `The lease on job ${id} was lost (its renewals failed, or another worker took the job): this try stops and writes nothing more.`)
+}
+
+/** What a try needs of its table: writes under its lease. */
+export type TryTable = Pick<LeaseTable, 'update' | 'recordProcess'>
+
+/** One try of a leased job: the job as its worker sees it, and the lease it runs under. */
+export interface Try {
+  readonly id: string
+  readonly token: string
+  /** The job as the worker receives it; its writes go through the lease and fail once it is lost. */
+  readonly leased: LeasedJob
+  /** Until when the store holds the lease, as far as this process knows (moved by every write and renewal). */
+  until: number
+  /** Aborts the try because its lease is gone: its signal says why, and its writes are refused from now on. */
+  lose(): void
+  /** True once the lease is known to be lost. */
+  readonly lost: boolean
+  /** Writes `change(job)` under the lease, extending it (or ending it with `'release'`); throws once the lease is lost. */
+  write(change: (job: JobRecord) => JobRecord, after?: LeaseAfter): Promise<JobRecord>
+  /** Aborts the try for another reason (the gateway's grace period ended). */
+  abort(reason: unknown): void
+}
+
+/** What {@link openTry} needs besides the row and the table. */
+export interface TryOptions {
+  readonly now: Clock
+  readonly leaseMs: number
+  readonly log: () => Logger
+}
+
+/**
+ * Opens a try of `row`: the worker's view of the job, with the answer, the progress and the lease
+ * confirmation written through the lifecycle under the row's lease token.
+ */
+export function openTry({ job, payload, token }: LeasedRow, table: TryTable, options: TryOptions): Try {
+  const { now, leaseMs } = options
+  const abort = new AbortController()
+  const isLost = () => GatewayError.is(abort.signal.reason) && abort.signal.reason.code === 'ERR_LEASE_LOST'
+  const self: Try = {
+    id: job.id,
+    token,
+    until: now() + leaseMs,
+    get lost() {
+      return isLost()
+    },
+    lose() {
+      if (abort.signal.aborted) return
+      options.log().warn('lease lost: the try stops and posts nothing more; another worker may run the job', { job: job.id })
+      abort.abort(leaseLost(job.id))
+    },
+    async write(change, after = { until: now() + leaseMs }) {
+      if (isLost()) throw leaseLost(job.id)
+      const stored = await table.update(job.id, token, change, after)
+      if (!stored) {
+        self.lose()
+        throw leaseLost(job.id)
+      }
+      if (after !== 'release') self.until = after.until
+      return stored
+    },
+    abort: (reason) => abort.abort(reason),
+    leased: {
+      job,
+      payload,
+      signal: abort.signal,
+      saveAnswer: async (text) => void (await self.write((j) => answered(j, text, now()))),
+      saveProgress: async (parts) => void (await self.write((j) => progressed(j, parts, now()))),
+      confirmLease: async () => void (await self.write((j) => j)),
+      recordProcess: (pid) => table.recordProcess(job.id, token, pid),
+    },
+  }
+  return self
+}
+
+/**
+ * Runs one try to its outcome: a job that crashed its gateway too often fails without running (the
+ * lifecycle's `crashLoop`), and a worker that throws is a failed try.
+ */
+export async function runTry(open: Try, worker: JobWorker): Promise<JobOutcome> {
+  const reason = crashLoop(open.leased.job)
+  if (reason !== undefined) return { kind: 'failed', reason }
+  try {
+    return await worker(open.leased)
+  } catch (err) {
+    return { kind: 'failed', reason: `the worker threw: ${messageOf(err)}` }
+  }
+}
+
+/** A lease is renewed every third of its length, and given up a sixth of it before it runs out. */
+export const renewEvery = (leaseMs: number) => Math.max(1, Math.floor(leaseMs / 3))
+/** Whether a try's lease is too close to its end to go on: what stops here stops before another worker may take it. */
+export const nearlyOut = (open: Try, leaseMs: number, now: number) => open.until - leaseMs / 6 <= now

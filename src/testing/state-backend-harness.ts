@@ -39,17 +39,6 @@ export interface StateBackendHarness {
    * (as Hono's shared router cases are), never silently left out.
    */
   readonly cannot?: Readonly<Record<string, string>> | undefined
-  /**
-   * For a backend whose time is the machine's (a queue library's delays cannot follow a fake clock): the suite
-   * then waits instead of moving time, with this de-dup window (the backend's own, for purge) in place of an hour.
-   */
-  readonly realTime?: { readonly windowMs: number } | undefined
-}
-
-/** The suite's time: a fake clock it moves, or the machine's, which it waits for. */
-interface SuiteClock {
-  readonly now: Clock
-  advance(ms: number): void | Promise<void>
 }
 
 /** A new job for route `pr` with delivery id `id` (de-duplicated unless `dedup` is false). */
@@ -70,18 +59,13 @@ export function contractWorld(harness: StateBackendHarness) {
       await backend.close?.()
     }
   }
-  const real = harness.realTime !== undefined
-  /** The de-dup window, a retry's delay and a short gap, in the backend's time. */
-  const WINDOW = harness.realTime?.windowMs ?? HOUR
-  const RETRY = real ? 600 : 60_000
-  const GAP = real ? 100 : 10_000
-  /** How close to the end of the window a key is checked: a real clock moves while Redis answers. */
-  const EDGE = real ? WINDOW / 2 : 1
+  /** The de-dup window, a retry's delay and a short gap, on the suite's fake clock. */
+  const WINDOW = HOUR
+  const RETRY = 60_000
+  const GAP = 10_000
 
   async function setup(overrides: Partial<BackendOptions> = {}) {
-    const clock: SuiteClock = real
-      ? { now: Date.now, advance: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }
-      : fakeClock()
+    const clock = fakeClock()
     const options: BackendOptions = { now: clock.now, concurrency: 2, maxQueue: 100, pollMs: 5, dedupWindowMs: WINDOW, ...overrides }
     const backend = harness.make(options)
     await backend.start?.({ log: silentLogger })
@@ -131,7 +115,7 @@ export function contractWorld(harness: StateBackendHarness) {
     return next
   }
 
-  return { WINDOW, RETRY, GAP, EDGE, setup, recorder, restart, peer, closeAll }
+  return { WINDOW, RETRY, GAP, setup, recorder, restart, peer, closeAll }
 }
 
 /** A try that ends only when it is stopped (its lease lost, or the backend closing), as interrupted. */

@@ -15,12 +15,12 @@ afterAll(async () => {
   await redis?.stop()
 })
 
-const WINDOW_MS = 1_500
 let counter = 0
 const prefixes = new WeakMap<StateBackend, string>()
 const backendAt = (prefix: string, options: BackendOptions, extra: Partial<RedisStateOptions> = {}) => {
   const { state } = redisState({
-    url: redis.url, prefix, concurrency: options.concurrency, maxQueue: options.maxQueue, dedupWindowMs: WINDOW_MS, keepDoneMs: options.keepDoneMs, ...extra,
+    url: redis.url, prefix, concurrency: options.concurrency, maxQueue: options.maxQueue, now: options.now, dedupWindowMs: options.dedupWindowMs,
+    keepDoneMs: options.keepDoneMs, ...extra,
   })
   prefixes.set(state, prefix)
   return state
@@ -30,8 +30,9 @@ stateBackendContract('redisState', {
   make: (options) => backendAt(`contract${++counter}`, options),
   reopen: (previous, options) => backendAt(prefixes.get(previous) ?? '', options),
   peer: (first, options) => backendAt(prefixes.get(first) ?? '', options),
-  realTime: { windowMs: WINDOW_MS },
   cannot: {
+    'holds a job answered `retry` until its time, then leases it again with the answer and progress it saved':
+      'a delayed job falls due on the machine\'s clock (BullMQ promotes it), not the suite\'s: "redisState: a retry waits for its time" below',
     'a job whose worker died is recovered and counted; past MAX_RUNS starts it fails with one reason, unrun':
       'an instance in this process keeps renewing its BullMQ lock, so its job never stalls; test/e2e/redis-instances.test.ts kills one',
     'a try whose lease another worker took writes nothing more, and its confirmLease rejects':
@@ -108,6 +109,32 @@ describe('redisState: the shared rate limiter (Redis time, so real waits over a 
       expect((await limiter.hit('pr', 2)).ok).toBe(false)
     } finally {
       await close()
+    }
+  })
+})
+
+describe('redisState: a retry waits for its time (BullMQ\'s delay, on the machine\'s clock)', () => {
+  it('a job answered retry is held until its time, then leased again with the answer and progress it saved', async () => {
+    const { state } = redisState({ url: redis.url, prefix: 'delayed', concurrency: 1, maxQueue: 10 })
+    await state.start?.({ log: recordingLogger() })
+    try {
+      await state.queue.add(newJob('later'))
+      const leases: Array<{ at: number; stage: string; progress: number }> = []
+      let due = 0
+      state.queue.start(async (job) => {
+        leases.push({ at: Date.now(), stage: job.job.stage, progress: job.job.progress })
+        if (leases.length > 1) return { kind: 'done' }
+        await job.saveAnswer('stored')
+        await job.saveProgress(2)
+        due = Date.now() + 700
+        return { kind: 'retry', at: due, reason: 'HTTP 503' }
+      })
+      await expect.poll(() => leases.length, { timeout: 5_000 }).toBe(2)
+      expect(leases[1]?.at).toBeGreaterThanOrEqual(due)
+      expect(leases[1]).toMatchObject({ stage: 'deliver', progress: 2 })
+    } finally {
+      await state.queue.stop(0)
+      await state.close?.()
     }
   })
 })

@@ -83,7 +83,8 @@ export interface RedisAdmissionOptions {
 export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, expectedOwner: string | undefined) => Promise<AddResult> {
   const { redis, keys, now } = options
   const roomKeys = [keys.bull('wait'), keys.bull('paused'), keys.bull('delayed'), keys.bull('prioritized'), keys.admitting]
-  const roomArgs = () => [now(), ADMITTING_MS, options.maxQueue]
+  // An admission's age is a timer, like BullMQ's: on the machine's clock, not the records'.
+  const roomArgs = () => [Date.now(), ADMITTING_MS, options.maxQueue]
 
   async function insert(job: NewJob, owner: string): Promise<AddResult | { changed: string }> {
     const epoch = randomBytes(3).toString('hex')

@@ -24,6 +24,8 @@ export interface JobData {
   readonly notBefore: number
   readonly lastError?: string | undefined
   readonly updatedAt: number
+  /** When the lifecycle ended the job (BullMQ's `finishedOn` stands in for a job finished before this field). */
+  readonly finishedAt?: number | undefined
 }
 
 /** The BullMQ job type of every hookpilot job. */
@@ -75,7 +77,7 @@ export const BULL_STATES: Readonly<Record<JobState, readonly JobType[]>> = {
 /** The record of a BullMQ job in `state`. */
 export function recordOf(job: BullJob, state: JobState): JobRecord {
   const d = job.data
-  const finishedAt = state === 'done' || state === 'failed' ? job.finishedOn : undefined
+  const finishedAt = state === 'done' || state === 'failed' ? (d.finishedAt ?? job.finishedOn) : undefined
   return {
     id: String(job.id),
     route: d.route,
@@ -90,7 +92,7 @@ export function recordOf(job: BullJob, state: JobState): JobRecord {
     notBefore: d.notBefore,
     lastError: d.lastError ?? (state === 'failed' ? job.failedReason : undefined),
     receivedAt: d.receivedAt,
-    updatedAt: Math.max(d.updatedAt, finishedAt ?? 0),
+    updatedAt: d.finishedAt !== undefined ? d.updatedAt : Math.max(d.updatedAt, finishedAt ?? 0),
     finishedAt,
   }
 }
@@ -101,5 +103,6 @@ export function dataOf(record: JobRecord, payload: string): JobData {
     route: record.route, event: record.event, deliveryId: record.deliveryId, dedupKey: record.dedupKey, payload,
     receivedAt: record.receivedAt, stage: record.stage, answer: record.answer, progress: record.progress,
     attempts: record.attempts, notBefore: record.notBefore, lastError: record.lastError, updatedAt: record.updatedAt,
+    finishedAt: record.finishedAt,
   }
 }

@@ -9,7 +9,7 @@ import type { StateBackend } from '../../../core/jobs/state-backend.js'
 import { checkedRetention } from '../../../core/jobs/transitions.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { SubscriptionStore } from '../../../core/routes/subscriptions/subscription-store.js'
-import type { Logger, RateLimiter } from '../../../core/types.js'
+import type { Clock, Logger, RateLimiter } from '../../../core/types.js'
 import { redisAdmission } from './admission.js'
 import { checkSettings, openRedis, redactedUrl, type RedisClients } from './connection.js'
 import { redisDedup } from './dedup.js'
@@ -41,8 +41,13 @@ export interface RedisStateOptions {
    * another instance takes over the jobs of an instance that died. Defaults to 30 s.
    */
   readonly lockMs?: number | undefined
-  /** A done job holds its delivery id this long (the pipeline's de-dup window; tests shorten it). */
+  /** A done job holds its delivery id this long after it finished. Defaults to one hour. */
   readonly dedupWindowMs?: number | undefined
+  /**
+   * The clock of the job records: their times, the de-dup window, purge. BullMQ's own timers (a retry's delay,
+   * the stalled check, the retention of finished jobs) follow the machine's clock whatever this says.
+   */
+  readonly now?: Clock | undefined
 }
 
 /** The backend, and the limiter and subscription store that share its connections. */
@@ -63,7 +68,7 @@ export interface RedisState {
  * ```
  */
 export function redisState(options: RedisStateOptions): RedisState {
-  const now = Date.now // BullMQ's times are the machine's: one clock for every field of a job
+  const now = options.now ?? Date.now
   const keys = keysOf(options.prefix ?? 'hookpilot')
   const retention = checkedRetention({ windowMs: options.dedupWindowMs, keepDoneMs: options.keepDoneMs, keepFailedMs: options.keepFailedMs })
   const { keepDoneMs, keepFailedMs } = retention

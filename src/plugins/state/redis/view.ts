@@ -1,6 +1,6 @@
 /** `hookpilot jobs` over BullMQ's lists: what is queued, running, done and failed, on every instance. */
 import type { Queue } from 'bullmq'
-import { purgeCutoff, retried } from '../../../core/jobs/transitions.js'
+import { purgeCutoff, purgeable, retried } from '../../../core/jobs/transitions.js'
 import type { JobCounts, JobRecord, JobState, JobsView } from '../../../core/jobs/state-backend.js'
 import { BULL_STATES, dataOf, recordOf, stateOf, type BullJob, type JobData } from './records.js'
 
@@ -62,12 +62,20 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
       return next
     },
     async purge(before) {
-      const t = now()
-      const { doneBefore, failedBefore } = purgeCutoff(before, t, options.windowMs)
-      // BullMQ's clean takes an age: what finished more than that long ago goes.
-      const done = await queue().clean(Math.max(0, t - doneBefore), 0, 'completed')
-      const failed = await queue().clean(Math.max(0, t - failedBefore), 0, 'failed')
-      return done.length + failed.length
+      // Decided on the records (the lifecycle's purgeable, on their clock), a page of finished jobs at a time.
+      const cutoff = purgeCutoff(before, now(), options.windowMs)
+      let purged = 0
+      for (const state of ['done', 'failed'] as const) {
+        for (let start = 0; ; start += PAGE) {
+          const page = (await queue().getJobs([...BULL_STATES[state]], start, start + PAGE - 1, true)) as (BullJob | undefined)[]
+          const gone = page.filter((job): job is BullJob => job !== undefined && purgeable(recordOf(job, state), cutoff))
+          await Promise.all(gone.map((job) => job.remove().catch(() => {})))
+          purged += gone.length
+          if (page.length < PAGE) break
+          start -= gone.length // the removed ones no longer take places in the list
+        }
+      }
+      return purged
     },
     async counts() {
       const raw = await queue().getJobCounts(...Object.values(BULL_STATES).flat())

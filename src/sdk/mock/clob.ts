@@ -69,9 +69,14 @@ export function initialBook(tokenId: string): MockBookWire | undefined {
   return token === undefined || token.market.closed ? undefined : bookOf(token)
 }
 
+/** The books' tick: every price the mock quotes is a multiple of it, inside (0, 1) as the real ones are. */
+export const MOCK_TICK = 0.01
+
 function bookOf({ market, index, price }: TokenInfo) {
-  const bid = Math.max(0.001, Math.floor(price * 100) / 100)
-  const ask = Math.min(0.999, bid + 0.01)
+  // The best bid at or below the price, on the tick, leaving room for an ask above it.
+  const bid = Math.min(1 - 2 * MOCK_TICK, Math.max(MOCK_TICK, Math.floor(price / MOCK_TICK) * MOCK_TICK))
+  const ask = bid + MOCK_TICK
+  const onBook = (p: number) => p >= MOCK_TICK - 1e-9 && p <= 1 - MOCK_TICK + 1e-9
   const size = (k: number): string => String(Math.round((1000 + ((Number(market.id) * (k + 3)) % 9000)) * 100) / 100)
   return {
     market: market.conditionId,
@@ -79,10 +84,12 @@ function bookOf({ market, index, price }: TokenInfo) {
     timestamp: '1786483975529',
     hash: `5c0a5bcdcccf42ff5878${market.id.padStart(20, '0')}`,
     // As observed: bids ascending, asks descending (best level last).
-    bids: market.id === NULL_BIDS_MARKET && index === 0 ? null : [2, 1, 0].map((k) => ({ price: r3(Math.max(0.001, bid - k * 0.01)), size: size(k) })),
-    asks: [2, 1, 0].map((k) => ({ price: r3(Math.min(0.999, ask + k * 0.01)), size: size(k + 5) })),
+    bids: market.id === NULL_BIDS_MARKET && index === 0
+      ? null
+      : [2, 1, 0].filter((k) => onBook(bid - k * MOCK_TICK)).map((k) => ({ price: r3(bid - k * MOCK_TICK), size: size(k) })),
+    asks: [2, 1, 0].filter((k) => onBook(ask + k * MOCK_TICK)).map((k) => ({ price: r3(ask + k * MOCK_TICK), size: size(k + 5) })),
     min_order_size: '5',
-    tick_size: '0.01',
+    tick_size: String(MOCK_TICK),
     neg_risk: market['negRisk'] === true,
     last_trade_price: r3(price),
   }

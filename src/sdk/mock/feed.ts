@@ -3,7 +3,7 @@
  * a new or removed level, a trade), deterministically, so tests can count on what a step does. Each step returns
  * the frames the market channel sends about it; the REST `/book` of the same server reads the same books.
  */
-import { initialBook, type MockBookWire } from './clob.js'
+import { initialBook, MOCK_TICK, type MockBookWire } from './clob.js'
 
 /** One frame to send, and which subscribers it is for. */
 export interface FeedFrame {
@@ -61,17 +61,21 @@ export class MockFeed {
       case 0:
         return [this.#change(tokenId, l, 'BUY', bestBid, (l.bids.get(bestBid) ?? 0) + 10 * ((n % 5) + 1), ts)]
       case 1: {
-        // A level appears below the lowest bid, or the lowest goes once there are five.
+        // A level appears a tick below the lowest bid (never at or below 0), or the lowest goes once there are
+        // five (or when there is no room below it, keeping the best).
         const lowest = Math.min(...l.bids.keys())
-        return l.bids.size >= 5
-          ? [this.#change(tokenId, l, 'BUY', lowest, 0, ts)]
-          : [this.#change(tokenId, l, 'BUY', Math.round((lowest - 0.01) * 1000) / 1000, 150, ts)]
+        const below = Math.round((lowest - MOCK_TICK) * 1000) / 1000
+        if (l.bids.size < 5 && below >= MOCK_TICK) return [this.#change(tokenId, l, 'BUY', below, 150, ts)]
+        if (l.bids.size > 1) return [this.#change(tokenId, l, 'BUY', lowest, 0, ts)]
+        return [this.#change(tokenId, l, 'BUY', bestBid, (l.bids.get(bestBid) ?? 0) + 150, ts)]
       }
       case 2: {
         // A taker buys 10 at the best ask: the trade, the new book, and its top for custom-feature subscribers.
+        // The last ask level is refilled rather than emptied: a book keeps a price on each side.
         const left = (l.asks.get(bestAsk) ?? 0) - 10
         if (left > 0) l.asks.set(bestAsk, left)
-        else l.asks.delete(bestAsk)
+        else if (l.asks.size > 1) l.asks.delete(bestAsk)
+        else l.asks.set(bestAsk, 100)
         const trade = { event_type: 'last_trade_price', asset_id: tokenId, market: l.market, price: r3(bestAsk), size: '10', side: 'BUY', fee_rate_bps: '0', timestamp: ts, transaction_hash: `0x${String(n).padStart(64, '0')}` }
         const book = { event_type: 'book', ...this.book(tokenId) }
         return [

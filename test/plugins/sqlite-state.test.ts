@@ -3,7 +3,7 @@
  * wrong about state.path, each refused with a message that names it.
  */
 import Database from 'better-sqlite3'
-import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -39,6 +39,15 @@ describe('sqliteState: state.path problems are clear and name the file', () => {
   it('creates the folder of a new file', async () => {
     const state = await start(join(folder, 'deep', 'er', 'state.db'))
     expect((await state.jobs.counts()).queued).toBe(0)
+    await state.close?.()
+  })
+
+  it('creates a new file, and its WAL, readable by this user only (it holds payloads and answers)', async () => {
+    const path = join(folder, 'private', 'state.db')
+    const state = await start(path)
+    await state.queue.add(newJob('private'))
+    expect((await stat(path)).mode & 0o777).toBe(0o600)
+    expect((await stat(`${path}-wal`)).mode & 0o777).toBe(0o600)
     await state.close?.()
   })
 

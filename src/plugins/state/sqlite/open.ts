@@ -3,7 +3,7 @@
  * migrated forward. Every way this can fail says what is wrong with `state.path` and what to change.
  */
 import Database from 'better-sqlite3'
-import { existsSync, mkdirSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { GatewayError } from '../../../core/errors.js'
 import { migrate } from './schema.js'
@@ -34,6 +34,9 @@ export function openStateDb(path: string, sync: SyncMode, options: { readonly cr
   }
   let db: Db
   try {
+    // Created readable by this user only: it holds payloads and answers. (SQLite gives the -wal and -shm files
+    // the database file's mode.) An existing file keeps the mode its operator gave it.
+    if (!existsSync(path)) createPrivate(path)
     db = new Database(path, { timeout: 5_000 })
   } catch (cause) {
     throw stateError(path, `cannot open it: ${reason(cause)}`, cause)
@@ -71,5 +74,14 @@ function reason(err: unknown): string {
       return 'the database is damaged; restore it from a backup (see docs/durability.md)'
     default:
       return err instanceof Error ? err.message : String(err)
+  }
+}
+
+/** Creates an empty file only this user can read; one another process created a moment before is fine. */
+function createPrivate(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600))
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'EEXIST') throw err
   }
 }

@@ -29,9 +29,9 @@ export function createEvents(log: Logger): GatewayEvents {
   return {
     on(name, listener) {
       const set = listeners.get(name) ?? new Set()
-      set.add(listener as (event: never) => void)
+      set.add(listener)
       listeners.set(name, set)
-      return () => void set.delete(listener as (event: never) => void)
+      return () => void set.delete(listener)
     },
     emit(name, event) {
       for (const listener of listeners.get(name) ?? []) {

@@ -237,7 +237,7 @@ const NOT_JSON = Symbol('not JSON')
  * the fetch in use ignores signals. The timeout needs nothing here: ky's own covers the body (see `readInto`).
  */
 async function readText(response: Response, signal: AbortSignal): Promise<string> {
-  const body = response.body
+  const body: ReadableStream<Uint8Array> | null = response.body
   if (body === null) return ''
   const reader = body.getReader()
   let onAbort: (() => void) | undefined

@@ -53,8 +53,8 @@ const TOP_OVERRIDES: ReadonlyArray<readonly [variable: string, key: 'log_level' 
 
 /** The config paths the overrides replace, by variable. */
 export const OVERRIDE_PATHS: Readonly<Record<string, string>> = Object.fromEntries([
-  ...OVERRIDES.map(([variable, key]) => [variable, key === 'enabled' ? 'platforms.webhook.enabled' : `platforms.webhook.extra.${key}`]),
-  ...TOP_OVERRIDES.map(([variable, key]) => [variable, key]),
+  ...OVERRIDES.map(([variable, key]): [string, string] => [variable, key === 'enabled' ? 'platforms.webhook.enabled' : `platforms.webhook.extra.${key}`]),
+  ...TOP_OVERRIDES.map(([variable, key]): [string, string] => [variable, key]),
 ])
 
 /** Which config paths `env` overrides, and with which variable: an error about such a value must not blame the file. */

@@ -106,7 +106,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       return fail(fields, 'agent run failed', `timed out after ${timeoutMs / 1000} s (agent.timeout_seconds)`)
     }
     if (leased.signal.aborted) {
-      const why = leased.signal.reason
+      const why: unknown = leased.signal.reason
       if (GatewayError.is(why) && why.code === 'ERR_LEASE_LOST') log.warn('agent run stopped: the lease on this job was lost; it posts nothing', fields)
       else log.warn('agent run stopped: the gateway is shutting down; the job runs again at the next start', fields)
       return { kind: 'interrupted' }

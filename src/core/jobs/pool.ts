@@ -201,6 +201,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
       }
       for (const open of tries) if (nearlyOut(open, leaseMs, now())) open.lose()
     }
+    // Not awaited by anyone: renew() logs a failed renewal itself and schedules the next one.
     if (!stopping || active.size > 0) renewing = setTimeout(() => void renew(), renewEvery(leaseMs)).unref()
   }
 
@@ -291,6 +292,8 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
   }
 
   function wake(): void {
+    // Fire and forget: pump() never rejects (leaseWhileFree logs its own failures), and a caller that must wait
+    // for the lease round (stop) awaits `pumping` itself.
     void pump()
   }
 
@@ -298,6 +301,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     start(run) {
       worker = run
       wake()
+      // The first renewal round; it schedules the next ones and logs its own failures.
       void renew()
     },
     wake,

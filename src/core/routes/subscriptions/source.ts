@@ -87,6 +87,7 @@ export async function startSubscriptionSource(options: SubscriptionSourceOptions
   }
 
   await refresh()
+  // The watcher's callback cannot wait; refresh() logs a failed check itself and never rejects.
   const unwatch = store.watch(() => void refresh())
   return {
     refresh,

@@ -67,7 +67,7 @@ export async function openRedis(url: string): Promise<RedisClients> {
  */
 export async function checkSettings(client: Redis, log: Logger): Promise<void> {
   const setting = async (name: string): Promise<string | undefined> => {
-    const answer = (await client.config('GET', name)) as unknown
+    const answer = await client.config('GET', name)
     return Array.isArray(answer) && typeof answer[1] === 'string' ? answer[1] : undefined
   }
   try {

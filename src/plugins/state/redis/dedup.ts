@@ -86,6 +86,7 @@ export function redisDedup(options: RedisDedupOptions): (key: string) => Promise
       const giveBack = () => {
         if (given) return
         given = true
+        // Not awaited: release() swallows its own failure (the hold then expires after holdMs by itself).
         void release()
       }
       return status === 'redeliver' && holder ? { status, key, jobId: holder.id, release: giveBack } : { status: 'new', key, release: giveBack }

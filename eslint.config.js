@@ -49,6 +49,23 @@ export default defineConfig(
       '@typescript-eslint/unbound-method': 'off',
     },
   },
+  // The market SDK is a product of its own (`hookpilot/sdk`): nothing in it leaves src/sdk/ except for src/util/,
+  // and src/util/ (what every part may import) imports nothing of the project's. One block per folder depth, since
+  // the number of `../` that leaves the folder depends on it.
+  ...[1, 2, 3].map((depth) => ({
+    files: [`src/sdk/${'*/'.repeat(depth - 1)}*.ts`],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{
+      regex: `^(\\.\\./){${depth}}(?!util/)`,
+      message: 'src/sdk imports nothing from the gateway; what both need lives in src/util/.',
+    }] }] },
+  })),
+  {
+    files: ['src/util/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{
+      regex: '^\\.\\./',
+      message: 'src/util/ imports nothing outside itself: the SDK and the gateway both import it.',
+    }] }] },
+  },
   {
     files: ['{test,bench,examples}/**/*.{ts,mts}'],
     extends: [tseslint.configs.recommended],

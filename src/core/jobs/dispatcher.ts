@@ -4,6 +4,7 @@
  * job until then. Every failure is logged with the delivery id and returned as an outcome, which leaves the
  * delivery id redeliverable.
  */
+import { backoffDelay, type Backoff } from '../../util/backoff.js'
 import { DeliveryError, GatewayError } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
 import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backend.js'
@@ -12,12 +13,10 @@ import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
 import { renderTemplate } from '../routes/template.js'
 import type { AgentRunner, Clock, DeliveryTarget, Logger, Route } from '../types.js'
 
-/** How deliveries are retried. */
-export interface RetryPolicy {
+/** How deliveries are retried: how many tries, and the {@link Backoff} between them. */
+export interface RetryPolicy extends Backoff {
   /** Tries in all, the first included. */
   readonly attempts: number
-  readonly baseDelayMs: number
-  readonly maxDelayMs: number
 }
 
 /** Five tries over about 15 s, never waiting more than a minute for a `Retry-After`. */
@@ -156,7 +155,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       }
       parts.events?.emit('delivery', { target: target.name, outcome: 'retried' })
       const retryAfterMs = DeliveryError.is(err) ? err.retryAfterMs : undefined
-      const delay = Math.min(retryAfterMs ?? retry.baseDelayMs * 2 ** (attempt - 1), retry.maxDelayMs)
+      const delay = backoffDelay(retry, attempt, retryAfterMs)
       log.warn('delivery failed, retrying', { ...tried, reason, retry_in_ms: String(delay) })
       return { kind: 'retry', at: clock() + delay, reason: redact(reason) }
     }

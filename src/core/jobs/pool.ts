@@ -6,10 +6,17 @@
  * runs, and a try whose lease is lost (its renewals failed until it ran out, or the store gave the job to
  * another worker) is aborted and may write nothing more, so a post is never made twice.
  */
+import { backoffDelay, type Backoff } from '../../util/backoff.js'
 import { GatewayError, messageOf } from '../errors.js'
 import type { JobOutcome, JobRecord, JobWorker, LeasedJob, StopReport } from './state-backend.js'
 import { answered, crashLoop, finished, progressed } from './transitions.js'
 import type { Clock, JsonObject, Logger } from '../types.js'
+
+/**
+ * Between tries to store an outcome the store refused: soon at first (a write lock is usually short), then no
+ * more often than every 5 s while it stays locked.
+ */
+const STORE_RETRY: Backoff = { baseDelayMs: 100, maxDelayMs: 5_000 }
 
 /** A job as a table hands it out: leased under `token`, which every later write of this try names. */
 export interface LeasedRow {
@@ -211,7 +218,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
    * then stays leased by this process and the next start gives it back. A lost lease stores nothing.
    */
   async function store(open: Try, outcome: JobOutcome): Promise<void> {
-    for (let delay = 100, logged = false; ; delay = Math.min(delay * 2, 5_000)) {
+    for (let attempt = 1, logged = false; ; attempt++) {
       try {
         await open.write((job) => finished(job, outcome, now()), 'release')
         return
@@ -220,7 +227,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
         if (!logged) options.log().error('cannot store the outcome of a job; trying again', { job: open.id, delivery: open.leased.job.deliveryId, reason: messageOf(err) })
         logged = true
         if (stopping) throw err
-        await new Promise((resolve) => setTimeout(resolve, delay).unref())
+        await new Promise((resolve) => setTimeout(resolve, backoffDelay(STORE_RETRY, attempt)).unref())
       }
     }
   }

@@ -5,7 +5,7 @@
  * delivery id redeliverable.
  */
 import { backoffDelay, type Backoff } from '../../util/backoff.js'
-import { DeliveryError, GatewayError } from '../errors.js'
+import { DeliveryError, GatewayError, messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
 import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backend.js'
 import type { RouteTable } from '../pipeline/pipeline.js'
@@ -70,7 +70,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     try {
       built = await prompt(leased, route, fields)
     } catch (err) {
-      return fail(fields, 'agent run failed', `cannot build the prompt: ${message(err)}`)
+      return fail(fields, 'agent run failed', `cannot build the prompt: ${messageOf(err)}`)
     }
     log.info('agent run started', { ...fields, runner: runner.name })
     // One controller and one timer per run, both dropped when the run ends (AbortSignal.any over a long-lived
@@ -90,7 +90,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     const started = performance.now()
     const result = await Promise.resolve()
       .then(() => runner.run(input, ctx))
-      .catch((err: unknown) => ({ ok: false as const, reason: message(err) }))
+      .catch((err: unknown) => ({ ok: false as const, reason: messageOf(err) }))
       .finally(() => {
         clearTimeout(timer)
         leased.signal.removeEventListener('abort', onStop)
@@ -123,7 +123,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     try {
       extra = Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)]))
     } catch (err) {
-      return fail(tried, 'delivery failed', `cannot render deliver_extra: ${message(err)}`)
+      return fail(tried, 'delivery failed', `cannot render deliver_extra: ${messageOf(err)}`)
     }
     const answer = { route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra }
     const progress = job.stage === 'deliver' ? job.progress : 0
@@ -138,7 +138,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       parts.events?.emit('delivery', { target: target.name, outcome: 'delivered' })
       return { kind: 'done' }
     } catch (err) {
-      const reason = message(err)
+      const reason = messageOf(err)
       if (GatewayError.is(err) && err.code === 'ERR_LEASE_LOST') {
         log.warn('delivery stopped: the lease on this job was lost; the worker that holds it now delivers', { ...tried, reason })
         return { kind: 'interrupted' }
@@ -184,8 +184,4 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
 /** The log fields that name a job. */
 export function jobFields(job: JobRecord): Fields {
   return { route: job.route, delivery: job.deliveryId, event: job.event, job: job.id }
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
 }

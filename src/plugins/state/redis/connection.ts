@@ -4,7 +4,7 @@
  * retries, as BullMQ requires), and `events` for the subscription-change channel. All reconnect by themselves.
  */
 import { Redis, type RedisOptions } from 'ioredis'
-import { GatewayError } from '../../../core/errors.js'
+import { GatewayError, messageOf } from '../../../core/errors.js'
 import type { Logger } from '../../../core/types.js'
 
 /** The three connections. */
@@ -93,7 +93,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 function reasonOf(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err)
+  const text = messageOf(err)
   // ioredis wraps refusals as "connect ECONNREFUSED 127.0.0.1:6390"; AggregateError carries the parts.
   if (text === '' && err instanceof AggregateError) return err.errors.map(reasonOf).join('; ')
   return text

@@ -20,7 +20,7 @@ const route = (extra: Record<string, unknown> = {}): HookpilotConfigInput => ({
 })
 
 describe('parseConfig', () => {
-  it('fills the seed defaults', () => {
+  it('fills the documented defaults', () => {
     const config = parseConfig({}, { env: {} })
     expect(config.platforms.webhook).toEqual({
       enabled: true,
@@ -153,7 +153,7 @@ describe('parseConfig', () => {
     ]))
   })
 
-  it('keeps the seed\'s neutral delivery names as written: the target that owns the alias resolves it', () => {
+  it('keeps the platform-neutral delivery names as written: the target that owns the alias resolves it', () => {
     const config = parseConfig(route({ deliver: 'messenger_2' }), { env: {} })
     expect(staticRoutes(config)[0]?.deliver).toBe('messenger_2')
   })

@@ -1,5 +1,5 @@
 /**
- * Every row of the request table (spec/gateway.md), in order, with its exact body: through `gateway.handle()`,
+ * Every row of the request table (docs/requests.md), in order, with its exact body: through `gateway.handle()`,
  * through a real node:http server on port 0, and through the web-standard `gateway.fetch(Request)`, with real
  * signed GitHub payloads. One flow, three adapters: the same table must hold for each.
  */

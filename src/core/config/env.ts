@@ -1,6 +1,7 @@
 /**
  * What the environment does to a configuration before it is validated: `${VAR}` / `${VAR:-default}` in any
- * string, and the `WEBHOOK_*` overrides of the seed.
+ * string, and the `WEBHOOK_*` and `LOG_*` overrides, so a deployment sets the port, the host, the secret and the
+ * log level and format without editing the file.
  */
 import type { ConfigIssue } from '../errors.js'
 

@@ -54,7 +54,7 @@ export const list: Subcommand = async (args, io) => {
           name,
           source: 'dynamic',
           events: 'reason' in route ? (Array.isArray(entry.events) ? entry.events.map(String) : []) : route.events,
-          deliver: 'reason' in route ? String(entry.deliver ?? 'log') : route.deliver,
+          deliver: 'reason' in route ? shown(entry.deliver) : route.deliver,
           url: publicUrl(ctx.config, name, ctx.configPath),
           description: 'reason' in route ? (typeof entry.description === 'string' ? entry.description : undefined) : route.description,
           skipped: 'reason' in route ? route.reason : undefined,
@@ -69,6 +69,12 @@ export const list: Subcommand = async (args, io) => {
     }
     return 0
   })
+}
+
+/** What a subscription that cannot be served names as its target, as written (JSON when it is not text). */
+function shown(deliver: unknown): string {
+  if (deliver === undefined || deliver === null) return 'log'
+  return typeof deliver === 'string' ? deliver : JSON.stringify(deliver)
 }
 
 function table(rows: readonly Row[]): string {

@@ -1,6 +1,6 @@
 /**
  * `hookpilot send <route>`: like `hookpilot test`, for any route the gateway answers, static ones included
- * (the seed's test command could not reach those), signed with the secret from the config or the subscription.
+ * (`hookpilot test` reads only subscriptions), signed with the secret from the config or the subscription.
  */
 import { staticRoutes } from '../core/config/config.js'
 import { POST_HELP, postCommand } from './post-webhook.js'

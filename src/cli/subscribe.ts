@@ -3,13 +3,12 @@
  * gateway picks it up without a restart. The secret is printed once, when it is set, and never again.
  */
 import { randomBytes } from 'node:crypto'
-import type { Route } from '../core/types.js'
 import { routeProblem } from '../core/gateway/wiring.js'
 import { parseEntry, resolveSubscription, type SubscriptionInput } from '../core/routes/subscriptions/index.js'
 import { parse, UsageError } from './args.js'
 import type { Subcommand } from './io.js'
 import { commandName } from './listening.js'
-import { servedTargets, COMMON_HELP, COMMON_OPTIONS, withContext, oneName, publicUrl, splitList, type CliContext } from './subscriptions-common.js'
+import { servedTargets, COMMON_HELP, COMMON_OPTIONS, withContext, oneName, publicUrl, splitList } from './subscriptions-common.js'
 
 const HELP = `Usage: hookpilot subscribe <name> [options]
 

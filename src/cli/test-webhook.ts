@@ -1,6 +1,7 @@
 /**
  * `hookpilot test <name>`: signs a payload with a dynamic subscription's secret and posts it to the running
- * gateway, as GitHub would. As in the seed it reads only subscriptions; `hookpilot send` covers static routes.
+ * gateway, as GitHub would. It is the companion of `hookpilot subscribe` and reads only subscriptions;
+ * `hookpilot send` covers every route, static ones included.
  */
 import { POST_HELP, postCommand } from './post-webhook.js'
 import { COMMON_HELP, findSubscription } from './subscriptions-common.js'

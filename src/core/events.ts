@@ -3,6 +3,7 @@
  * delivery try, each failed write to the state store. Metrics (and anything else that watches) subscribe here
  * instead of being written into the request path, and a listener that throws never breaks a request.
  */
+import { messageOf } from './errors.js'
 import type { Logger } from './types.js'
 
 /** Every event and what it carries. Labels are names from the configuration, or fixed words: never a sender's text. */
@@ -29,9 +30,9 @@ export function createEvents(log: Logger): GatewayEvents {
   return {
     on(name, listener) {
       const set = listeners.get(name) ?? new Set()
-      set.add(listener as (event: never) => void)
+      set.add(listener)
       listeners.set(name, set)
-      return () => void set.delete(listener as (event: never) => void)
+      return () => void set.delete(listener)
     },
     emit(name, event) {
       for (const listener of listeners.get(name) ?? []) {
@@ -40,7 +41,7 @@ export function createEvents(log: Logger): GatewayEvents {
         } catch (err) {
           if (reported.has(name)) continue
           reported.add(name)
-          log.error('an event listener failed', { event: name, reason: err instanceof Error ? err.message : String(err) })
+          log.error('an event listener failed', { event: name, reason: messageOf(err) })
         }
       }
     },

@@ -189,7 +189,10 @@ export interface DeliveryContext extends PluginContext {
  */
 export interface DeliveryTarget {
   readonly name: string
-  /** Other names routes may use for this target (the seed's neutral names). */
+  /**
+   * Other names routes may use for this target: the platform-neutral ones (`codehost_comment`, `messenger_1`..`4`),
+   * so a configuration that names targets by role still works.
+   */
   readonly aliases?: readonly string[]
   /** Startup check of a route that uses this target; return a message to refuse the configuration. */
   checkRoute?(route: Route): string | undefined

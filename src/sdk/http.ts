@@ -15,7 +15,9 @@ import {
   type MarketError,
   type MarketErrorDetails,
 } from './errors.js'
-import { backoffMs, parseRetryAfter, type RetryPolicy } from './retry.js'
+import { backoffDelay } from '../util/backoff.js'
+import { parseRetryAfter } from '../util/retry-after.js'
+import type { RetryPolicy } from './retry.js'
 
 /** Runs `fn` once a slot is free (a p-limit `LimitFunction`). */
 type Limit = <R>(fn: () => Promise<R>) => Promise<R>
@@ -140,7 +142,8 @@ export function createTransport(options: TransportOptions): Transport {
         if (spec.signal?.aborted) throw spec.signal.reason
         if (attempt > options.retry.limit || !isRetryable(err)) throw err
         const retryAfter = err instanceof RateLimitedError || err instanceof MarketHttpError ? err.retryAfterMs : undefined
-        const wait = backoffMs(options.retry, attempt, retryAfter)
+        // The service's Retry-After if it gave one, else the doubling; capped either way.
+        const wait = backoffDelay(options.retry, attempt, retryAfter)
         await options.retry.sleep(wait, spec.signal)
       }
     }
@@ -237,7 +240,7 @@ const NOT_JSON = Symbol('not JSON')
  * the fetch in use ignores signals. The timeout needs nothing here: ky's own covers the body (see `readInto`).
  */
 async function readText(response: Response, signal: AbortSignal): Promise<string> {
-  const body = response.body
+  const body: ReadableStream<Uint8Array> | null = response.body
   if (body === null) return ''
   const reader = body.getReader()
   let onAbort: (() => void) | undefined

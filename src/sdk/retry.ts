@@ -1,7 +1,9 @@
 /**
  * The retry policy of idempotent requests: which failures are worth another try and how long to wait.
- * Kept apart from the transport so tests can drive it with an injected `sleep` instead of real time.
+ * Kept apart from the transport so tests can drive it with an injected `sleep` instead of real time. The waits
+ * themselves are the shared backoff (`src/util/backoff.ts`), which the gateway's retries use too.
  */
+import type { Backoff } from '../util/backoff.js'
 
 /** How the client retries reads that failed with 429, 5xx, a throttled body, a timeout or a network error. */
 export interface RetryOptions {
@@ -15,11 +17,9 @@ export interface RetryOptions {
   readonly sleep?: ((ms: number, signal: AbortSignal | undefined) => Promise<void>) | undefined
 }
 
-/** The policy with every default filled in. */
-export interface RetryPolicy {
+/** The policy with every default filled in; its delays are a {@link Backoff}. */
+export interface RetryPolicy extends Backoff {
   readonly limit: number
-  readonly baseDelayMs: number
-  readonly maxDelayMs: number
   readonly sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>
 }
 
@@ -32,21 +32,6 @@ export function retryPolicy(options: RetryOptions | number | false | undefined):
     maxDelayMs: o.maxDelayMs ?? 30_000,
     sleep: o.sleep ?? sleep,
   }
-}
-
-/** Delay before retry number `attempt` (1-based): the service's Retry-After if it gave one, else exponential. */
-export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterMs: number | undefined): number {
-  const exponential = policy.baseDelayMs * 2 ** (attempt - 1)
-  return Math.min(policy.maxDelayMs, retryAfterMs ?? exponential)
-}
-
-/** Parses a `Retry-After` header (delta seconds or an HTTP date) into ms from `now`; undefined if absent or bad. */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
-  if (value === null || value.trim() === '') return undefined
-  const seconds = Number(value)
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
 /** A timer-based wait that stops early, rejecting with the signal's reason, when the signal aborts. */

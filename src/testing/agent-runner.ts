@@ -32,7 +32,7 @@ export function agentRunnerContract(
     it('answers a normal prompt with ok and a text', async () => {
       const prompt = 'PR #1347: Update the README with new information.\nReview it; say "LGTM" if fine — ünïcödé.'
       const result = await make().run(input(prompt), pluginContext())
-      expect(result).toEqual({ ok: true, text: options.expected?.(prompt) ?? expect.any(String) })
+      expect(result).toEqual({ ok: true, text: options.expected?.(prompt) ?? (expect.any(String) as unknown) })
     })
 
     it('keeps concurrent runs apart', async () => {
@@ -41,7 +41,7 @@ export function agentRunnerContract(
       const results = await Promise.all(prompts.map((p) => runner.run(input(p), pluginContext())))
       for (const [i, result] of results.entries()) {
         const prompt = prompts[i] ?? ''
-        expect(result).toEqual({ ok: true, text: options.expected?.(prompt) ?? expect.any(String) })
+        expect(result).toEqual({ ok: true, text: options.expected?.(prompt) ?? (expect.any(String) as unknown) })
       }
     })
 

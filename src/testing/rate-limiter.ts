@@ -1,6 +1,6 @@
 /**
- * The contract every {@link RateLimiter} honours, run by each implementation's own test file. It assumes the
- * spec's rolling window of 60 s.
+ * The contract every {@link RateLimiter} honours, run by each implementation's own test file. It assumes a
+ * rolling window of 60 s: a route's `rate_limit` counts accepted requests per minute.
  */
 import { describe, expect, it } from 'vitest'
 import type { Clock, RateDecision, RateLimiter } from '../core/types.js'

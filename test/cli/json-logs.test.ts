@@ -84,7 +84,7 @@ describe('JSON logs', () => {
     await running.waitFor(/Listening on/)
     running.child.kill('SIGTERM')
     expect(await running.exited).toBe(0)
-    expect(running.stdout()).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z INFO  \[webhook\] Listening on/)
+    expect(running.stdout()).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z INFO {2}\[webhook\] Listening on/)
   })
 
   it('an unknown LOG_FORMAT is a configuration error naming log_format', async () => {

@@ -20,7 +20,7 @@ const route = (extra: Record<string, unknown> = {}): HookpilotConfigInput => ({
 })
 
 describe('parseConfig', () => {
-  it('fills the seed defaults', () => {
+  it('fills the documented defaults', () => {
     const config = parseConfig({}, { env: {} })
     expect(config.platforms.webhook).toEqual({
       enabled: true,
@@ -153,12 +153,13 @@ describe('parseConfig', () => {
     ]))
   })
 
-  it('keeps the seed\'s neutral delivery names as written: the target that owns the alias resolves it', () => {
+  it('keeps the platform-neutral delivery names as written: the target that owns the alias resolves it', () => {
     const config = parseConfig(route({ deliver: 'messenger_2' }), { env: {} })
     expect(staticRoutes(config)[0]?.deliver).toBe('messenger_2')
   })
 
   it('never echoes a value it refuses: a secret written as a YAML number is named by its kind only', () => {
+    // eslint-disable-next-line no-loss-of-precision -- a long unquoted numeric secret, which YAML reads as an imprecise number: the reason it must be quoted
     const issues = issuesOf(() => parseConfig({ platforms: { webhook: { extra: { routes: { pr: { secret: 918273645546372819 } } } } } } as never, { env: {} }))
     expect(issues).toEqual([{ path: 'platforms.webhook.extra.routes.pr.secret', message: 'expected a string or a list of strings, got a number (write secrets in quotes)' }])
     expect(JSON.stringify(issues)).not.toContain('918273')
@@ -190,7 +191,7 @@ describe('loadConfig', () => {
 
   it('names the file and the YAML problem', async () => {
     const path = await file('platforms:\n  webhook: [unclosed\n')
-    await expect(loadConfig(path, { env: {} })).rejects.toThrow(/Invalid configuration in .*config\.yaml:\n  - \(root\): YAML/)
+    await expect(loadConfig(path, { env: {} })).rejects.toThrow(/Invalid configuration in .*config\.yaml:\n {2}- \(root\): YAML/)
   })
 
   it('a missing file says which and how to pass another', async () => {

@@ -72,7 +72,7 @@ describe('dispatcher', () => {
     expect(log.lines.filter((l) => l.message === 'skill not loaded').map((l) => l.fields['skill'])).toEqual(['missing'])
   })
 
-  it('delivers an empty answer and a bare SKIP (the seed rule) unless the route lists it as silent', async () => {
+  it('delivers an empty answer and a bare SKIP (nothing is dropped silently) unless the route lists it as silent', async () => {
     for (const answer of ['', 'SKIP']) {
       const loud = setup({ answer })
       await loud.run()

@@ -9,6 +9,7 @@ function capture(level?: 'debug' | 'info' | 'warn' | 'error', format?: 'text' | 
 
 // What a terminal obeys: C0 controls (ESC, BEL, NUL, CR...), DEL, C1 controls (0x9b is CSI), the Unicode
 // line and paragraph separators, and the bidirectional controls (U+202E shows what follows reversed).
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const RAW_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
 const HOSTILE = 'PR \u001b[2J\u001b]0;pwned\u0007 title\u0000 del\u007f csi\u009b31m ls\u2028end rlo\u202etxt.exe iso\u2066x'
 

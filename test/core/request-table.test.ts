@@ -1,5 +1,5 @@
 /**
- * Every row of the request table (spec/gateway.md), in order, with its exact body: through `gateway.handle()`,
+ * Every row of the request table (docs/requests.md), in order, with its exact body: through `gateway.handle()`,
  * through a real node:http server on port 0, and through the web-standard `gateway.fetch(Request)`, with real
  * signed GitHub payloads. One flow, three adapters: the same table must hold for each.
  */
@@ -96,7 +96,7 @@ describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (tr
   })
 
   it('GET /ready is 200 while the gateway can take work, 503 with the reason while a part cannot; /health stays 200', async () => {
-    let down: string | undefined
+    let down: string | undefined = undefined
     const { send } = await start({ plugins: [{ name: 'store', ready: () => (down ? { ok: false, reason: down } : { ok: true }) }] })
     expect(await send({ method: 'GET', path: '/ready' })).toMatchObject({ status: 200, body: { status: 'ready' } })
     down = 'connection refused'

@@ -1,7 +1,8 @@
 /**
- * The seed's main use case, end to end with real parts: a signed `pull_request` webhook over a real socket, the
- * openai runner talking to a local fake model that fetches the diff with (a fake) gh, and the review posted as
- * one `gh pr comment`. The configuration is the one docs/guides/github-pr-review.md recommends.
+ * The main use case (an agent reviews a pull request), end to end with real parts: a signed `pull_request`
+ * webhook over a real socket, the openai runner talking to a local fake model that fetches the diff with (a fake)
+ * gh, and the review posted as one `gh pr comment`. The configuration is the one
+ * docs/guides/github-pr-review.md recommends.
  */
 import { randomUUID } from 'node:crypto'
 import { delimiter } from 'node:path'

@@ -1,9 +1,8 @@
 /**
- * The pieces the chat targets share: splitting on line boundaries, Retry-After, redaction, and the ledger of
- * posted parts.
+ * The pieces the chat targets share: splitting on line boundaries, redaction, and the ledger of posted parts
+ * (Retry-After is read by the shared reader, tested in test/util/retry-after.test.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { parseRetryAfter } from '../../src/plugins/targets/chat/chat-http.js'
 import { redact, safeCause } from '../../src/plugins/shared/redact.js'
 import { splitMessage } from '../../src/plugins/targets/chat/split-message.js'
 
@@ -40,19 +39,6 @@ describe('splitMessage', () => {
 
   it('refuses a limit it cannot honour', () => {
     expect(() => splitMessage('abc', 1)).toThrow(RangeError)
-  })
-})
-
-describe('parseRetryAfter', () => {
-  const now = Date.UTC(2026, 0, 1, 12)
-  it.each([
-    ['7', 7000], ['1.5', 1500], ['0', 0], ['Thu, 01 Jan 2026 12:00:30 GMT', 30_000], ['Thu, 01 Jan 2026 11:00:00 GMT', 0],
-  ])('reads %j as %i ms', (value, ms) => {
-    expect(parseRetryAfter(value, now)).toBe(ms)
-  })
-
-  it.each([null, '', 'soon', '-3'])('ignores %j', (value) => {
-    expect(parseRetryAfter(value, now)).toBeUndefined()
   })
 })
 

@@ -1,6 +1,6 @@
 /**
  * The built-in targets as a configuration chooses them: github_comment always, a chat platform only when
- * enabled (a route naming another fails at startup), the seed's neutral names end to end, and silent_outputs.
+ * enabled (a route naming another fails at startup), the platform-neutral names end to end, and silent_outputs.
  */
 import { HttpResponse } from 'msw'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -98,7 +98,7 @@ describe('built-in delivery targets from the configuration', () => {
     expect(error.issues[0]?.message).toMatch(/^route "pr" delivers to github_comment, which needs deliver_extra\.repo/)
   })
 
-  it('delivers through the seed\'s neutral names: codehost_comment and messenger_1..4', async () => {
+  it('delivers through the platform-neutral names: codehost_comment and messenger_1..4', async () => {
     gh = installFakeGh()
     for (const path of ['https://api.telegram.org/:bot/sendMessage', 'https://discord.com/api/v10/channels/:id/messages', 'https://slack.com/api/chat.postMessage']) {
       api.serve(path, () => HttpResponse.json({ ok: true }))

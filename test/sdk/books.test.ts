@@ -50,7 +50,7 @@ describe('LocalBook', () => {
 })
 
 describe('pm.watchBooks', () => {
-  it('keeps a book from the spec samples: wire order sorted, mirrored changes, removed levels', async () => {
+  it('keeps a book from the sample frames: wire order sorted, mirrored changes, removed levels', async () => {
     const pm = createMarketClient(mock)
     const stream = pm.watchBooks([SAMPLE_YES, SAMPLE_NO], FAST)
     const reading = readUntil(stream[Symbol.asyncIterator](), (s) => s.length === 6)
@@ -128,7 +128,7 @@ describe('pm.watchBooks', () => {
     mock.publish(sample('initial_dump_array'))
     expect((await first)[0]?.source).toBe('snapshot')
     mock.drop()
-    // The mock has no snapshot of the spec's tokens: after the reconnect the book stays unknown until one is sent,
+    // The mock has no snapshot of the samples' tokens: after the reconnect the book stays unknown until one is sent,
     // so the delta below has nothing to apply to and yields nothing.
     await eventually(() => mock.received.length === 2)
     const next = readUntil(it, (s) => s.length === 1)

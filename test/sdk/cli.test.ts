@@ -201,6 +201,7 @@ describe('hookpilot market', () => {
     expect(await runMarket(['watch', 'will-2-fed-rate-cuts-happen-in-2025', '--outcome', 'No', '--mock', '--count', '4', '--depth', '3'], tty.io)).toBe(0)
     const out = tty.stdout()
     // Later frames move the cursor up over the previous one and clear it: redrawn in place.
+    // eslint-disable-next-line no-control-regex -- the terminal's escape sequences are what is checked
     expect(out).toMatch(/\x1b\[\d+F\x1b\[J/)
     const frames = out.split('\x1b[J')
     const lastFrame = frames.at(-1) ?? ''

@@ -13,7 +13,7 @@ const cleanup = cliTestSetup()
 
 describe('reserved route names', () => {
   it('config.yaml: each is an error at its path, and the other routes are not lost', async () => {
-    const { dir, config, cleanup: clean } = await project()
+    const { config, cleanup: clean } = await project()
     cleanup(clean)
     const yaml = ['platforms:', '  webhook:', '    extra:', '      secret: s3cret-value', '      routes:', ...RESERVED.map((n) => `        ${n}: {}`), '        ok: {}'].join('\n')
     await writeFile(config, yaml)

@@ -24,7 +24,7 @@ const audit = defineDeliveryTarget({
   },
 })
 expectAssignable<GatewayPlugin>(audit)
-expectError(defineDeliveryTarget({ name: 'bad', deliver: (answer: number) => Promise.resolve() }))
+expectError(defineDeliveryTarget({ name: 'bad', deliver: (_answer: number) => Promise.resolve() }))
 expectError(defineDeliveryTarget({ name: 'sync', deliver: () => 'not a promise' }))
 
 // A runner must return an AgentResult.

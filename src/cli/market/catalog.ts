@@ -99,7 +99,8 @@ function listCommand<T, O extends string>(
         const base = query(pm, filter)
         const sorted = order ? base.orderBy(order, flag(parsed, 'asc') ? 'asc' : 'desc') : base
         const items = await collect(io, `fetching ${what}`, sorted.limit(Math.min(limit, 100)), limit)
-        json ? writeJson(io, items) : io.stdout.write(table(items, columns))
+        if (json) writeJson(io, items)
+        else io.stdout.write(table(items, columns))
       }
     },
   }

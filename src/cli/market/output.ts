@@ -5,7 +5,7 @@ import type { CliIO } from '../io.js'
 export function writeJson(io: CliIO, value: unknown): void {
   const text = JSON.stringify(
     value,
-    (key, v: unknown) => {
+    (key, v: unknown): unknown => {
       if (key === 'raw') return undefined
       return v instanceof Map ? Object.fromEntries(v) : v
     },

@@ -1,6 +1,7 @@
 /**
  * What the environment does to a configuration before it is validated: `${VAR}` / `${VAR:-default}` in any
- * string, and the `WEBHOOK_*` overrides of the seed.
+ * string, and the `WEBHOOK_*` and `LOG_*` overrides, so a deployment sets the port, the host, the secret and the
+ * log level and format without editing the file.
  */
 import type { ConfigIssue } from '../errors.js'
 
@@ -53,8 +54,8 @@ const TOP_OVERRIDES: ReadonlyArray<readonly [variable: string, key: 'log_level' 
 
 /** The config paths the overrides replace, by variable. */
 export const OVERRIDE_PATHS: Readonly<Record<string, string>> = Object.fromEntries([
-  ...OVERRIDES.map(([variable, key]) => [variable, key === 'enabled' ? 'platforms.webhook.enabled' : `platforms.webhook.extra.${key}`]),
-  ...TOP_OVERRIDES.map(([variable, key]) => [variable, key]),
+  ...OVERRIDES.map(([variable, key]): [string, string] => [variable, key === 'enabled' ? 'platforms.webhook.enabled' : `platforms.webhook.extra.${key}`]),
+  ...TOP_OVERRIDES.map(([variable, key]): [string, string] => [variable, key]),
 ])
 
 /** Which config paths `env` overrides, and with which variable: an error about such a value must not blame the file. */

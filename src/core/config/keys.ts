@@ -18,7 +18,7 @@ type AnySchema = v.GenericSchema & {
 
 /** The object keys a schema knows at its top, or undefined when it is not an object schema. */
 export function knownKeys(schema: v.GenericSchema): readonly string[] | undefined {
-  const object = objectOf(schema as AnySchema)
+  const object = objectOf(schema)
   return object?.entries ? Object.keys(object.entries) : undefined
 }
 
@@ -29,7 +29,7 @@ const NONE: ExtraKeys = () => []
 
 /** Reports every key of `value` that `schema` (and `extra`) does not know, at any depth, with its dotted path. */
 export function unknownKeys(schema: v.GenericSchema, value: unknown, path: string, issues: ConfigIssue[], extra: ExtraKeys = NONE): void {
-  walk(schema as AnySchema, value, path, issues, extra)
+  walk(schema, value, path, issues, extra)
 }
 
 function walk(schema: AnySchema, value: unknown, path: string, issues: ConfigIssue[], extra: ExtraKeys): void {
@@ -71,7 +71,7 @@ export interface PathMiss {
  * read (a union, a custom schema) is taken to hold any key.
  */
 export function missingPath(schema: v.GenericSchema, path: string): PathMiss | undefined {
-  let current: AnySchema | undefined = schema as AnySchema
+  let current: AnySchema | undefined = schema
   const keys = path.split('.')
   for (const [i, key] of keys.entries()) {
     const parent = keys.slice(0, i).join('.')

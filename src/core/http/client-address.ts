@@ -7,6 +7,7 @@
 import { isIP } from 'node:net'
 import type { IncomingMessage } from 'node:http'
 import proxyAddr from 'proxy-addr'
+import { messageOf } from '../errors.js'
 
 /** `platforms.webhook.extra.trust_proxy`. */
 export type TrustProxy = boolean | readonly string[]
@@ -35,6 +36,6 @@ export function trustListProblem(entries: readonly string[]): string | undefined
     proxyAddr.compile([...entries])
     return undefined
   } catch (err) {
-    return err instanceof Error ? err.message : String(err)
+    return messageOf(err)
   }
 }

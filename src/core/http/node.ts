@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { BodyLease } from './body-budget.js'
+import { messageOf } from '../errors.js'
 import { PASS, type BodyRead, type FlowRequest, type FlowResult } from './flow.js'
 import { ERRORS, type GatewayResponse } from './responses.js'
 import { throttledLog, throttledWarn } from '../log/throttle.js'
@@ -61,7 +62,7 @@ export function createNodeHandler(
       },
       (err: unknown) => {
         if (err instanceof ClientGone) gone('client-gone', 'request abandoned by the client before its body ended', {})
-        else failed('request-failed', 'request failed', { reason: err instanceof Error ? err.message : String(err) })
+        else failed('request-failed', 'request failed', { reason: messageOf(err) })
         if (!res.headersSent && !res.destroyed) send(res, ERRORS.internal)
       },
     )

@@ -1,5 +1,5 @@
 /**
- * The answers of the request table (spec/gateway.md), built once where they never change: the hot paths
+ * The answers of the request table (docs/requests.md), built once where they never change: the hot paths
  * (forgeries, unknown routes) should not allocate.
  */
 

@@ -4,7 +4,8 @@
  * job until then. Every failure is logged with the delivery id and returned as an outcome, which leaves the
  * delivery id redeliverable.
  */
-import { DeliveryError, GatewayError } from '../errors.js'
+import { backoffDelay, type Backoff } from '../../util/backoff.js'
+import { DeliveryError, GatewayError, messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
 import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backend.js'
 import type { RouteTable } from '../pipeline/pipeline.js'
@@ -12,12 +13,10 @@ import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
 import { renderTemplate } from '../routes/template.js'
 import type { AgentRunner, Clock, DeliveryTarget, Logger, Route } from '../types.js'
 
-/** How deliveries are retried. */
-export interface RetryPolicy {
+/** How deliveries are retried: how many tries, and the {@link Backoff} between them. */
+export interface RetryPolicy extends Backoff {
   /** Tries in all, the first included. */
   readonly attempts: number
-  readonly baseDelayMs: number
-  readonly maxDelayMs: number
 }
 
 /** Five tries over about 15 s, never waiting more than a minute for a `Retry-After`. */
@@ -71,7 +70,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     try {
       built = await prompt(leased, route, fields)
     } catch (err) {
-      return fail(fields, 'agent run failed', `cannot build the prompt: ${message(err)}`)
+      return fail(fields, 'agent run failed', `cannot build the prompt: ${messageOf(err)}`)
     }
     log.info('agent run started', { ...fields, runner: runner.name })
     // One controller and one timer per run, both dropped when the run ends (AbortSignal.any over a long-lived
@@ -91,7 +90,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     const started = performance.now()
     const result = await Promise.resolve()
       .then(() => runner.run(input, ctx))
-      .catch((err: unknown) => ({ ok: false as const, reason: message(err) }))
+      .catch((err: unknown) => ({ ok: false as const, reason: messageOf(err) }))
       .finally(() => {
         clearTimeout(timer)
         leased.signal.removeEventListener('abort', onStop)
@@ -106,7 +105,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       return fail(fields, 'agent run failed', `timed out after ${timeoutMs / 1000} s (agent.timeout_seconds)`)
     }
     if (leased.signal.aborted) {
-      const why = leased.signal.reason
+      const why: unknown = leased.signal.reason
       if (GatewayError.is(why) && why.code === 'ERR_LEASE_LOST') log.warn('agent run stopped: the lease on this job was lost; it posts nothing', fields)
       else log.warn('agent run stopped: the gateway is shutting down; the job runs again at the next start', fields)
       return { kind: 'interrupted' }
@@ -124,7 +123,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     try {
       extra = Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)]))
     } catch (err) {
-      return fail(tried, 'delivery failed', `cannot render deliver_extra: ${message(err)}`)
+      return fail(tried, 'delivery failed', `cannot render deliver_extra: ${messageOf(err)}`)
     }
     const answer = { route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra }
     const progress = job.stage === 'deliver' ? job.progress : 0
@@ -139,7 +138,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       parts.events?.emit('delivery', { target: target.name, outcome: 'delivered' })
       return { kind: 'done' }
     } catch (err) {
-      const reason = message(err)
+      const reason = messageOf(err)
       if (GatewayError.is(err) && err.code === 'ERR_LEASE_LOST') {
         log.warn('delivery stopped: the lease on this job was lost; the worker that holds it now delivers', { ...tried, reason })
         return { kind: 'interrupted' }
@@ -156,7 +155,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       }
       parts.events?.emit('delivery', { target: target.name, outcome: 'retried' })
       const retryAfterMs = DeliveryError.is(err) ? err.retryAfterMs : undefined
-      const delay = Math.min(retryAfterMs ?? retry.baseDelayMs * 2 ** (attempt - 1), retry.maxDelayMs)
+      const delay = backoffDelay(retry, attempt, retryAfterMs)
       log.warn('delivery failed, retrying', { ...tried, reason, retry_in_ms: String(delay) })
       return { kind: 'retry', at: clock() + delay, reason: redact(reason) }
     }
@@ -185,8 +184,4 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
 /** The log fields that name a job. */
 export function jobFields(job: JobRecord): Fields {
   return { route: job.route, delivery: job.deliveryId, event: job.event, job: job.id }
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
 }

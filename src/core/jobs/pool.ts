@@ -6,6 +6,7 @@
  * runs, and a try whose lease is lost (its renewals failed until it ran out, or the store gave the job to
  * another worker) is aborted and may write nothing more, so a post is never made twice.
  */
+import { backoffDelay, type Backoff } from '../../util/backoff.js'
 import { GatewayError, messageOf } from '../errors.js'
 import type { JobOutcome, JobWorker, StopReport } from './state-backend.js'
 import { finished } from './transitions.js'
@@ -15,6 +16,12 @@ import type { Clock, Logger } from '../types.js'
 
 export type { LeaseAfter, LeaseTable, LeasedRow } from './lease-table.js'
 export { leaseLost, nearlyOut, openTry, renewEvery, runTry, type Try, type TryOptions, type TryTable } from './try.js'
+
+/**
+ * Between tries to store an outcome the store refused: soon at first (a write lock is usually short), then no
+ * more often than every 5 s while it stays locked.
+ */
+const STORE_RETRY: Backoff = { baseDelayMs: 100, maxDelayMs: 5_000 }
 
 /** Options of {@link jobPool}. */
 export interface JobPoolOptions {
@@ -76,6 +83,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
       }
       for (const open of tries) if (nearlyOut(open, leaseMs, now())) open.lose()
     }
+    // Not awaited by anyone: renew() logs a failed renewal itself and schedules the next one.
     if (!stopping || active.size > 0) renewing = setTimeout(() => void renew(), renewEvery(leaseMs)).unref()
   }
 
@@ -85,7 +93,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
    * then stays leased by this process and the next start gives it back. A lost lease stores nothing.
    */
   async function store(open: Try, outcome: JobOutcome): Promise<void> {
-    for (let delay = 100, logged = false; ; delay = Math.min(delay * 2, 5_000)) {
+    for (let attempt = 1, logged = false; ; attempt++) {
       try {
         await open.write((job) => finished(job, outcome, now()), 'release')
         return
@@ -94,7 +102,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
         if (!logged) options.log().error('cannot store the outcome of a job; trying again', { job: open.id, delivery: open.leased.job.deliveryId, reason: messageOf(err) })
         logged = true
         if (stopping) throw err
-        await new Promise((resolve) => setTimeout(resolve, delay).unref())
+        await new Promise((resolve) => setTimeout(resolve, backoffDelay(STORE_RETRY, attempt)).unref())
       }
     }
   }
@@ -166,6 +174,8 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
   }
 
   function wake(): void {
+    // Fire and forget: pump() never rejects (leaseWhileFree logs its own failures), and a caller that must wait
+    // for the lease round (stop) awaits `pumping` itself.
     void pump()
   }
 
@@ -173,6 +183,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     start(run) {
       worker = run
       wake()
+      // The first renewal round; it schedules the next ones and logs its own failures.
       void renew()
     },
     wake,

@@ -1,6 +1,8 @@
 /**
  * Skills: `<skills_dir>/<name>/SKILL.md`, put before the prompt. Only the first listed skill that exists is
- * loaded (the seed's rule); names cannot leave the skills folder (the schema refuses `/`, `\` and `..`).
+ * loaded: the list is an order of preference (a repository's own skill, then a general one), and the prompt
+ * carries one skill's instructions, never two that disagree. Names cannot leave the skills folder (the schema
+ * refuses `/`, `\` and `..`).
  */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'

@@ -129,7 +129,7 @@ export interface JobQueue {
    * failed job's key re-queues that job. Resolves only once the job is stored: the 202 waits for it. Throws
    * when the store cannot be written (the request is answered 503).
    */
-  add(job: NewJob, reservation?: Reservation | undefined): Promise<AddResult>
+  add(job: NewJob, reservation?: Reservation): Promise<AddResult>
   /** Starts handing due jobs to `worker`. Called once, after the backend started. */
   start(worker: JobWorker): void
   /**

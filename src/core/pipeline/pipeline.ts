@@ -2,6 +2,7 @@
  * Steps 3 to 10 of the request table for a webhook whose route is known and whose body was read within the
  * cap: verify, parse, filter, de-dup, rate limit, store. Transport-free: the request flow calls it.
  */
+import { messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
 import { ERRORS, json, rateLimited, type GatewayResponse } from '../http/responses.js'
 import type { DedupStore, JobQueue, NewJob, Reservation } from '../jobs/state-backend.js'
@@ -121,7 +122,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       return await admit(route, job, fields)
     } catch (err) {
       // Never a 202 for an event that is not stored: the sender keeps it and may send it again.
-      log.error('cannot store the event: answered 503', { ...fields, reason: err instanceof Error ? err.message : String(err) })
+      log.error('cannot store the event: answered 503', { ...fields, reason: messageOf(err) })
       parts.events?.emit('storeError', { operation: 'accept' })
       return ERRORS.storeUnavailable
     }

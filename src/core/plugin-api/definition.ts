@@ -140,7 +140,7 @@ export function defineConfiguredPlugin<S extends v.GenericSchema>(spec: PluginSp
     name: spec.name,
     section: spec.section,
     selectedBy: spec.selectedBy,
-    options: spec.options as v.GenericSchema<unknown, v.InferOutput<S>> | undefined,
+    options: spec.options,
     secrets: spec.secrets ?? [],
     targets: spec.targets ?? [],
     enableHint: spec.enableHint,

@@ -6,7 +6,10 @@ import type { ConfigIssue } from '../errors.js'
 import type { RouteConfig } from '../config/schema.js'
 import type { Route } from '../types.js'
 
-/** The seed's literal secret that skips verification; accepted only on a loopback bind. */
+/**
+ * The literal secret value that turns signature checks off, for local tools that cannot sign. Accepted only on a
+ * loopback bind: on any other address, anyone who can reach the port could make the agent run.
+ */
 export const INSECURE_NO_AUTH = 'INSECURE_NO_AUTH'
 
 /** What every route inherits from `platforms.webhook.extra`. */

@@ -80,8 +80,8 @@ type Filterable = { id: string; slug: string; active: boolean; closed: boolean; 
 function common(o: Filterable, q: URLSearchParams, volume: string, liquidity: string): boolean {
   const vol = (o['volumeNum'] ?? o['volume']) as number
   const liq = (o['liquidityNum'] ?? o['liquidity']) as number
-  const end = String(o['endDate'] ?? '')
-  const start = String(o['startDate'] ?? '')
+  const end = typeof o['endDate'] === 'string' ? o['endDate'] : ''
+  const start = typeof o['startDate'] === 'string' ? o['startDate'] : ''
   const active = boolParam(q, 'active')
   const closed = boolParam(q, 'closed')
   const tag = q.get('tag_id')

@@ -58,7 +58,8 @@ export function attachMarketChannel(server: Server, feed: MockFeed, tickMs: numb
     socket.on('error', () => subscribers.delete(sub))
     socket.on('message', (data, isBinary) => {
       if (sub.frozen || isBinary) return
-      const text = data.toString()
+      // ws's default binaryType ('nodebuffer') hands every frame over as one Buffer.
+      const text = (data as Buffer).toString()
       if (text === 'PING') return socket.send('PONG')
       let msg: Record<string, unknown>
       try {

@@ -51,7 +51,13 @@ export function sortBy<T extends Record<string, unknown>>(items: T[], field: str
   return items.sort((a, b) => {
     const x = a[field]
     const y = b[field]
-    const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x ?? '').localeCompare(String(y ?? ''))
+    const c = typeof x === 'number' && typeof y === 'number' ? x - y : text(x).localeCompare(text(y))
     return ascending ? c : -c
   })
+}
+
+/** A field's value as sortable text; a missing one sorts as the empty string. */
+function text(value: unknown): string {
+  if (value === undefined || value === null) return ''
+  return typeof value === 'string' ? value : JSON.stringify(value)
 }

@@ -77,5 +77,5 @@ function readElement(item: unknown, out: StreamEvent[], report: UnknownFrameHand
     return
   }
   const issue = result.issues[0]
-  report(item, `malformed ${type}: ${v.getDotPath(issue) ?? '(frame)'}: ${issue.message}`)
+  report(item, `malformed ${String(type)}: ${v.getDotPath(issue) ?? '(frame)'}: ${issue.message}`)
 }

@@ -9,7 +9,7 @@ export class EventQueue<T> {
   #head = 0
   #waiter: { resolve: (r: IteratorResult<T, undefined>) => void; reject: (e: unknown) => void } | undefined
   #ended = false
-  #error: unknown = undefined
+  #error: Error | undefined = undefined
 
   /** Adds an item; ignored after the end. */
   push(item: T): void {
@@ -24,7 +24,7 @@ export class EventQueue<T> {
   }
 
   /** Ends the queue: the reader gets what is queued and then the end, or `error` once the queue is drained. */
-  end(error?: unknown): void {
+  end(error?: Error): void {
     if (this.#ended) return
     this.#ended = true
     this.#error = error

@@ -3,6 +3,7 @@
  * within `timeoutMs` means the connection is dead. Any loss reconnects after a jittered exponential backoff and
  * re-sends the whole subscription (with its custom-feature flag, which is per connection and lost otherwise).
  */
+import { backoffDelay, fullJitter, type Backoff } from '../../util/backoff.js'
 import { MarketStreamError } from '../errors.js'
 
 /** What the SDK needs of a WebSocket: the browser API, which both the global one and `ws` provide. */
@@ -31,9 +32,7 @@ export async function webSocketImpl(global: { WebSocket?: unknown } = globalThis
 }
 
 /** Reconnection settings, with every default filled in. */
-export interface ReconnectPolicy {
-  readonly baseDelayMs: number
-  readonly maxDelayMs: number
+export interface ReconnectPolicy extends Backoff {
   /** Consecutive failed attempts before the stream fails with MarketStreamError (default: never). */
   readonly maxAttempts: number
   /** A number in [0, 1) for the jitter; replaceable in tests. */
@@ -42,7 +41,7 @@ export interface ReconnectPolicy {
 
 /** Full jitter: a random wait in [0, min(max, base × 2^(attempt-1))), so many clients do not come back at once. */
 export function reconnectDelayMs(policy: ReconnectPolicy, attempt: number): number {
-  return policy.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1))
+  return fullJitter(backoffDelay(policy, attempt), policy.random)
 }
 
 /** What one connection reports to the stream it belongs to. */

@@ -1,13 +1,16 @@
-// Shared by the stream tests: the spec's sample frames, fast heartbeat/backoff settings, and a bounded reader.
+// Shared by the stream tests: sample frames of the real channel, fast heartbeat/backoff settings, a bounded reader.
 import { readFileSync } from 'node:fs'
 import type { WatchOptions } from '../../../src/sdk/index.js'
 
-/** A sample frame of the market channel, as text (test/sdk/fixtures/stream, copied from the spec's samples). */
+/**
+ * A sample frame of the market channel, as text (test/sdk/fixtures/stream: the real frame shapes, from the channel's
+ * public documentation and published probes).
+ */
 export function sample(name: string): string {
   return readFileSync(new URL(`../fixtures/stream/${name}.json`, import.meta.url), 'utf8')
 }
 
-/** The spec samples' YES and NO tokens. */
+/** The sample frames' YES and NO tokens. */
 export const SAMPLE_YES = '71321045679252212594626385532706912750332728571942532289631379312455583992563'
 export const SAMPLE_NO = '52114319501245915516055106046884209969926127482827954674443846427813813222426'
 

@@ -3,6 +3,7 @@
  * restart and without reading the store per request: the store says when the subscriptions may have changed.
  */
 import type { HookpilotConfig } from '../../config/schema.js'
+import { messageOf } from '../../errors.js'
 import type { MutableRouteTable } from '../route-table.js'
 import type { DeliveryTarget, Logger } from '../../types.js'
 import { resolveSubscriptions } from './resolve.js'
@@ -78,7 +79,7 @@ export async function startSubscriptionSource(options: SubscriptionSourceOptions
     running = (async () => {
       do {
         again = false
-        await check().catch((err: unknown) => log.error(`subscriptions: ${err instanceof Error ? err.message : String(err)}`, { file: path }))
+        await check().catch((err: unknown) => log.error(`subscriptions: ${messageOf(err)}`, { file: path }))
       } while (again && !stopped)
     })().finally(() => {
       running = undefined
@@ -87,6 +88,7 @@ export async function startSubscriptionSource(options: SubscriptionSourceOptions
   }
 
   await refresh()
+  // The watcher's callback cannot wait; refresh() logs a failed check itself and never rejects.
   const unwatch = store.watch(() => void refresh())
   return {
     refresh,

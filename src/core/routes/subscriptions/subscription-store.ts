@@ -58,6 +58,8 @@ export function fileSubscriptionStore(path: string, options: FileStoreOptions = 
         lastSeen = seen
         onChange()
       }
+      // Looks are fire and forget (a timer or a watcher cannot wait): signature() turns a failed stat into a value,
+      // and the gateway's onChange only starts its own refresh, so check() does not reject.
       void check()
       const watcher = watchFolder(path, () => void check())
       const timer = setInterval(() => void check(), options.pollMs ?? 1000).unref()

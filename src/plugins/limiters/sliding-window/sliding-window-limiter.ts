@@ -5,7 +5,7 @@ import { sweepFront } from './sweep.js'
 export interface SlidingWindowOptions {
   /** Milliseconds since the epoch; inject a fake one in tests. Defaults to `Date.now`. */
   readonly now?: Clock | undefined
-  /** Length of the rolling window. Defaults to 60,000 ms (the spec's "per minute"). */
+  /** Length of the rolling window. Defaults to 60,000 ms: `rate_limit` is per minute. */
   readonly windowMs?: number | undefined
 }
 

@@ -65,7 +65,7 @@ export async function runCommand(
   args: string,
   policy: CommandPolicy,
   signal: AbortSignal,
-  onSpawn?: ((pid: number) => void) | undefined,
+  onSpawn?: (pid: number) => void,
 ): Promise<ToolOutcome> {
   const argv = commandOf(args)
   if (argv === undefined) {

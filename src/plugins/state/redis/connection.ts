@@ -4,7 +4,7 @@
  * retries, as BullMQ requires), and `events` for the subscription-change channel. All reconnect by themselves.
  */
 import { Redis, type RedisOptions } from 'ioredis'
-import { GatewayError } from '../../../core/errors.js'
+import { GatewayError, messageOf } from '../../../core/errors.js'
 import type { Logger } from '../../../core/types.js'
 
 /** The three connections. */
@@ -67,7 +67,7 @@ export async function openRedis(url: string): Promise<RedisClients> {
  */
 export async function checkSettings(client: Redis, log: Logger): Promise<void> {
   const setting = async (name: string): Promise<string | undefined> => {
-    const answer = (await client.config('GET', name)) as unknown
+    const answer = await client.config('GET', name)
     return Array.isArray(answer) && typeof answer[1] === 'string' ? answer[1] : undefined
   }
   try {
@@ -93,7 +93,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 function reasonOf(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err)
+  const text = messageOf(err)
   // ioredis wraps refusals as "connect ECONNREFUSED 127.0.0.1:6390"; AggregateError carries the parts.
   if (text === '' && err instanceof AggregateError) return err.errors.map(reasonOf).join('; ')
   return text

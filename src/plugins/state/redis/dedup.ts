@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Reservation } from '../../../core/jobs/state-backend.js'
+import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import { decide, type KeyHolder } from '../../../core/jobs/transitions.js'
 import type { Keys } from './keys.js'
 
@@ -24,6 +25,12 @@ local owner = redis.call('GET', KEYS[1])
 if owner and ARGV[3] ~= '1' then return {0, owner} end
 if redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return {1, owner} end
 return {-1, owner}`
+
+/**
+ * Between looks at a key another request holds: a few milliseconds at first, since the holder is usually about to
+ * store its job, and never more than 50 ms, so a copy answers soon after the hold is given back.
+ */
+const HOLD_WAIT: Backoff = { baseDelayMs: 2, maxDelayMs: 50 }
 
 /** What {@link redisDedup} needs. */
 export interface RedisDedupOptions {
@@ -62,7 +69,7 @@ export function redisDedup(options: RedisDedupOptions): (key: string) => Promise
     // another request holds it, the copy waits, a few milliseconds apart at first, since the holder is usually
     // about to store.
     let after: string | null
-    for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
+    for (let attempt = 1; ; attempt++) {
       let taken = await take(false)
       if (taken.held === 0) {
         const before = await judge(taken.id)
@@ -73,7 +80,7 @@ export function redisDedup(options: RedisDedupOptions): (key: string) => Promise
         after = taken.id
         break
       }
-      await sleep(delay)
+      await sleep(backoffDelay(HOLD_WAIT, attempt))
     }
     try {
       const { holder, status } = await judge(after)
@@ -86,6 +93,7 @@ export function redisDedup(options: RedisDedupOptions): (key: string) => Promise
       const giveBack = () => {
         if (given) return
         given = true
+        // Not awaited: release() swallows its own failure (the hold then expires after holdMs by itself).
         void release()
       }
       return status === 'redeliver' && holder ? { status, key, jobId: holder.id, release: giveBack } : { status: 'new', key, release: giveBack }

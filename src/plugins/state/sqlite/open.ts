@@ -5,7 +5,7 @@
 import Database from 'better-sqlite3'
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { GatewayError } from '../../../core/errors.js'
+import { GatewayError, messageOf } from '../../../core/errors.js'
 import { migrate } from './schema.js'
 import { stateError } from './state-error.js'
 
@@ -73,7 +73,7 @@ function reason(err: unknown): string {
     case 'SQLITE_CORRUPT':
       return 'the database is damaged; restore it from a backup (see docs/durability.md)'
     default:
-      return err instanceof Error ? err.message : String(err)
+      return messageOf(err)
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import ky, { TimeoutError, type KyInstance, type Options } from 'ky'
 import { DeliveryError } from '../../../core/errors.js'
+import { parseRetryAfter } from '../../../util/retry-after.js'
 import { parseJson } from '../../shared/json-body.js'
 import { redact, safeCause } from '../../shared/redact.js'
 
@@ -93,15 +94,6 @@ export function statusHint(status: number, platform: string, credential: string)
   if (status === 403) return `not allowed: is the bot a member of the chat, with the right to post?`
   if (status === 404) return `not found: check the chat id and platforms.${platform}.api_base`
   return undefined
-}
-
-/** `Retry-After` in milliseconds: delta-seconds (fractions allowed) or an HTTP date; undefined when absent or bad. */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
-  if (value === null || value.trim() === '') return undefined
-  const seconds = Number(value)
-  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.ceil(seconds * 1000) : undefined
-  const at = Date.parse(value)
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
 }
 
 /** A base URL without its trailing slashes (`https://api.telegram.org/` → `https://api.telegram.org`). */

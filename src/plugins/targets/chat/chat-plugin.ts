@@ -59,5 +59,5 @@ export function chatPlugin<E extends v.ObjectEntries>(spec: ChatPluginSpec<E>): 
       const target = await spec.make(options, common)
       return { name: spec.name, deliveryTargets: [{ ...target, aliases: spec.aliases }] }
     },
-  }) as PluginDefinition
+  })
 }

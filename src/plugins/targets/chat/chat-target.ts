@@ -9,8 +9,9 @@ import { answerKey } from './answer-key.js'
 import { splitMessage } from './split-message.js'
 
 /**
- * What is posted for an empty (or blank) answer: every chat platform refuses an empty message, and the seed's
- * rule is that an empty answer is still delivered. Routes that want silence list `""` in `silent_outputs`.
+ * What is posted for an empty (or blank) answer: every chat platform refuses an empty message, and an empty answer
+ * is still delivered, so the route's readers see that the agent ran and had nothing to say instead of wondering
+ * whether it ran. Routes that want silence list `""` in `silent_outputs`.
  */
 export const EMPTY_ANSWER = '(the agent gave an empty answer)'
 

@@ -1,6 +1,7 @@
 import { DeliveryError } from '../../../core/errors.js'
 import type { DeliveryTarget } from '../../../core/types.js'
-import { baseUrl, parseRetryAfter, type HttpReply } from '../chat/chat-http.js'
+import { parseRetryAfter } from '../../../util/retry-after.js'
+import { baseUrl, type HttpReply } from '../chat/chat-http.js'
 import { field, textField } from '../../shared/json-body.js'
 import { requireOptions } from '../chat/chat-target.js'
 import { httpChatTarget, type ChatPlatformOptions } from '../chat/http-chat-target.js'

@@ -51,12 +51,14 @@ describe('request log lines', () => {
   it('uploads abandoned before their body ended: one line per window, and their bytes given back', async () => {
     current = await testGateway()
     const { port } = await current.gateway.listen({ port: 0 })
-    await Promise.all(Array.from({ length: 30 }, () => new Promise<void>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.write(`POST /webhooks/pr HTTP/1.1\r\nHost: x\r\nContent-Length: 10000\r\n\r\n{"title":"${MARKER}`, () => setTimeout(() => socket.destroy(), 20))
-      })
-      socket.on('close', () => resolve()).on('error', () => {})
-    })))
+    const begun = `{"title":"${MARKER}`
+    const sockets = Array.from({ length: 30 }, () => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(`POST /webhooks/pr HTTP/1.1\r\nHost: x\r\nContent-Length: 10000\r\n\r\n${begun}`))
+      return socket.on('error', () => {})
+    })
+    // Each upload is abandoned once the gateway holds the start of its body, however long that took to arrive.
+    await expect.poll(() => current!.gateway.usage().unverifiedBytes).toBe(30 * Buffer.byteLength(begun))
+    await Promise.all(sockets.map((socket) => new Promise((resolve) => socket.once('close', resolve).destroy())))
     const abandoned = () => current!.log.lines.filter((l) => l.message.startsWith('request abandoned'))
     await expect.poll(() => abandoned().length).toBe(1)
     await expect.poll(() => current!.gateway.usage().unverifiedBytes).toBe(0)

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, type RunningCli } from '../fixtures/cli.js'
 import { crash, durableSetup, type Durable, type Serving } from '../fixtures/durable.js'
 import { isAlive, killIfAlive, waitForDeath } from '../fixtures/process.js'
+import { seededRandom, type SeededRandom } from '../fixtures/seed.js'
 
 const running: RunningCli[] = []
 const agents: number[] = []
@@ -54,25 +55,26 @@ async function allPosted(world: Durable, prs: readonly number[], timeout = 30_00
  * fell in the documented window, between a post and its record (the first post came within `windowMs` before
  * the kill).
  */
-function checkDelivered(world: Durable, acked: readonly number[], killedAt: number, windowMs = 250): void {
+function checkDelivered(world: Durable, acked: readonly number[], killedAt: number, windowMs = 250, replay = ''): void {
   const posts = world.gh.timedCalls().filter((c) => c.argv[1] === 'comment' && c.mode === '')
   for (const pr of acked) {
     const times = posts.filter((c) => Number(c.argv[2]) === pr).map((c) => c.t)
-    expect(times.length, `PR ${pr} posted ${times.length} times`).toBeGreaterThanOrEqual(1)
+    expect(times.length, `PR ${pr} posted ${times.length} times${replay}`).toBeGreaterThanOrEqual(1)
     if (times.length > 1) {
-      expect(times.length).toBe(2)
+      expect(times.length, `PR ${pr} posted ${times.length} times${replay}`).toBe(2)
       const first = Math.min(...times)
-      expect(killedAt - first, `PR ${pr} posted twice outside the crash window`).toBeLessThan(windowMs)
-      expect(killedAt - first).toBeGreaterThanOrEqual(0)
+      expect(killedAt - first, `PR ${pr} posted twice outside the crash window${replay}`).toBeLessThan(windowMs)
+      expect(killedAt - first, `PR ${pr} posted first after the kill${replay}`).toBeGreaterThanOrEqual(0)
     }
   }
 }
 
 describe('kill -9 of hookpilot serve, then a restart: every acknowledged delivery is delivered', () => {
+  // Each moment is drawn from a seeded random source: the seed is printed, and HOOKPILOT_TEST_SEED replays it.
   const moments = {
-    'while accepting a burst': async (world: Durable, serving: Serving) => {
+    'while accepting a burst': async (world: Durable, serving: Serving, random: SeededRandom) => {
       let killedAt = 0
-      const cutAfter = 5 + Math.floor(Math.random() * 20)
+      const cutAfter = 5 + Math.floor(random.next() * 20)
       const acked = await burst(world, serving.port, 1, 30, (n) => {
         if (n === cutAfter) {
           killedAt = Date.now()
@@ -82,18 +84,18 @@ describe('kill -9 of hookpilot serve, then a restart: every acknowledged deliver
       await serving.cli.exited
       return { acked, killedAt }
     },
-    'while agents run': async (world: Durable, serving: Serving) => {
+    'while agents run': async (world: Durable, serving: Serving, random: SeededRandom) => {
       const acked = await burst(world, serving.port, 1, 12)
       await expect.poll(() => world.agentLog().filter((e) => e.what === 'start').length, { interval: 10 }).toBeGreaterThan(0)
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 200))
+      await new Promise((resolve) => setTimeout(resolve, random.next() * 200))
       const killedAt = Date.now()
       await crash(serving)
       return { acked, killedAt }
     },
-    'while comments are on their way': async (world: Durable, serving: Serving) => {
+    'while comments are on their way': async (world: Durable, serving: Serving, random: SeededRandom) => {
       const acked = await burst(world, serving.port, 1, 12)
       await expect.poll(() => world.agentLog().filter((e) => e.what === 'end').length, { interval: 10 }).toBeGreaterThan(0)
-      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 150))
+      await new Promise((resolve) => setTimeout(resolve, 20 + random.next() * 150))
       const killedAt = Date.now()
       await crash(serving)
       return { acked, killedAt }
@@ -102,13 +104,15 @@ describe('kill -9 of hookpilot serve, then a restart: every acknowledged deliver
 
   for (const [moment, kill] of Object.entries(moments)) {
     it(moment, async () => {
+      const random = seededRandom(`kill -9 ${moment}`)
+      const replay = ` (seed ${random.seed}: replay with HOOKPILOT_TEST_SEED=${random.seed})`
       const world = await durableSetup({ agentMs: 300, concurrency: 4, ghDelayMs: 200 })
       const first = await serve(world)
-      const { acked, killedAt } = await kill(world, first)
-      expect(acked.length).toBeGreaterThan(0)
+      const { acked, killedAt } = await kill(world, first, random)
+      expect(acked.length, `nothing acknowledged before the kill${replay}`).toBeGreaterThan(0)
       const second = await serve(world)
       await allPosted(world, acked)
-      checkDelivered(world, acked, killedAt)
+      checkDelivered(world, acked, killedAt, 250, replay)
       second.cli.child.kill('SIGTERM')
       expect(await second.cli.exited).toBe(0)
     }, 90_000)
@@ -144,7 +148,12 @@ describe('SIGTERM, redelivery, retry', () => {
     expect(await world.send(second.port, 7, 'again-7')).toMatchObject({ status: 200, body: { status: 'duplicate', delivery_id: 'again-7' } })
     await allPosted(world, [7])
     expect(await world.send(second.port, 7, 'again-7')).toMatchObject({ status: 200, body: { status: 'duplicate' } })
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Once the only job is done nothing is left that could post again: a second job or run would be listed.
+    const jobs = async () => {
+      const listed = await runCli(['jobs', 'list', '--json', '--config', world.config], { env: world.env })
+      return (JSON.parse(listed.stdout) as Array<{ deliveryId: string; state: string }>).map((j) => [j.deliveryId, j.state])
+    }
+    await expect.poll(jobs, { timeout: 15_000, interval: 200 }).toEqual([['again-7', 'done']])
     expect(count(world.posted(), 7)).toBe(1)
   }, 60_000)
 

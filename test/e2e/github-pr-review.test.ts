@@ -5,7 +5,9 @@
  * docs/guides/github-pr-review.md recommends.
  */
 import { randomUUID } from 'node:crypto'
-import { delimiter } from 'node:path'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { delimiter, join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createGateway, type Gateway, type HookpilotConfigInput } from '../../src/index.js'
 import { recordingLogger } from '../../src/testing/context.js'
@@ -22,10 +24,14 @@ Review it for bugs, risky changes and missing tests. Be brief; answer in Markdow
 
 let gh: FakeGh
 let model: FakeModel
+// The SQLite state file of this file's gateways, in a folder of their own: not the repository's .hookpilot/,
+// which another test file running beside this one (or an earlier run's leftover jobs) could share.
+let stateDir = ''
 const savedPath = process.env['PATH']
 const savedKey = process.env['HOOKPILOT_E2E_OPENAI_KEY']
 
 beforeAll(async () => {
+  stateDir = mkdtempSync(join(tmpdir(), 'hookpilot-e2e-'))
   gh = installFakeGh()
   gh.setDiff('diff --git a/README.md b/README.md\n@@ -1 +1 @@\n-Hello\n+Hello World\n')
   // As on a server: gh found on PATH, by the runner's command and by the comment target alike.
@@ -51,6 +57,7 @@ afterAll(async () => {
   else process.env['HOOKPILOT_E2E_OPENAI_KEY'] = savedKey
   await model.close()
   gh.remove()
+  rmSync(stateDir, { recursive: true, force: true })
 })
 
 describe('GitHub pull request review, end to end', () => {
@@ -94,7 +101,7 @@ describe('GitHub pull request review, end to end', () => {
 
   let url = ''
   beforeEach(async () => {
-    gateway = await createGateway({ ...config, agent: { ...config.agent, base_url: model.url } }, [{ name: 'test-log', logger: log }])
+    gateway = await createGateway({ ...config, agent: { ...config.agent, base_url: model.url } }, [{ name: 'test-log', logger: log }], { baseDir: stateDir })
     url = (await gateway.listen({ port: 0 })).url
   })
 

@@ -2,6 +2,9 @@
  * Programs the gateway runs inherit its environment, less its own secrets: an agent talked into printing its
  * environment cannot leak the webhook secret or a chat token.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createGateway, defineDeliveryTarget, parseConfig, silentLogger, type AgentAnswer } from '../../src/index.js'
 import { createSecretSet } from '../../src/core/secrets/secret-set.js'
@@ -45,6 +48,7 @@ describe('child environment', () => {
     process.env['HP_TEST_TG_TOKEN'] = TOKEN
     process.env['HP_TEST_OTHER'] = 'visible'
     const answers: AgentAnswer[] = []
+    const stateDir = mkdtempSync(join(tmpdir(), 'hookpilot-child-env-'))
     const script = "const e = process.env; process.stdout.write([e.HP_TEST_ROUTE_SECRET ?? 'absent', e.HP_TEST_TG_TOKEN ?? 'absent', e.HP_TEST_OTHER].join(' '))"
     const gateway = await createGateway(
       {
@@ -55,6 +59,8 @@ describe('child environment', () => {
         },
       },
       [{ name: 'quiet', logger: silentLogger }, defineDeliveryTarget({ name: 'capture', deliver: async (a) => void answers.push(a) })],
+      // Its SQLite state in a folder of its own, not the repository's .hookpilot/ that other test files share.
+      { baseDir: stateDir },
     )
     try {
       const body = Buffer.from('{"action":"opened"}')
@@ -63,6 +69,7 @@ describe('child environment', () => {
       expect(answers[0]?.text).toBe('absent absent visible')
     } finally {
       await gateway.close()
+      rmSync(stateDir, { recursive: true, force: true })
     }
   })
 })

@@ -2,8 +2,11 @@
  * The built-in targets as a configuration chooses them: github_comment always, a chat platform only when
  * enabled (a route naming another fails at startup), the platform-neutral names end to end, and silent_outputs.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { HttpResponse } from 'msw'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createGateway, type Gateway, type HookpilotConfigInput } from '../../src/index.js'
 import { ConfigError } from '../../src/core/errors.js'
 import type { GatewayPlugin } from '../../src/core/plugin-api/plugin.js'
@@ -28,6 +31,10 @@ const ENABLED: Platforms = {
 describe('built-in delivery targets from the configuration', () => {
   const log = recordingLogger()
   let gateway: Gateway | undefined
+  // The gateways' SQLite state in a folder of their own, not the repository's .hookpilot/ that other test files share.
+  let stateDir = ''
+  beforeAll(() => void (stateDir = mkdtempSync(join(tmpdir(), 'hookpilot-platforms-'))))
+  afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
   let gh: FakeGh | undefined
   afterEach(async () => {
     await gateway?.close()
@@ -47,7 +54,7 @@ describe('built-in delivery targets from the configuration', () => {
       agent: { runner: 'fixed' },
       platforms: { ...platforms, webhook: { extra: { host: '127.0.0.1', secret: SECRET, routes } } },
     }
-    gateway = await createGateway(config, [plugin(answer)])
+    gateway = await createGateway(config, [plugin(answer)], { baseDir: stateDir })
     return gateway
   }
   const startupError = async (routes: Routes, platforms: Platforms = {}): Promise<ConfigError> => {

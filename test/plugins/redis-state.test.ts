@@ -98,13 +98,15 @@ describe('redisState: the shared rate limiter (Redis time, so real waits over a 
   })
 
   it('rolls: a hit leaves the window once the window has passed since it was made', async () => {
-    const { limiter, close } = await limiterOn('rolling', 400)
+    // Timers wait at least as long as asked, so "has left" holds on any machine; "has not left yet" keeps more
+    // than a second of slack for a loaded one (a 2.2 s window, hits 1.2 s apart, the check 1.05 s after the second).
+    const { limiter, close } = await limiterOn('rolling', 2_200)
     try {
       expect((await limiter.hit('pr', 2)).ok).toBe(true)
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      await new Promise((resolve) => setTimeout(resolve, 1_200))
       expect((await limiter.hit('pr', 2)).ok).toBe(true)
-      expect(await limiter.hit('pr', 2)).toEqual({ ok: false, retryAfterSeconds: 1 })
-      await new Promise((resolve) => setTimeout(resolve, 230)) // the first hit has left, the second has not
+      expect(await limiter.hit('pr', 2)).toEqual({ ok: false, retryAfterSeconds: 1 }) // the first leaves within 1 s
+      await new Promise((resolve) => setTimeout(resolve, 1_050)) // the first hit has left, the second has not
       expect((await limiter.hit('pr', 2)).ok).toBe(true)
       expect((await limiter.hit('pr', 2)).ok).toBe(false)
     } finally {

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { HeadBuffer, TailBuffer } from '../../src/plugins/process/output-buffer.js'
 import { runProcess } from '../../src/plugins/process/run-process.js'
@@ -48,7 +51,13 @@ describe('runProcess', () => {
 
   it('kills the tree when the signal aborts, and does not start when it already has', async () => {
     const controller = new AbortController()
-    const result = await runProcess(fixtureAgent('hang'), { signal: controller.signal, onSpawn: () => setTimeout(() => controller.abort(), 1_000) })
+    const dir = mkdtempSync(join(tmpdir(), 'hookpilot-run-'))
+    const pidFile = join(dir, 'hang.pid')
+    // Aborted once the program runs (it wrote its grandchild's pid), however long starting took.
+    const poll = setInterval(() => existsSync(pidFile) && controller.abort(), 20)
+    const result = await runProcess(fixtureAgent('hang'), { signal: controller.signal, env: { ...process.env, HOOKPILOT_PID_FILE: pidFile } })
+    clearInterval(poll)
+    rmSync(dir, { recursive: true, force: true })
     expect(result).toMatchObject({ aborted: true, timedOut: false, code: null })
     expect(await waitForDeath(pidIn(result.stdout))).toBe(true)
 

@@ -163,11 +163,12 @@ describe('errors', () => {
     // This file intercepts fetch with msw: let this request reach the real socket.
     server.use(http.all(`http://127.0.0.1:${port}/*`, () => passthrough()))
     try {
-      // Long enough for the headers on a busy machine: it is the body that must be cut off.
-      const pm = createMarketClient({ gammaUrl: `http://127.0.0.1:${port}`, timeout: 300, retry: { limit: 1, sleep: async () => {} } })
+      // Long enough for the headers on a busy machine (a second, not a margin a loaded machine overruns): it is
+      // the body that must be cut off.
+      const pm = createMarketClient({ gammaUrl: `http://127.0.0.1:${port}`, timeout: 1_000, retry: { limit: 1, sleep: async () => {} } })
       const err = await pm.tags.list().catch((e: unknown) => e)
       expect(err).toBeInstanceOf(MarketTimeoutError)
-      expect(err).toMatchObject({ message: expect.stringContaining('within 300 ms'), url: expect.stringContaining(`:${port}/tags`) })
+      expect(err).toMatchObject({ message: expect.stringContaining('within 1000 ms'), url: expect.stringContaining(`:${port}/tags`) })
       // A timed-out attempt is retried like one whose headers never came.
       await vi.waitFor(() => expect(requestsSeen).toBe(2))
     } finally {

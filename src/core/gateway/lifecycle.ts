@@ -3,7 +3,7 @@
  * and a failed start closes what was already open before the error goes on (no file or connection is left
  * behind by a gateway that never ran).
  */
-import { GatewayError } from '../errors.js'
+import { GatewayError, messageOf } from '../errors.js'
 import type { LifecycleContext, Readiness } from '../jobs/state-backend.js'
 import type { Logger } from '../types.js'
 
@@ -35,7 +35,7 @@ export async function startAll(items: readonly HasLifecycle[], log: Logger): Pro
       try {
         await item.close?.()
       } catch (err) {
-        log.error('plugin close failed', { plugin: item.name, reason: err instanceof Error ? err.message : String(err) })
+        log.error('plugin close failed', { plugin: item.name, reason: messageOf(err) })
       }
     }
   }

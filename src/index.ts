@@ -80,7 +80,7 @@ export async function createGateway(
 
 export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig, PluginEntry } from './core/config/config.js'
 export {
-  configDir, type Gateway, type GatewayRequest, type GatewayResponse, type BuildOptions, type ListenAddress, type ListenOptions,
+  configDir, type Gateway, type CloseOptions, type GatewayRequest, type GatewayResponse, type BuildOptions, type ListenAddress, type ListenOptions,
   type FetchHandler, type FetchInfo, type GatewayUsage, type ClientErrorListener,
 } from './core/gateway/gateway.js'
 export {

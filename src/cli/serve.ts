@@ -62,16 +62,20 @@ export const serve: Subcommand = async (args, io) => {
     io.stderr.write(nothing)
     return 1
   }
-  // Listening for the signals before the startup line is out: a supervisor (or a test) that stops the
-  // gateway as soon as it has seen that line must get the graceful shutdown, not node's default exit.
-  const stopped = new Promise<void>((done) => {
-    const stop = () => {
-      process.off('SIGTERM', stop).off('SIGINT', stop)
-      done()
-    }
-    process.once('SIGTERM', stop).once('SIGINT', stop)
-  })
   const gateway = await createGateway(config, [], { baseDir })
+  // Listening for the signals before the startup line is out: a supervisor (or a test) that stops the
+  // gateway as soon as it has seen that line must get the graceful shutdown, not node's default exit. The
+  // first signal starts it; a second (Ctrl-C again) stops the running jobs at once, kept for the next start;
+  // a third is node's own (an immediate exit).
+  let signals = 0
+  const stopped = new Promise<void>((done) => {
+    const onSignal = () => {
+      if (++signals === 1) return done()
+      process.off('SIGTERM', onSignal).off('SIGINT', onSignal)
+      void gateway.close({ now: true }) // the first close() reports how the shutdown ended
+    }
+    process.on('SIGTERM', onSignal).on('SIGINT', onSignal)
+  })
   const address = await gateway.listen()
   // Admin commands started beside this one (test, send, subscribe) reach the port really bound.
   const forget = recordListening(resolve(values.config), address.host, address.port)

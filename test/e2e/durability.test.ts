@@ -139,6 +139,30 @@ describe('SIGTERM, redelivery, retry', () => {
     expect(await second.cli.exited).toBe(0)
   }, 60_000)
 
+  it('SIGTERM says at once what it waits for; a second signal stops the running job now, kept for the next start without a lease wait', async () => {
+    const world = await durableSetup({ agentMs: 60_000, concurrency: 1, graceSeconds: 30 })
+    const first = await serve(world)
+    expect((await world.send(first.port, 11, 'twice-11')).status).toBe(202)
+    await expect.poll(() => world.agentLog().filter((e) => e.what === 'start').length).toBe(1)
+    first.cli.child.kill('SIGTERM')
+    // Said at once, not when the 30 s grace period ends.
+    await first.cli.waitFor(/shutdown: no new webhooks \(they are answered 503\); waiting up to 30 s for 1 running job to finish/, 5_000)
+    const secondSignal = Date.now()
+    first.cli.child.kill('SIGTERM')
+    await first.cli.waitFor(/stopping the running jobs now; they are kept and run again at the next start/, 5_000)
+    expect(await first.cli.exited, first.cli.output()).toBe(0)
+    expect(Date.now() - secondSignal).toBeLessThan(10_000)
+    expect(first.cli.output()).toMatch(/shutdown: 1 jobs left stored; they run at the next start/)
+    // The job is queued again, its lease given back: the next start runs it at once.
+    const restarted = Date.now()
+    const second = await serve(world, { AGENT_MS: '50' })
+    await allPosted(world, [11])
+    expect(Date.now() - restarted).toBeLessThan(15_000)
+    expect(world.agentLog().filter((e) => e.what === 'start')).toHaveLength(2)
+    second.cli.child.kill('SIGTERM')
+    expect(await second.cli.exited).toBe(0)
+  }, 60_000)
+
   it('a redelivery after a crash is still a duplicate, and the job runs once', async () => {
     const world = await durableSetup({ agentMs: 400 })
     const first = await serve(world)

@@ -69,14 +69,25 @@ export interface Gateway {
   readonly fetch: FetchHandler
   /** Starts a node:http server (host and port from the config unless given) and prints the startup line. */
   listen(options?: ListenOptions): Promise<ListenAddress>
-  /** Stops accepting, lets running agent runs finish within the grace period, then stops them. */
-  close(): Promise<void>
+  /**
+   * Stops accepting, lets running agent runs finish within the grace period, then stops them. A later call
+   * waits for the same shutdown; with `{ now: true }` it cuts the grace period short: the running jobs are
+   * stopped at once and stored as they were (a durable backend runs them at the next start, without waiting
+   * for a lease).
+   */
+  close(options?: CloseOptions): Promise<void>
   /** The routes the gateway answers (static and dynamic). */
   readonly routes: MutableRouteTable
   /** The validated configuration. */
   readonly config: HookpilotConfig
   /** What the gateway holds now against its limits (`max_unverified_bytes`, `max_connections`). */
   usage(): GatewayUsage
+}
+
+/** Options of {@link Gateway.close}. */
+export interface CloseOptions {
+  /** Stop the running jobs now instead of at the end of the grace period (a second Ctrl-C). */
+  readonly now?: boolean | undefined
 }
 
 /** See {@link Gateway.usage}. */
@@ -210,15 +221,27 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
   }
 
   let closed: Promise<void> | undefined
-  // A second call waits for the first: an embedder that calls close() twice must not exit mid-grace.
-  const close = (): Promise<void> => (closed ??= shutdown())
+  // A second call waits for the first: an embedder that calls close() twice must not exit mid-grace. Asked to
+  // stop now, it cuts the grace period short (a second stop of the queue aborts the running tries).
+  const close = (options: CloseOptions = {}): Promise<void> => {
+    if (closed && options.now) {
+      log.warn('shutdown: stopping the running jobs now; they are kept and run again at the next start')
+      void state.queue.stop(0) // the first stop's promise reports; this one only cuts its grace short
+    }
+    return (closed ??= shutdown(options.now ? 0 : extra.shutdown_grace_seconds))
+  }
 
-  async function shutdown(): Promise<void> {
+  async function shutdown(graceSeconds: number): Promise<void> {
     closing = true
     subscriptions?.stop()
+    const running = (await state.jobs.counts().catch(() => undefined))?.running
+    // Said at once: a grace period of up to half a minute must not look like a hang.
+    log.info(`shutdown: no new webhooks (they are answered 503); waiting up to ${graceSeconds} s for ${running === undefined ? 'the running jobs' : `${running} running job${running === 1 ? '' : 's'}`} to finish`, {
+      grace_seconds: graceSeconds,
+    })
     // The listener stays open through the grace period: new webhooks are answered 503 `Shutting down` (with
     // Retry-After), not refused at the socket, while the running jobs finish.
-    const report = await state.queue.stop(extra.shutdown_grace_seconds * 1000)
+    const report = await state.queue.stop(graceSeconds * 1000)
     if (!report.finished) log.warn('grace period over: stopped the jobs still running', { grace_seconds: extra.shutdown_grace_seconds })
     if (report.left === 0) log.info('shutdown: every job finished')
     else if (state.durable) log.warn(`shutdown: ${report.left} jobs left stored; they run at the next start`, { left: report.left })

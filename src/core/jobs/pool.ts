@@ -63,6 +63,9 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
   let again = false
   let timer: NodeJS.Timeout | undefined
   let renewing: NodeJS.Timeout | undefined
+  let stopped: Promise<StopReport> | undefined
+  let hurry = () => {}
+  const hurried = new Promise<void>((resolve) => (hurry = resolve))
 
   /**
    * Renews every lease held; a lease the store no longer gives this process is lost, and so is one whose
@@ -179,6 +182,22 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     void pump()
   }
 
+  async function stopAll(graceMs: number): Promise<StopReport> {
+    stopping = true
+    clearTimeout(timer)
+    // A lease already on its way is waited for: what it took is handed back before the store may close.
+    await pumping
+    const settled = () => Promise.all([...active.values()].map((a) => a.done)).then(() => true)
+    const done = await Promise.race([within(settled(), graceMs), hurried.then(() => false)])
+    if (!done) {
+      const reason = new GatewayError('ERR_CLOSED', 'The gateway stopped before the job finished.')
+      for (const { open } of active.values()) open.abort(reason)
+      await within(settled(), options.settleMs ?? 5_000)
+    }
+    clearTimeout(renewing)
+    return { finished: done, left: table.unfinished() }
+  }
+
   return {
     start(run) {
       worker = run
@@ -187,20 +206,14 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
       void renew()
     },
     wake,
-    async stop(graceMs) {
-      stopping = true
-      clearTimeout(timer)
-      // A lease already on its way is waited for: what it took is handed back before the store may close.
-      await pumping
-      const settled = () => Promise.all([...active.values()].map((a) => a.done)).then(() => true)
-      const done = await within(settled(), graceMs)
-      if (!done) {
-        const reason = new GatewayError('ERR_CLOSED', 'The gateway stopped before the job finished.')
-        for (const { open } of active.values()) open.abort(reason)
-        await within(settled(), options.settleMs ?? 5_000)
+    stop(graceMs) {
+      // A second stop cuts the first one's grace period short: the running tries are stopped now.
+      if (stopped) {
+        hurry()
+        return stopped
       }
-      clearTimeout(renewing)
-      return { finished: done, left: table.unfinished() }
+      stopped = stopAll(graceMs)
+      return stopped
     },
   }
 }

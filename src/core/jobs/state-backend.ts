@@ -134,7 +134,8 @@ export interface JobQueue {
   start(worker: JobWorker): void
   /**
    * Stops leasing, waits up to `graceMs` for running jobs, then aborts them (their signal) and waits a moment
-   * for them to report; what is left stays stored (a durable backend runs it at the next start).
+   * for them to report; what is left stays stored (a durable backend runs it at the next start). A second call
+   * cuts the first one's grace period short (the running jobs are aborted now) and resolves with its report.
    */
   stop(graceMs: number): Promise<StopReport>
 }

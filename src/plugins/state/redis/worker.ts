@@ -64,6 +64,9 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
   const tries = new Map<string, Try>()
   let bull: Worker<JobData, void, string> | undefined
   let watching: NodeJS.Timeout | undefined
+  let stopped: Promise<StopReport> | undefined
+  let hurry = () => {}
+  const hurried = new Promise<void>((resolve) => (hurry = resolve))
 
   /** The try's table: its record kept here (this try holds the lease) and written fenced by the lock. */
   function tableOf(job: BullJob, start: JobRecord): TryTable {
@@ -121,6 +124,22 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     watching = setTimeout(watch, Math.max(50, Math.floor(lockMs / 6))).unref()
   }
 
+  async function stopAll(graceMs: number): Promise<StopReport> {
+    const worker = bull
+    bull = undefined
+    clearTimeout(watching)
+    if (!worker) return { finished: true, left: await options.unfinished().catch(() => 0) }
+    // close() stops leasing at once and resolves when the running jobs have ended.
+    const closing = worker.close().catch(() => {})
+    const finishedInTime = await Promise.race([within(closing, graceMs), hurried.then(() => false)])
+    if (!finishedInTime) {
+      const reason = new GatewayError('ERR_CLOSED', 'The gateway stopped before the job finished.')
+      for (const open of tries.values()) open.abort(reason)
+      if (!(await within(closing, options.settleMs ?? 5_000))) await worker.close(true)
+    }
+    return { finished: finishedInTime, left: await options.unfinished().catch(() => 0) }
+  }
+
   return {
     start(run) {
       bull = new Worker<JobData, void, string>(QUEUE_NAME, (job, token) => process(job, token, run), {
@@ -144,22 +163,14 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
       })
       watch()
     },
-    async stop(graceMs) {
-      const worker = bull
-      bull = undefined
-      clearTimeout(watching)
-      if (worker) {
-        // close() stops leasing at once and resolves when the running jobs have ended.
-        const closing = worker.close().catch(() => {})
-        const finishedInTime = await within(closing, graceMs)
-        if (!finishedInTime) {
-          const reason = new GatewayError('ERR_CLOSED', 'The gateway stopped before the job finished.')
-          for (const open of tries.values()) open.abort(reason)
-          if (!(await within(closing, options.settleMs ?? 5_000))) await worker.close(true)
-        }
-        return { finished: finishedInTime, left: await options.unfinished().catch(() => 0) }
+    stop(graceMs) {
+      // A second stop cuts the first one's grace period short: the running tries are stopped now.
+      if (stopped) {
+        hurry()
+        return stopped
       }
-      return { finished: true, left: await options.unfinished().catch(() => 0) }
+      stopped = stopAll(graceMs)
+      return stopped
     },
   }
 }

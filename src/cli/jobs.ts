@@ -7,6 +7,7 @@ import { loadConfig } from '../index.js'
 import type { JobRecord, JobState } from '../core/jobs/state-backend.js'
 import { parse, UsageError } from './args.js'
 import { formatJob, jobsTable } from './jobs-format.js'
+import { printableJson } from '../core/log/printable.js'
 import { openJobs } from './jobs-store.js'
 import { GatewayError } from '../core/errors.js'
 import type { CliIO, Subcommand } from './io.js'
@@ -77,7 +78,7 @@ type View = Awaited<ReturnType<typeof openJobs>>['jobs']
 
 async function list(view: View, io: CliIO, filter: { state: JobState | undefined; route: string | undefined; limit: number; json: boolean }): Promise<number> {
   const found = await view.list(filter)
-  if (filter.json) io.stdout.write(JSON.stringify(found.map(withoutAnswer), null, 2) + '\n')
+  if (filter.json) io.stdout.write(printableJson(found.map(withoutAnswer), 2) + '\n')
   else io.stdout.write(found.length === 0 ? 'No jobs match.\n' : jobsTable(found) + '\n')
   return 0
 }
@@ -85,7 +86,7 @@ async function list(view: View, io: CliIO, filter: { state: JobState | undefined
 async function show(view: View, io: CliIO, id: string, json: boolean): Promise<number> {
   const job = await view.get(id)
   if (!job) return notFound(io, id)
-  io.stdout.write(json ? JSON.stringify(job, null, 2) + '\n' : formatJob(job) + '\n')
+  io.stdout.write(json ? printableJson(job, 2) + '\n' : formatJob(job) + '\n')
   return 0
 }
 

@@ -97,5 +97,16 @@ describe('printable (what hookpilot jobs shows of an answer)', () => {
     const { printable } = await import('../../src/core/log/printable.js')
     expect(printable('a\tb\u001b[2J\u202etxt.exe\nnext')).toBe('a\tb\\x1b[2J\\u202etxt.exe\\x0anext')
     expect(printable('one\ntwo\u2066', { keepNewlines: true })).toBe('one\ntwo\\u2066')
+    // Line and paragraph separators: terminals and editors break lines at them.
+    expect(printable('a\u2028b\u2029c', { keepNewlines: true })).toBe('a\\u2028b\\u2029c')
+  })
+
+  it('printableJson (jobs list --json, jobs show --json): the same JSON to a parser, nothing raw a terminal obeys', async () => {
+    const { printableJson } = await import('../../src/core/log/printable.js')
+    const value = { title: 'fix \u202etxt.exe', body: 'one\u2028two\u0085\u009b2J\u007f', ok: 'plain é 😀' }
+    const text = printableJson(value, 2)
+    expect(text).not.toMatch(/[\u007f-\u009f\u202a-\u202e\u2028\u2029]/)
+    expect(text).toContain('\\u202e')
+    expect(JSON.parse(text)).toEqual(value)
   })
 })

@@ -7,7 +7,8 @@
 // C0 controls, DEL, the C1 controls (terminals obey 0x9b as CSI), the Unicode line and paragraph separators,
 // which some viewers break lines at, and the bidirectional controls, which make a viewer show text in another
 // order than it was written (U+202E turns "txt.exe" around: "Trojan Source").
-const BIDI = '\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069'
+/** The bidirectional controls, as a regular expression class's contents. */
+export const BIDI = '\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069'
 const UNSAFE = new RegExp(`[\u0000-\u001f\u007f-\u009f\u2028\u2029${BIDI}]`)
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g')
 // What JSON.stringify leaves raw: it escapes C0 itself.
@@ -29,7 +30,12 @@ export function textMessage(text: string): string {
 /** A field value for the text format: as it is when plain, else a JSON string literal with every control escaped. */
 export function textValue(text: string): string {
   if (PLAIN.test(text)) return text
-  return JSON.stringify(text).replace(UNSAFE_AFTER_JSON, (c) => `\\u${hex(c, 4)}`)
+  return escapeAfterJson(JSON.stringify(text))
+}
+
+/** JSON text with what a JSON encoder leaves raw but a terminal obeys written as `\uNNNN`: the same JSON to a parser. */
+export function escapeAfterJson(json: string): string {
+  return json.replace(UNSAFE_AFTER_JSON, (c) => `\\u${hex(c, 4)}`)
 }
 
 /**

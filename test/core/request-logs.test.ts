@@ -32,6 +32,24 @@ describe('request log lines', () => {
     expect(log.text()).not.toContain(MARKER)
   })
 
+  it('a store that fails every request: each answered 503, one error line per 10 s window with the count of the others', async () => {
+    current = await testGateway()
+    const { gateway, log, clock, state } = current
+    state.queue.add = async () => {
+      throw new Error('database or disk is full')
+    }
+    const body = githubPayload('pull_request', 'opened')
+    const send = (id: string) => gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('pull_request', body, SECRET, id), body })
+    for (let i = 0; i < 20; i++) expect((await send(`full-${i}`)).status).toBe(503)
+    const lines = () => log.lines.filter((l) => l.message.startsWith('cannot store the event'))
+    expect(lines()).toHaveLength(1)
+    expect(lines()[0]).toMatchObject({ level: 'error', fields: { delivery: 'full-0', reason: 'database or disk is full' } })
+    clock.advance(10_001)
+    await send('full-20')
+    expect(lines()).toHaveLength(2)
+    expect(lines()[1]?.fields).toMatchObject({ delivery: 'full-20', suppressed: 19 })
+  })
+
   it('bodies over max_body_bytes and bodies that are not JSON: throttled, nothing of them logged', async () => {
     current = await testGateway({ extra: { max_body_bytes: 1000 } })
     const { gateway, log } = current

@@ -6,7 +6,7 @@ import { messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
 import { ERRORS, json, rateLimited, type GatewayResponse } from '../http/responses.js'
 import type { DedupStore, JobQueue, NewJob, Reservation } from '../jobs/state-backend.js'
-import { throttledWarn } from '../log/throttle.js'
+import { throttledLog, throttledWarn } from '../log/throttle.js'
 import { parsePayload } from './parse-body.js'
 import { INSECURE_NO_AUTH, isLoopback } from '../routes/routes.js'
 import type { Clock, EventFilter, JsonObject, Logger, RawRequest, RateLimiter, Route, Source, WebhookEvent } from '../types.js'
@@ -41,6 +41,7 @@ export type Pipeline = (route: Route, req: RawRequest) => Promise<GatewayRespons
 export function createPipeline(parts: PipelineParts): Pipeline {
   const { sources, filters, dedup, limiter, queue, log, clock, signal } = parts
   const rejected = throttledWarn(log, clock)
+  const storeFailed = throttledLog(log, clock, { level: 'error' })
   /** Only the route, a fixed reason and the client's address: nothing the unauthenticated sender wrote. */
   const reject = (route: Route, req: RawRequest, message: string, reason?: string): undefined => {
     rejected(`${route.name}\u0000${message}\u0000${reason ?? ''}`, message, { route: route.name, reason, client: req.clientAddress })
@@ -122,7 +123,8 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       return await admit(route, job, fields)
     } catch (err) {
       // Never a 202 for an event that is not stored: the sender keeps it and may send it again.
-      log.error('cannot store the event: answered 503', { ...fields, reason: messageOf(err) })
+      // Throttled per route: a store that is down fails every request, and a line each is a flood (a full disk).
+      storeFailed(`store\u0000${route.name}`, 'cannot store the event: answered 503', { ...fields, reason: messageOf(err) })
       parts.events?.emit('storeError', { operation: 'accept' })
       return ERRORS.storeUnavailable
     }

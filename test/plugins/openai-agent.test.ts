@@ -189,6 +189,15 @@ describe('openaiAgent', () => {
     expect(ghCalls()).toHaveLength(3)
   })
 
+  it('bounds the answer by agent.max_output_bytes: a longer one fails the run, and a huge reply is not read whole', async () => {
+    script = () => ({ content: 'x'.repeat(5_000) })
+    expect(reasonOf(await run({ maxOutputBytes: 4_000 }))).toBe('the model answered more than 4000 bytes; raise agent.max_output_bytes if that much is expected')
+    expect(await run({ maxOutputBytes: 5_000 })).toEqual({ ok: true, text: 'x'.repeat(5_000) })
+    // A reply far past the bound (20 MB of answer) is cut off while it is read: never held, stored or logged.
+    script = () => ({ content: 'y'.repeat(20 * 1024 * 1024) })
+    expect(reasonOf(await run({ maxOutputBytes: 1_000 }))).toMatch(/^the model API's reply was larger than \d+ bytes and was not read further; raise agent\.max_output_bytes/)
+  })
+
   it('times out a model that does not answer', async () => {
     script = () => ({ hang: true })
     const started = Date.now()

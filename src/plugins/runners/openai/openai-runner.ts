@@ -20,6 +20,8 @@ export interface OpenaiAgentOptions {
    * "not run" without running. Defaults to 4.
    */
   readonly maxCommandsPerReply?: number | undefined
+  /** Most bytes of the answer (`agent.max_output_bytes`); a longer one fails the run. Defaults to 1 MiB. */
+  readonly maxOutputBytes?: number | undefined
   /** The whole run's time limit (`agent.timeout_seconds` × 1000). Defaults to 600,000 ms. */
   readonly timeoutMs?: number | undefined
   /** Command prefixes the model may run (`"gh pr diff"` or `["gh", "pr", "diff"]`). Defaults to none. */
@@ -71,7 +73,9 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
     cwd: options.cwd,
     redact: options.redact,
   }
-  const complete = modelClient({ baseUrl: options.baseUrl ?? '', apiKey: options.apiKey, fetch: options.fetch })
+  const maxOutputBytes = options.maxOutputBytes ?? 1_048_576
+  // A reply carries the answer JSON-escaped (up to 6 bytes a character for controls) and some envelope.
+  const complete = modelClient({ baseUrl: options.baseUrl ?? '', apiKey: options.apiKey, fetch: options.fetch, maxResponseBytes: 6 * maxOutputBytes + 65_536 })
   const tools = allow.length === 0 ? {} : { tools: [runCommandTool(allow)] }
 
   async function loop(input: AgentInput, ctx: AgentContext, signal: AbortSignal): Promise<AgentResult> {
@@ -82,7 +86,13 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
       const reply = await complete({ model, messages, ...tools }, signal)
       if (!reply.ok) return reply
       const calls = reply.message.tool_calls ?? []
-      if (calls.length === 0) return { ok: true, text: reply.message.content ?? '' }
+      if (calls.length === 0) {
+        const text = reply.message.content ?? ''
+        if (Buffer.byteLength(text) > maxOutputBytes) {
+          return { ok: false, reason: `the model answered more than ${maxOutputBytes} bytes; raise agent.max_output_bytes if that much is expected` }
+        }
+        return { ok: true, text }
+      }
       messages.push({ role: 'assistant', content: reply.message.content, tool_calls: calls })
       if (calls.length > maxCommands) {
         ctx.log.warn('model asked for more commands in one reply than allowed: the rest were not run', { ...fields, asked: calls.length, limit: maxCommands })

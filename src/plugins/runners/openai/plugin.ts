@@ -32,6 +32,7 @@ export const openaiPlugin = definePlugin({
         maxSteps: options.max_steps,
         maxCommandsPerReply: options.max_commands_per_reply,
         timeoutMs: ctx.config.agent.timeout_seconds * 1000,
+        maxOutputBytes: ctx.config.agent.max_output_bytes,
         allowCommands: options.allow_commands,
         commandTimeoutMs: options.command_timeout_seconds * 1000,
         maxToolOutputBytes: options.max_tool_output_bytes,

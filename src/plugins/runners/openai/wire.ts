@@ -48,6 +48,8 @@ export interface ModelEndpoint {
   readonly baseUrl: string
   readonly apiKey?: string | undefined
   readonly fetch?: typeof globalThis.fetch | undefined
+  /** Most bytes of one response body read; past it the call fails (the body is not read further). */
+  readonly maxResponseBytes: number
 }
 
 /** One call's outcome: the model's message, or why there is none. */
@@ -71,7 +73,11 @@ export function modelClient(endpoint: ModelEndpoint): (body: object, signal: Abo
     try {
       const response = await client.post(url, { json: body, signal })
       status = response.status
-      text = await response.text()
+      const read = await boundedText(response, endpoint.maxResponseBytes)
+      if (read === undefined) {
+        return { ok: false, reason: `the model API's reply was larger than ${endpoint.maxResponseBytes} bytes and was not read further; raise agent.max_output_bytes if that much is expected` }
+      }
+      text = read
     } catch (error) {
       if (signal.aborted) throw signal.reason // the runner reports aborts and timeouts itself
       return { ok: false, reason: `could not reach the model API at ${new URL(url).host}: ${redact((error as Error).message, secrets)}` }
@@ -85,6 +91,25 @@ export function modelClient(endpoint: ModelEndpoint): (body: object, signal: Abo
     const first = parsed.output.choices[0]
     return first ? { ok: true, message: first.message } : { ok: false, reason: 'the model API answered with no choices' }
   }
+}
+
+/** The body as text, or undefined as soon as it passes `max` bytes (the rest is not read). */
+async function boundedText(response: Response, max: number): Promise<string | undefined> {
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > max) {
+      await reader.cancel()
+      return undefined
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks, size).toString('utf8')
 }
 
 function httpReason(status: number, json: unknown, text: string, secrets: readonly (string | undefined)[]): string {

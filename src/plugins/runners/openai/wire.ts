@@ -96,7 +96,7 @@ export function modelClient(endpoint: ModelEndpoint): (body: object, signal: Abo
 /** The body as text, or undefined as soon as it passes `max` bytes (the rest is not read). */
 async function boundedText(response: Response, max: number): Promise<string | undefined> {
   if (!response.body) return ''
-  const reader = response.body.getReader()
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader()
   const chunks: Uint8Array[] = []
   let size = 0
   for (;;) {

@@ -2,6 +2,7 @@
  * The SQLite backend on real files: the state-backend contract (restarts included), and what a user can get
  * wrong about state.path, each refused with a message that names it.
  */
+import { spawn } from 'node:child_process'
 import Database from 'better-sqlite3'
 import { chmod, mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
@@ -49,6 +50,28 @@ describe('sqliteState: state.path problems are clear and name the file', () => {
     expect((await stat(path)).mode & 0o777).toBe(0o600)
     expect((await stat(`${path}-wal`)).mode & 0o777).toBe(0o600)
     await state.close?.()
+  })
+
+  it('two processes starting together on a new file both open it (each migration step runs once)', async () => {
+    const dist = new URL('../../dist/plugins/state/sqlite/sqlite-state.js', import.meta.url).href
+    const script = `const { sqliteState } = await import(${JSON.stringify(dist)})
+      const state = sqliteState({ path: process.argv[1], concurrency: 1, maxQueue: 10 })
+      const log = { debug() {}, info() {}, warn() {}, error() {} }
+      await state.start({ log })
+      await state.close()
+      console.log('opened')`
+    const open = (path: string) => new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script, path], { stdio: ['ignore', 'pipe', 'pipe'] })
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()))
+      child.on('close', (code) => resolve({ code, out }))
+    })
+    for (let round = 0; round < 6; round++) {
+      const path = join(folder, `together-${round}`, 'state.db')
+      const both = await Promise.all([open(path), open(path)])
+      for (const { code, out } of both) expect({ code, out: out.trim() }).toEqual({ code: 0, out: 'opened' })
+    }
   })
 
   it('refuses a file that is not a database', async () => {

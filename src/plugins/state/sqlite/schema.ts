@@ -67,14 +67,21 @@ export const SCHEMA_VERSION = MIGRATIONS.length
 
 /** Brings the schema of `db` up to {@link SCHEMA_VERSION}. */
 export function migrate(db: Database.Database, path: string): void {
-  const version = db.pragma('user_version', { simple: true }) as number
-  if (version > SCHEMA_VERSION) {
-    throw stateError(path, `it was written by a newer hookpilot (schema version ${version}; this one knows up to ${SCHEMA_VERSION})`, undefined, 'Upgrade hookpilot, or point state.path at another file.')
+  const version = () => db.pragma('user_version', { simple: true }) as number
+  const found = version()
+  if (found > SCHEMA_VERSION) {
+    throw stateError(path, `it was written by a newer hookpilot (schema version ${found}; this one knows up to ${SCHEMA_VERSION})`, undefined, 'Upgrade hookpilot, or point state.path at another file.')
   }
-  for (let v = version; v < SCHEMA_VERSION; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v] ?? '')
-      db.pragma(`user_version = ${v + 1}`)
-    }).immediate()
+  // The version is read again inside each step's write lock: two processes starting together on a new file
+  // take turns, and the second finds the step done instead of running it twice.
+  const step = db.transaction(() => {
+    const v = version()
+    if (v >= SCHEMA_VERSION) return false
+    db.exec(MIGRATIONS[v] ?? '')
+    db.pragma(`user_version = ${v + 1}`)
+    return true
+  })
+  while (step.immediate()) {
+    // one step per transaction, until the schema is current
   }
 }

@@ -37,6 +37,7 @@ export const check: Subcommand = async (args, io) => {
   const routes = staticRoutes(config)
   const composed = await compose(config, { definitions: BUILTIN_PLUGINS, plugins: [] }, { baseDir: configDir(path), log: silentLogger, secrets: createSecretSet(), routes })
   await composed.scope.dispose()
+  for (const warning of composed.warnings) io.stderr.write(`warning: ${warning}\n`)
   const targets = [...new Set(routes.map((r) => r.deliver))].join(', ') || 'none'
   const names = routes.map((r) => r.name).join(', ') || 'none (subscriptions only)'
   io.stdout.write(

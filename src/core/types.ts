@@ -157,6 +157,8 @@ export interface AgentContext extends PluginContext {
 /** Runs the AI agent (a CLI, an API, or a stand-in) on a rendered prompt. */
 export interface AgentRunner {
   readonly name: string
+  /** True for a runner that answers with its prompt (`echo`): the gateway warns before it posts one anywhere public. */
+  readonly echoesPrompt?: boolean | undefined
   run(input: AgentInput, ctx: AgentContext): Promise<AgentResult>
 }
 
@@ -189,6 +191,8 @@ export interface DeliveryContext extends PluginContext {
  */
 export interface DeliveryTarget {
   readonly name: string
+  /** True for a target that posts where people read it (a pull request, a chat), unlike the log. */
+  readonly publishes?: boolean | undefined
   /**
    * Other names routes may use for this target: the platform-neutral ones (`codehost_comment`, `messenger_1`..`4`),
    * so a configuration that names targets by role still works.

@@ -24,7 +24,7 @@ import type { Scope } from './container.js'
 import { TOKENS } from './tokens.js'
 import { agentWorkdir } from './workdir.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source } from '../types.js'
-import { checkRoutes, selectRunner, targetMap } from './wiring.js'
+import { checkRoutes, echoWarnings, selectRunner, targetMap } from './wiring.js'
 
 /** What a gateway is composed of: plugin definitions (set up from the configuration) and ready plugin objects. */
 export interface Composition {
@@ -78,6 +78,8 @@ export interface Composed {
 export interface Servable extends Composed {
   readonly runner: AgentRunner
   readonly state: StateBackend
+  /** What is valid but almost certainly not meant (the echo runner posting to a pull request): said at start. */
+  readonly warnings: readonly string[]
 }
 
 /** A logger whose lines go to whatever `target()` is at the time of each line. */
@@ -151,7 +153,8 @@ export async function compose(config: HookpilotConfig, composition: Composition,
       issues.push({ path: 'state.driver', message: `no state backend named "${config.state.driver}"; the backends here are: ${choices('driver', 'state').join(', ')} (a plugin can add one)` })
     }
     if (issues.length > 0 || !runner || !slots.state) throw new ConfigError(issues)
-    const servable: Servable = { scope, plugins, setUp, slots, runner, state: slots.state }
+    const warnings = echoWarnings(runner, options.routes, slots.targets)
+    const servable: Servable = { scope, plugins, setUp, slots, runner, state: slots.state, warnings }
     return servable
   } catch (err) {
     await scope.dispose()

@@ -121,12 +121,13 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
   const baseDir = options.baseDir ?? process.cwd()
   const secrets = options.secrets ?? createSecretSet()
   const routes = createRouteTable(staticRoutes(config), (list) => secrets.set('routes', list.flatMap((r) => r.secrets)))
-  const { scope, plugins, setUp, slots, runner, state } = await compose(config, composition, {
+  const { scope, plugins, setUp, slots, runner, state, warnings } = await compose(config, composition, {
     baseDir, secrets, routes: routes.list(), log: createLogger({ level: config.log_level, format: config.log_format }),
   })
   // Whoever logs (a plugin's logger included), and whatever a line quotes (an agent's stderr, an API's error),
   // no known secret gets through: the slot's logger comes redacted.
   const { log, clock, targets } = slots
+  for (const warning of warnings) log.warn(`WARNING: ${warning}`)
   const events = createEvents(log)
   // The state backend opens first (a bad state.path stops the start with what to change), then the plugins
   // that hold resources of their own; close() runs them in the reverse order, then disposes shared resources.

@@ -51,3 +51,16 @@ export function routeProblem(route: Route, targets: ReadonlyMap<string, Delivery
   }
   return target.checkRoute?.(route)
 }
+
+/**
+ * Routes that would post an echo of their prompt where people read it: with the `echo` runner (the default),
+ * a route without `prompt:` posts the whole webhook payload as a pull-request comment or a chat message.
+ * Said loudly by `serve` and `check`; the log target is fine (that is what the echo runner is for).
+ */
+export function echoWarnings(runner: AgentRunner, routes: readonly Route[], targets: ReadonlyMap<string, DeliveryTarget>): string[] {
+  if (!runner.echoesPrompt) return []
+  return routes
+    .filter((route) => targets.get(route.deliver)?.publishes === true)
+    .map((route) => `route "${route.name}" delivers to ${route.deliver} with the ${runner.name} runner, which answers with its prompt: ` +
+      `it would post ${route.prompt === undefined ? 'the whole webhook payload' : 'its prompt'}, not a review. Set agent.runner to a real agent (command or openai).`)
+}

@@ -13,6 +13,7 @@ import type { AgentRunner } from '../../../core/types.js'
 export function echoAgent(): AgentRunner {
   return {
     name: 'echo',
+    echoesPrompt: true,
     async run(input, ctx) {
       if (ctx.signal.aborted) return { ok: false, reason: 'aborted before the run started' }
       return { ok: true, text: input.prompt }

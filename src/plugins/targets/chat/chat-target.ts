@@ -44,6 +44,7 @@ export function chatTarget(spec: ChatPlatformSpec): DeliveryTarget {
   const homeChannel = nonEmpty(spec.homeChannel)
   return {
     name: spec.name,
+    publishes: true,
     ...(spec.aliases ? { aliases: spec.aliases } : {}),
     checkRoute(route: Route) {
       if (nonEmpty(route.deliverExtra['chat_id']) !== undefined || homeChannel !== undefined) return undefined

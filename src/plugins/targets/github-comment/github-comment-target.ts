@@ -36,6 +36,7 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
   const timeoutMs = options.timeoutMs ?? 60_000
   return {
     name: 'github_comment',
+    publishes: true,
     checkRoute: routeProblem,
     async deliver(answer, ctx) {
       const repo = answer.extra['repo'] ?? ''

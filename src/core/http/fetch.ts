@@ -6,6 +6,7 @@
 import type { BodyLease } from './body-budget.js'
 import { PASS, type BodyRead, type FlowRequest, type FlowResult } from './flow.js'
 import { ERRORS } from './responses.js'
+import { readBounded } from '../../util/read-bounded.js'
 
 /** What the server knows about the connection, when it can tell (Bun's `server.requestIP`, Hono's `getConnInfo`). */
 export interface FetchInfo {
@@ -39,20 +40,6 @@ export function createFetchHandler(flow: (req: FlowRequest) => Promise<FlowResul
 }
 
 async function readStream(body: ReadableStream<Uint8Array> | null, limit: number, lease: BodyLease): Promise<BodyRead> {
-  if (body === null) return { kind: 'ok', body: new Uint8Array() }
-  const reader = body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    const refused = size > limit ? 'too-large' : lease.take(value.byteLength) ? undefined : 'over-budget'
-    if (refused !== undefined) {
-      await reader.cancel().catch(() => {})
-      return { kind: refused }
-    }
-    chunks.push(value)
-  }
-  return { kind: 'ok', body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }
+  const read = await readBounded(body, (size, chunk) => (size > limit ? 'too-large' : lease.take(chunk.byteLength) ? undefined : 'over-budget'))
+  return read.ok ? { kind: 'ok', body: read.bytes } : { kind: read.refused }
 }

@@ -63,9 +63,6 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
   let again = false
   let timer: NodeJS.Timeout | undefined
   let renewing: NodeJS.Timeout | undefined
-  let stopped: Promise<StopReport> | undefined
-  let hurry = () => {}
-  const hurried = new Promise<void>((resolve) => (hurry = resolve))
 
   /**
    * Renews every lease held; a lease the store no longer gives this process is lost, and so is one whose
@@ -182,7 +179,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     void pump()
   }
 
-  async function stopAll(graceMs: number): Promise<StopReport> {
+  async function stopAll(graceMs: number, hurried: Promise<void>): Promise<StopReport> {
     stopping = true
     clearTimeout(timer)
     // A lease already on its way is waited for: what it took is handed back before the store may close.
@@ -206,15 +203,21 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
       void renew()
     },
     wake,
-    stop(graceMs) {
-      // A second stop cuts the first one's grace period short: the running tries are stopped now.
-      if (stopped) {
-        hurry()
-        return stopped
-      }
-      stopped = stopAll(graceMs)
-      return stopped
-    },
+    stop: stopOnce(stopAll),
+  }
+}
+
+/**
+ * A queue's `stop`, run once: a second call cuts the first one's grace period short (`hurried` resolves, and
+ * the running tries are aborted now) and resolves with the first one's report.
+ */
+export function stopOnce(stopAll: (graceMs: number, hurried: Promise<void>) => Promise<StopReport>): (graceMs: number) => Promise<StopReport> {
+  let stopped: Promise<StopReport> | undefined
+  let hurry = () => {}
+  const hurried = new Promise<void>((resolve) => (hurry = resolve))
+  return (graceMs) => {
+    if (stopped) hurry()
+    return (stopped ??= stopAll(graceMs, hurried))
   }
 }
 

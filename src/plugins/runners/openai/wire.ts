@@ -6,6 +6,7 @@ import ky, { type KyInstance } from 'ky'
 import * as v from 'valibot'
 import { field, parseJson, textField } from '../../shared/json-body.js'
 import { redact } from '../../shared/redact.js'
+import { readBounded } from '../../../util/read-bounded.js'
 
 /** One message of the conversation, as the API takes it. */
 export type ChatMessage =
@@ -95,21 +96,8 @@ export function modelClient(endpoint: ModelEndpoint): (body: object, signal: Abo
 
 /** The body as text, or undefined as soon as it passes `max` bytes (the rest is not read). */
 async function boundedText(response: Response, max: number): Promise<string | undefined> {
-  if (!response.body) return ''
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > max) {
-      await reader.cancel()
-      return undefined
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks, size).toString('utf8')
+  const read = await readBounded(response.body as ReadableStream<Uint8Array> | null, (size) => (size > max ? 'too-large' : undefined))
+  return read.ok ? new TextDecoder().decode(read.bytes) : undefined
 }
 
 function httpReason(status: number, json: unknown, text: string, secrets: readonly (string | undefined)[]): string {

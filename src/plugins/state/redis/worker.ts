@@ -8,7 +8,7 @@
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { GatewayError } from '../../../core/errors.js'
-import { nearlyOut, openTry, runTry, within, type LeaseAfter, type Try, type TryTable } from '../../../core/jobs/pool.js'
+import { nearlyOut, openTry, runTry, stopOnce, within, type LeaseAfter, type Try, type TryTable } from '../../../core/jobs/pool.js'
 import type { JobRecord, JobWorker, StopReport } from '../../../core/jobs/state-backend.js'
 import { finished, leased } from '../../../core/jobs/transitions.js'
 import type { Logger } from '../../../core/types.js'
@@ -64,9 +64,6 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
   const tries = new Map<string, Try>()
   let bull: Worker<JobData, void, string> | undefined
   let watching: NodeJS.Timeout | undefined
-  let stopped: Promise<StopReport> | undefined
-  let hurry = () => {}
-  const hurried = new Promise<void>((resolve) => (hurry = resolve))
 
   /** The try's table: its record kept here (this try holds the lease) and written fenced by the lock. */
   function tableOf(job: BullJob, start: JobRecord): TryTable {
@@ -124,7 +121,7 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     watching = setTimeout(watch, Math.max(50, Math.floor(lockMs / 6))).unref()
   }
 
-  async function stopAll(graceMs: number): Promise<StopReport> {
+  async function stopAll(graceMs: number, hurried: Promise<void>): Promise<StopReport> {
     const worker = bull
     bull = undefined
     clearTimeout(watching)
@@ -163,14 +160,6 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
       })
       watch()
     },
-    stop(graceMs) {
-      // A second stop cuts the first one's grace period short: the running tries are stopped now.
-      if (stopped) {
-        hurry()
-        return stopped
-      }
-      stopped = stopAll(graceMs)
-      return stopped
-    },
+    stop: stopOnce(stopAll),
   }
 }

@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createDispatcher, type DispatcherParts } from '../../src/core/jobs/dispatcher.js'
-import { DeliveryError } from '../../src/core/errors.js'
+import { DeliveryError, GatewayError } from '../../src/core/errors.js'
 import { createRouteTable } from '../../src/core/routes/route-table.js'
 import type { AgentAnswer, AgentInput, AgentRunner, DeliveryTarget, Route } from '../../src/core/types.js'
+import type { LeasedJob } from '../../src/core/jobs/state-backend.js'
 import { recordingLogger } from '../../src/testing/context.js'
-import { drive, testRoute, type DriveOptions } from '../fixtures/dispatch.js'
+import { drive, leasedRecord, testRoute, type DriveOptions } from '../fixtures/dispatch.js'
 
 const PAYLOAD = { number: 5, repository: { full_name: 'o/r' } }
 const route = (overrides: Partial<Route> = {}): Route => testRoute({ prompt: 'PR {number}', ...overrides })
@@ -45,6 +46,41 @@ describe('dispatcher', () => {
     expect(delivered[0]).toEqual({ route: 'pr', event: 'pull_request', deliveryId: 'd1', text: 'review', extra: { repo: 'o/r', pr_number: '5' } })
     expect(outcomes).toEqual([{ kind: 'done' }])
     expect(job).toMatchObject({ state: 'done', stage: 'deliver', answer: 'review' })
+  })
+
+  it('posts only under a confirmed lease: a resumed delivery confirms it first, and one whose lease is lost posts nothing', async () => {
+    const { delivered } = setup()
+    const worker = createDispatcher({
+      routes: createRouteTable([route()]), runner: { name: 'never', run: async () => ({ ok: false, reason: 'must not run' }) },
+      targets: new Map([['t', { name: 't', deliver: async (a: AgentAnswer) => void delivered.push(a) }]]), log: recordingLogger(),
+      skillsDir: '/nonexistent', timeoutMs: 5000, clock: () => 0,
+    })
+    let confirmations = 0
+    const leased = (confirm: () => Promise<void>): LeasedJob => ({
+      job: leasedRecord({ stage: 'deliver', answer: 'stored review' }), payload: PAYLOAD, signal: new AbortController().signal,
+      saveAnswer: async () => {}, saveProgress: async () => {}, recordProcess: () => {},
+      confirmLease: async () => ((confirmations++), confirm()),
+    })
+    expect(await worker(leased(async () => {}))).toEqual({ kind: 'done' })
+    expect([confirmations, delivered.map((a) => a.text)]).toEqual([1, ['stored review']])
+    const lost = new GatewayError('ERR_LEASE_LOST', 'The lease on job 1 was lost')
+    expect(await worker(leased(() => Promise.reject(lost)))).toEqual({ kind: 'interrupted' })
+    expect(delivered).toHaveLength(1) // nothing posted without the lease
+  })
+
+  it('after storing a new answer (a write under the lease) delivers without a second confirmation', async () => {
+    let confirmations = 0
+    const { delivered } = setup()
+    const worker = createDispatcher({
+      routes: createRouteTable([route()]), runner: { name: 'r', run: async () => ({ ok: true, text: 'fresh' }) },
+      targets: new Map([['t', { name: 't', deliver: async (a: AgentAnswer) => void delivered.push(a) }]]), log: recordingLogger(),
+      skillsDir: '/nonexistent', timeoutMs: 5000, clock: () => 0,
+    })
+    const outcome = await worker({
+      job: leasedRecord(), payload: PAYLOAD, signal: new AbortController().signal, saveAnswer: async () => {}, saveProgress: async () => {},
+      recordProcess: () => {}, confirmLease: async () => void confirmations++,
+    })
+    expect([outcome, confirmations, delivered.map((a) => a.text)]).toEqual([{ kind: 'done' }, 0, ['fresh']])
   })
 
   it('gives runners the prompt in parts too: the operator\'s text apart from the payload\'s values', async () => {

@@ -4,6 +4,7 @@ import { jobPool, openTry, runTry, type LeaseTable } from '../../src/core/jobs/p
 import type { JobOutcome, JobRecord } from '../../src/core/jobs/state-backend.js'
 import { MAX_RUNS } from '../../src/core/jobs/transitions.js'
 import { silentLogger } from '../../src/core/log/logger.js'
+import { fakeClock } from '../../src/testing/clock.js'
 import { leasedRecord } from '../fixtures/dispatch.js'
 
 /** A table holding one leased job under token `t1`, whose writes go through `write`. */
@@ -54,23 +55,29 @@ describe('jobPool', () => {
     expect(stored.filter((j) => j.state !== 'running')).toEqual([])
   })
 
-  it('a try whose renewals keep failing stops before its lease runs out', async () => {
+  it('a try whose renewals keep failing stops a sixth of its lease before the lease runs out, not sooner', async () => {
     const table = oneJobTable((job) => job)
+    let renewals = 0
     table.renew = async () => {
+      renewals++
       throw new Error('disk full')
     }
-    const pool = jobPool(table, { concurrency: 1, now: Date.now, log: () => silentLogger, pollMs: 5, leaseMs: 90 })
-    const started = Date.now()
-    let stoppedAfter: number | undefined
+    // The lease is judged on the pool's clock, which only this test moves: no timing margin to miss.
+    const clock = fakeClock()
+    const pool = jobPool(table, { concurrency: 1, now: clock.now, log: () => silentLogger, pollMs: 5, leaseMs: 600 })
+    let signal: AbortSignal | undefined
     pool.start((job) => new Promise<JobOutcome>((resolve) => {
-      job.signal.addEventListener('abort', () => {
-        stoppedAfter = Date.now() - started
-        resolve({ kind: 'done' })
-      })
+      signal = job.signal
+      job.signal.addEventListener('abort', () => resolve({ kind: 'done' }))
     }))
-    await expect.poll(() => stoppedAfter, { timeout: 5_000 }).toBeDefined()
-    // Stopped within the lease (90 ms), a sixth of it before its end at the latest, give or take a timer tick.
-    expect(stoppedAfter).toBeLessThan(90 + 30)
+    await expect.poll(() => signal).toBeDefined()
+    clock.advance(499) // 101 ms of the lease left: more than a sixth (100 ms)
+    const seen = renewals
+    await expect.poll(() => renewals).toBeGreaterThan(seen + 1)
+    expect(signal?.aborted).toBe(false)
+    clock.advance(1) // a sixth left: the next renewal round gives up
+    await expect.poll(() => signal?.aborted).toBe(true)
+    expect(String(signal?.reason)).toMatch(/lease on job 1 was lost/)
     await pool.stop(1_000)
   })
 })

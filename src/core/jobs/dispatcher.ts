@@ -113,7 +113,8 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     return fail(fields, 'agent run failed', result.reason)
   }
 
-  async function deliver(leased: LeasedJob, route: Route, text: string, attempt: number, fields: Fields): Promise<JobOutcome> {
+  /** `confirmed`: the try's last write (the answer it just stored) confirmed the lease a moment ago. */
+  async function deliver(leased: LeasedJob, route: Route, text: string, attempt: number, fields: Fields, confirmed = false): Promise<JobOutcome> {
     const { job, payload } = leased
     const target = targets.get(route.deliver)
     if (!target) return fail(fields, 'delivery failed', `no delivery target "${route.deliver}"`)
@@ -130,7 +131,8 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     try {
       // The post is made only while the store still confirms this try's lease (a worker that lost its job to
       // another during an outage or a freeze posts nothing); each part after the first is fenced by saveProgress.
-      await leased.confirmLease()
+      // Right after saving the answer (itself a write under the lease) a second confirmation would add nothing.
+      if (!confirmed) await leased.confirmLease()
       await target.deliver(answer, {
         signal: leased.signal, log, attempt, progress, saveProgress: (parts) => leased.saveProgress(parts),
       })
@@ -177,7 +179,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     }
     // Stored before any delivery is tried: after a crash from here on, only the delivery runs again.
     await leased.saveAnswer(ran.text)
-    return deliver(leased, route, ran.text, 1, fields)
+    return deliver(leased, route, ran.text, 1, fields, true)
   }
 }
 

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import Database from 'better-sqlite3'
 import {
-  accepted, admit, checkedRetention, jobPool, keyMoved, leased, purgeCutoff, queuedAgain, recovered, reservationBook, retried,
+  accepted, admit, checkedRetention, jobPool, keyMoved, leased, purgeCutoff, queuedAgain, recovered, refusal, reservationBook, retried,
   type JobRecord, type LeaseTable, type StateBackend,
 } from 'hookpilot/backend-kit'
 
@@ -89,8 +89,8 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
           const result = db.transaction(() => {
             const holder = job.dedupKey === undefined ? undefined : parse(byKey.get(job.dedupKey))
             const admission = admit({ holder, windowMs: retention.windowMs, now: now(), queued: count('queued'), maxQueue: options.maxQueue })
-            if (admission.kind === 'full') return { status: 'full' as const }
-            if (admission.kind === 'duplicate') return { status: 'duplicate' as const, id: admission.id }
+            const refused = refusal(admission)
+            if (refused) return refused
             if (admission.kind === 'requeue') {
               store(queuedAgain(admission.job, now()))
               return { status: 'accepted' as const, id: admission.job.id }

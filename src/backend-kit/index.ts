@@ -13,7 +13,7 @@
  * @packageDocumentation
  */
 export {
-  DEDUP_WINDOW_MS, MAX_RUNS, EDGES, decide, admit, accepted, keyMoved, queuedAgain, leased, crashLoop, answered, progressed, finished,
+  DEDUP_WINDOW_MS, MAX_RUNS, EDGES, decide, admit, refusal, accepted, keyMoved, queuedAgain, leased, crashLoop, answered, progressed, finished,
   recovered, retried, purgeCutoff, retentionCutoff, purgeable, checkedRetention,
   type KeyHolder, type Admission, type AdmitInput, type PurgeCutoff, type Retention, type Edge, type EdgeStart, type EdgeEnd,
 } from '../core/jobs/transitions.js'

@@ -7,7 +7,7 @@
  * them, and a test keeps the two equal.
  */
 import { GatewayError } from '../errors.js'
-import type { JobOutcome, JobRecord, JobState, NewJob, Reservation } from './state-backend.js'
+import type { AddResult, JobOutcome, JobRecord, JobState, NewJob, Reservation } from './state-backend.js'
 
 /** How long a done job keeps its delivery id after it finished, by default: a redelivery within it is a duplicate. */
 export const DEDUP_WINDOW_MS = 60 * 60 * 1000
@@ -76,6 +76,12 @@ export function admit({ holder, windowMs, now, queued, maxQueue }: AdmitInput): 
   if (status === 'duplicate' && holder) return { kind: 'duplicate', id: holder.id }
   if (queued >= maxQueue) return { kind: 'full' }
   return status === 'redeliver' && holder ? { kind: 'requeue', job: holder } : { kind: 'insert' }
+}
+
+/** What `add` answers when the admission stores nothing (`duplicate`, `full`); undefined when it stores a job. */
+export function refusal(admission: Admission): AddResult | undefined {
+  if (admission.kind === 'duplicate') return { status: 'duplicate', id: admission.id }
+  return admission.kind === 'full' ? { status: 'full' } : undefined
 }
 
 /** The record of an event just accepted, as job `id`. */

@@ -8,7 +8,7 @@ import { jobPool, type LeaseTable, type LeasedRow } from '../../../core/jobs/poo
 import { reservationBook } from '../../../core/jobs/reservations.js'
 import type { JobCounts, JobRecord, JobState, StateBackend } from '../../../core/jobs/state-backend.js'
 import {
-  accepted, admit, checkedRetention, DEDUP_WINDOW_MS, keyMoved, leased, purgeCutoff, purgeable, queuedAgain, retried, retentionCutoff,
+  accepted, admit, checkedRetention, DEDUP_WINDOW_MS, keyMoved, leased, purgeCutoff, purgeable, queuedAgain, refusal, retried, retentionCutoff,
 } from '../../../core/jobs/transitions.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, JsonObject, Logger } from '../../../core/types.js'
@@ -170,27 +170,21 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
           sweep(t)
           const holder = holderOf(job.dedupKey)
           const admission = admit({ holder: holder?.job, windowMs: retention.windowMs, now: t, queued, maxQueue: options.maxQueue })
-          switch (admission.kind) {
-            case 'full':
-              return { status: 'full' }
-            case 'duplicate':
-              return { status: 'duplicate', id: admission.id }
-            case 'requeue':
-              if (holder) put(holder, queuedAgain(holder.job, t))
-              pool.wake()
-              return { status: 'accepted', id: admission.job.id }
-            case 'insert': {
-              if (holder) put(holder, keyMoved(holder.job))
-              const id = String(++seq)
-              const entry: Entry = { job: accepted(job, id, t), payload: job.payload, token: undefined }
-              jobs.set(id, entry)
-              if (job.dedupKey !== undefined) keys.set(job.dedupKey, id)
-              waiting.add(id)
-              queued++
-              pool.wake()
-              return { status: 'accepted', id }
-            }
+          const refused = refusal(admission)
+          if (refused) return refused
+          if (admission.kind === 'requeue') {
+            if (holder) put(holder, queuedAgain(holder.job, t))
+            pool.wake()
+            return { status: 'accepted', id: admission.job.id }
           }
+          if (holder) put(holder, keyMoved(holder.job))
+          const id = String(++seq)
+          jobs.set(id, { job: accepted(job, id, t), payload: job.payload, token: undefined })
+          if (job.dedupKey !== undefined) keys.set(job.dedupKey, id)
+          waiting.add(id)
+          queued++
+          pool.wake()
+          return { status: 'accepted', id }
         } finally {
           if (reservation !== undefined) book.settle(reservation)
         }

@@ -15,7 +15,7 @@ import { GatewayError } from '../../../core/errors.js'
 import type { LeaseTable, LeasedRow } from '../../../core/jobs/pool.js'
 import type { AddResult, JobRecord, NewJob } from '../../../core/jobs/state-backend.js'
 import {
-  accepted, admit, leased, queuedAgain, recovered, type KeyHolder, type PurgeCutoff,
+  accepted, admit, leased, queuedAgain, recovered, refusal, type KeyHolder, type PurgeCutoff,
 } from '../../../core/jobs/transitions.js'
 import type { JsonObject } from '../../../core/types.js'
 import { isRunning, killOrphans, ownerName, parseOwner, parseRecorded, recordProcess, sameNamespace, thisOwner } from '../../process/orphans.js'
@@ -114,18 +114,14 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
         const current = job.dedupKey === undefined ? undefined : holderRecord.get(job.dedupKey)
         const was = current && toRecord(current)
         const admission = admit({ holder: was, windowMs, now, queued: countQueued.get()?.n ?? 0, maxQueue })
-        switch (admission.kind) {
-          case 'full':
-            return { status: 'full' }
-          case 'duplicate':
-            return { status: 'duplicate', id: admission.id }
-          case 'requeue':
-            writeRecord.run(recordParams(queuedAgain(admission.job, now)))
-            return { status: 'accepted', id: admission.job.id }
-          case 'insert':
-            // keyMoved: the previous holder's record loses the key (the only column that edge changes).
-            if (was && job.dedupKey !== undefined) dropKey.run(job.dedupKey)
+        const refused = refusal(admission)
+        if (refused) return refused
+        if (admission.kind === 'requeue') {
+          writeRecord.run(recordParams(queuedAgain(admission.job, now)))
+          return { status: 'accepted', id: admission.job.id }
         }
+        // keyMoved: the previous holder's record loses the key (the only column that edge changes).
+        if (was && job.dedupKey !== undefined) dropKey.run(job.dedupKey)
         const { id: _unassigned, ...record } = recordParams(accepted(job, '', now))
         const result = insert.run({
           ...record, route: job.route, event: job.event, delivery_id: job.deliveryId, dedup_key: job.dedupKey ?? null, received_at: job.receivedAt,

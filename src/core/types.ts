@@ -170,7 +170,31 @@ export interface AgentAnswer {
   readonly text: string
   /** The route's `deliver_extra`, rendered from the payload. */
   readonly extra: Readonly<Record<string, string>>
+  /**
+   * The event's payload, for a target that needs a field of it (the head a review is of). Sender-controlled
+   * text: read values from it, never run or log them.
+   */
+  readonly payload?: JsonObject | undefined
+  /**
+   * How many accepted events this answer covers: 1, plus the jobs of its concurrency group that it superseded
+   * before they ran (the pushes a review covered). Absent for a route without `concurrency`.
+   */
+  readonly covers?: number | undefined
 }
+
+/**
+ * What a delivery reports when it returns: posted (with where, when the target knows), or deliberately not
+ * posted, and why. A target that returns nothing posted. A delivery that posts nothing is never counted as
+ * delivered: the job ends `skipped` or `superseded` with the reason.
+ */
+export type DeliveryReceipt =
+  | { readonly posted: true; readonly url?: string | undefined }
+  | {
+      readonly posted: false
+      /** `superseded`: the answer is stale (the pull request's head moved); `skipped`: nothing to post. */
+      readonly outcome: 'skipped' | 'superseded'
+      readonly reason: string
+    }
 
 /** What a delivery receives besides the answer. */
 export interface DeliveryContext extends PluginContext {
@@ -200,5 +224,5 @@ export interface DeliveryTarget {
   readonly aliases?: readonly string[]
   /** Startup check of a route that uses this target; return a message to refuse the configuration. */
   checkRoute?(route: Route): string | undefined
-  deliver(answer: AgentAnswer, ctx: DeliveryContext): Promise<void>
+  deliver(answer: AgentAnswer, ctx: DeliveryContext): Promise<void | DeliveryReceipt>
 }

@@ -126,7 +126,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     } catch (err) {
       return fail(tried, 'delivery failed', `cannot render deliver_extra: ${messageOf(err)}`)
     }
-    const answer = { route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra }
+    const answer = { route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra, payload }
     const progress = job.stage === 'deliver' ? job.progress : 0
     try {
       // The post is made only while the store still confirms this try's lease (a worker that lost its job to

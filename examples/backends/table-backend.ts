@@ -135,7 +135,9 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
         )
         return gone.run(cutoff.doneBefore, cutoff.failedBefore).changes
       },
-      counts: async () => ({ queued: count('queued'), running: count('running'), done: count('done'), failed: count('failed') }),
+      counts: async () => ({
+        queued: count('queued'), running: count('running'), done: count('done'), failed: count('failed'), skipped: count('skipped'), superseded: count('superseded'),
+      }),
     },
     async start(ctx) {
       log = ctx.log

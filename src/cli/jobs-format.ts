@@ -9,9 +9,9 @@ const EXCERPT = 600
 
 /** Jobs as a table, one line each. */
 export function jobsTable(jobs: readonly JobRecord[]): string {
-  const head = ['ID', 'STATE', 'STAGE', 'ROUTE', 'EVENT', 'DELIVERY', 'TRIES', 'UPDATED', 'LAST ERROR']
+  const head = ['ID', 'STATE', 'STAGE', 'ROUTE', 'EVENT', 'DELIVERY', 'TRIES', 'UPDATED', 'WHY']
   const cells = jobs.map((j) => [
-    j.id, j.state, j.stage, j.route, j.event, j.deliveryId, String(j.attempts), iso(j.updatedAt), oneLine(j.lastError ?? '', 60),
+    j.id, j.state, j.stage, j.route, j.event, j.deliveryId, String(j.attempts), iso(j.updatedAt), oneLine(why(j) ?? '', 60),
   ].map((c) => printable(c)))
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)))
   const line = (c: readonly string[]) => c.map((cell, i) => (i === c.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd()
@@ -33,7 +33,13 @@ export function formatJob(job: JobRecord): string {
     ['finished', job.finishedAt === undefined ? undefined : iso(job.finishedAt)],
     ['next try', job.state === 'queued' && job.notBefore > Date.now() ? iso(job.notBefore) : undefined],
     ['parts sent', job.progress > 0 ? String(job.progress) : undefined],
-    ['last error', job.lastError],
+    ['posted at', job.url],
+    ['group', job.group?.slice(job.group.indexOf('\u0000') + 1)],
+    ['covers', job.group === undefined ? undefined : `${job.covers} event(s)`],
+    ['replaced by', job.supersededBy === undefined ? undefined : `job ${job.supersededBy}`],
+    ['reason', job.note],
+    // A done job's last error is history (a retry that later succeeded): shown as such, not as its outcome.
+    [job.state === 'done' ? 'earlier error' : 'last error', job.lastError],
   ]
   const lines = rows.filter(([, v]) => v !== undefined).map(([k, v]) => `${`${k}:`.padEnd(12)}${printable(v ?? '')}`)
   if (job.answer !== undefined) {
@@ -41,6 +47,12 @@ export function formatJob(job: JobRecord): string {
     lines.push('answer:', ...printable(cut, { keepNewlines: true }).split('\n').map((l) => `  ${l}`))
   }
   return lines.join('\n')
+}
+
+/** Why a job is where it is, in one cell: its failure, its pending retry's reason, or why it was skipped or superseded. */
+function why(job: JobRecord): string | undefined {
+  if (job.state === 'skipped' || job.state === 'superseded') return job.note
+  return job.state === 'done' ? undefined : job.lastError
 }
 
 function iso(ms: number): string {

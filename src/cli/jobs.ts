@@ -29,7 +29,7 @@ Options:
 Works against the state store the config names (state.driver sqlite or redis), whether or not hookpilot serve runs.
 `
 
-const STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed']
+const STATES: readonly JobState[] = ['queued', 'running', 'done', 'skipped', 'superseded', 'failed']
 
 /** Runs a jobs subcommand. */
 export const jobs: Subcommand = async (args, io) => {

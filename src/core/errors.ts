@@ -15,6 +15,7 @@ export type GatewayErrorCode =
   | 'ERR_CLOSED'
   | 'ERR_STATE'
   | 'ERR_LEASE_LOST'
+  | 'ERR_SUPERSEDED'
   | 'ERR_STATE_MISSING'
 
 /** One problem found in a configuration, located by its dotted path (`platforms.webhook.extra.port`). */

@@ -4,6 +4,7 @@
  * instead of being written into the request path, and a listener that throws never breaks a request.
  */
 import { messageOf } from './errors.js'
+import type { FinalState } from './jobs/state-backend.js'
 import type { Logger } from './types.js'
 
 /** Every event and what it carries. Labels are names from the configuration, or fixed words: never a sender's text. */
@@ -12,6 +13,8 @@ export interface GatewayEventMap {
   readonly request: { readonly route: string | undefined; readonly status: number }
   readonly agentRun: { readonly route: string; readonly outcome: 'ok' | 'failed' | 'timeout'; readonly seconds: number }
   readonly delivery: { readonly target: string; readonly outcome: 'delivered' | 'failed' | 'retried' }
+  /** A job ended: delivered (`done`), `skipped`, `superseded` or `failed`. */
+  readonly jobFinished: { readonly route: string; readonly outcome: FinalState }
   /** The state store refused a write on the request path (the sender got a 503). */
   readonly storeError: { readonly operation: string }
 }

@@ -93,8 +93,22 @@ export interface Route {
   readonly silentOutputs: readonly string[]
   /** Requests per rolling minute. */
   readonly rateLimit: number
+  /** The route's concurrency group (`concurrency`): one running job per key, the newest superseding the rest. */
+  readonly concurrency?: RouteConcurrency | undefined
   readonly source: 'static' | 'dynamic'
   readonly description: string | undefined
+}
+
+/** A route's `concurrency` section (docs/reviews.md). */
+export interface RouteConcurrency {
+  /** A template over the payload naming the group, e.g. `{repository.full_name}#{pull_request.number}`. */
+  readonly key: string
+  /** A job runs only once no newer event of its key came for this long (0: at once). */
+  readonly debounceMs: number
+  /** ...but never waits longer than this after the first event of a burst. */
+  readonly maxWaitMs: number
+  /** A newer event of the key stops the run in progress (else it finishes, and its stale answer is dropped). */
+  readonly cancelInProgress: boolean
 }
 
 /** An authenticated, parsed webhook. */

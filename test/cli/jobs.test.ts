@@ -43,8 +43,8 @@ describe('hookpilot jobs', () => {
     expect(show.output).not.toContain('s3cret-value')
 
     expect(await runCli(['jobs', 'show', '99', '--config', config])).toMatchObject({ code: 1, stderr: expect.stringContaining('No job "99"') })
-    expect(await runCli(['jobs', 'retry', '1', '--config', config])).toMatchObject({ code: 1, stderr: expect.stringContaining('job 1 is queued: only a done or failed job can be retried') })
-    expect(await runCli(['jobs', 'list', '--state', 'stuck', '--config', config])).toMatchObject({ code: 2, stderr: expect.stringContaining('--state takes one of queued, running, done, failed') })
+    expect(await runCli(['jobs', 'retry', '1', '--config', config])).toMatchObject({ code: 1, stderr: expect.stringContaining('job 1 is queued: only a finished job (done, skipped, superseded or failed) can be retried') })
+    expect(await runCli(['jobs', 'list', '--state', 'stuck', '--config', config])).toMatchObject({ code: 2, stderr: expect.stringContaining('--state takes one of queued, running, done, skipped, superseded, failed') })
     expect(await runCli(['jobs', 'purge', '--config', config])).toMatchObject({ code: 2, stderr: expect.stringContaining('purge needs --older-than AGE') })
     expect(await runCli(['jobs', 'purge', '--older-than', 'week', '--config', config])).toMatchObject({ code: 2, stderr: expect.stringContaining('such as 30m, 12h or 7d') })
     expect(await runCli(['jobs', 'purge', '--older-than', '1s', '--config', config])).toMatchObject({ code: 0, stdout: 'Purged 0 finished jobs (done or failed) that ended more than 1s ago.\n' })

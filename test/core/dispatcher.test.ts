@@ -43,7 +43,7 @@ describe('dispatcher', () => {
     const { run, prompts, delivered } = setup({ route: route({ deliverExtra: { repo: '{repository.full_name}', pr_number: '{number}' } }) })
     const { outcomes, job } = await run()
     expect(prompts).toEqual(['PR 5'])
-    expect(delivered[0]).toEqual({ route: 'pr', event: 'pull_request', deliveryId: 'd1', text: 'review', extra: { repo: 'o/r', pr_number: '5' } })
+    expect(delivered[0]).toEqual({ route: 'pr', event: 'pull_request', deliveryId: 'd1', text: 'review', extra: { repo: 'o/r', pr_number: '5' }, payload: expect.any(Object) })
     expect(outcomes).toEqual([{ kind: 'done' }])
     expect(job).toMatchObject({ state: 'done', stage: 'deliver', answer: 'review' })
   })
@@ -57,7 +57,7 @@ describe('dispatcher', () => {
     })
     let confirmations = 0
     const leased = (confirm: () => Promise<void>): LeasedJob => ({
-      job: leasedRecord({ stage: 'deliver', answer: 'stored review' }), payload: PAYLOAD, signal: new AbortController().signal,
+      job: leasedRecord({ stage: 'deliver', answer: 'stored review' }), payload: PAYLOAD, signal: new AbortController().signal, superseded: new AbortController().signal,
       saveAnswer: async () => {}, saveProgress: async () => {}, recordProcess: () => {},
       confirmLease: async () => ((confirmations++), confirm()),
     })
@@ -77,7 +77,7 @@ describe('dispatcher', () => {
       skillsDir: '/nonexistent', timeoutMs: 5000, clock: () => 0,
     })
     const outcome = await worker({
-      job: leasedRecord(), payload: PAYLOAD, signal: new AbortController().signal, saveAnswer: async () => {}, saveProgress: async () => {},
+      job: leasedRecord(), payload: PAYLOAD, signal: new AbortController().signal, superseded: new AbortController().signal, saveAnswer: async () => {}, saveProgress: async () => {},
       recordProcess: () => {}, confirmLease: async () => void confirmations++,
     })
     expect([outcome, confirmations, delivered.map((a) => a.text)]).toEqual([{ kind: 'done' }, 0, ['fresh']])
@@ -108,14 +108,21 @@ describe('dispatcher', () => {
     expect(log.lines.filter((l) => l.message === 'skill not loaded').map((l) => l.fields['skill'])).toEqual(['missing'])
   })
 
-  it('delivers an empty answer and a bare SKIP (nothing is dropped silently) unless the route lists it as silent', async () => {
-    for (const answer of ['', 'SKIP']) {
-      const loud = setup({ answer })
-      await loud.run()
-      expect(loud.delivered.map((a) => a.text)).toEqual([answer])
-      const quiet = setup({ answer: `${answer}\n`, route: route({ silentOutputs: ['SKIP', ''] }) })
-      expect((await quiet.run()).outcomes).toEqual([{ kind: 'done' }])
-      expect(quiet.delivered).toEqual([])
+  it('delivers a bare SKIP unless the route lists it as silent, then the job ends skipped with why; an empty answer fails, never done', async () => {
+    const loud = setup({ answer: 'SKIP' })
+    expect((await loud.run()).outcomes).toEqual([{ kind: 'done' }])
+    expect(loud.delivered.map((a) => a.text)).toEqual(['SKIP'])
+    const quiet = setup({ answer: 'SKIP\n', route: route({ silentOutputs: ['SKIP'] }) })
+    const skipped = await quiet.run()
+    expect(skipped.outcomes).toEqual([{ kind: 'skipped', reason: 'the agent answered "SKIP", one of the route\'s silent_outputs' }])
+    expect(skipped.job).toMatchObject({ state: 'skipped', note: expect.stringContaining('silent_outputs') })
+    expect(quiet.delivered).toEqual([])
+    for (const answer of ['', ' \n']) {
+      const empty = setup({ answer, route: route({ silentOutputs: [''] }) })
+      const { outcomes, job } = await empty.run()
+      expect(outcomes).toEqual([{ kind: 'failed', reason: 'the agent answered nothing (an empty answer)' }])
+      expect(job.state).toBe('failed')
+      expect(empty.delivered).toEqual([])
     }
   })
 

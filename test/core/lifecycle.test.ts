@@ -21,8 +21,13 @@ function drawn(): string[] {
   )
 }
 
-const record = (state: JobState): JobRecord => leasedRecord({ state, finishedAt: state === 'done' || state === 'failed' ? T : undefined })
-const outcomes: JobOutcome[] = [{ kind: 'done' }, { kind: 'failed', reason: 'r' }, { kind: 'retry', at: T + 1, reason: 'r' }, { kind: 'interrupted' }]
+const record = (state: JobState, extra: Partial<JobRecord> = {}): JobRecord =>
+  leasedRecord({ state, finishedAt: lifecycle.isFinal(state) ? T : undefined, ...extra })
+const outcomes: JobOutcome[] = [
+  { kind: 'done' }, { kind: 'skipped', reason: 's' }, { kind: 'superseded', reason: 's', by: '9' }, { kind: 'failed', reason: 'r' },
+  { kind: 'retry', at: T + 1, reason: 'r' }, { kind: 'interrupted' },
+]
+const GROUP = { key: 'r\u0000o/r#1', debounceMs: 10, maxWaitMs: 100 }
 const past = { doneBefore: T + 1, failedBefore: T + 1 }
 
 /** Where each edge function takes a record in `from` (every end it can reach). */
@@ -32,7 +37,10 @@ const reach: Record<string, (from: EdgeStart) => EdgeEnd[]> = {
   answered: (from) => [lifecycle.answered(record(from as JobState), 'text', T).state],
   progressed: (from) => [lifecycle.progressed(record(from as JobState), 2, T).state],
   finished: (from) => outcomes.map((o) => lifecycle.finished(record(from as JobState), o, T).state),
-  recovered: (from) => [lifecycle.recovered(record(from as JobState), T).state],
+  recovered: (from) => [lifecycle.recovered(record(from as JobState), T).state, lifecycle.recovered(record(from as JobState, { supersededBy: '9' }), T).state],
+  joinGroup: (from) => [lifecycle.joinGroup(record(from as JobState), GROUP, [], T).job.state],
+  superseded: (from) => [lifecycle.superseded(record(from as JobState), '9', T).state],
+  outdated: (from) => [lifecycle.outdated(record(from as JobState), '9', T).state],
   queuedAgain: (from) => [lifecycle.queuedAgain(record(from as JobState), T).state],
   retried: (from) => [lifecycle.retried(record(from as JobState), T).state],
   keyMoved: (from) => [lifecycle.keyMoved(record(from as JobState)).state],
@@ -40,7 +48,7 @@ const reach: Record<string, (from: EdgeStart) => EdgeEnd[]> = {
 }
 
 /** Exports of the module that are not edges: decisions and rules the edges use, and the drawing itself. */
-const NOT_EDGES = ['decide', 'admit', 'refusal', 'crashLoop', 'purgeCutoff', 'retentionCutoff', 'checkedRetention', 'DEDUP_WINDOW_MS', 'MAX_RUNS', 'EDGES']
+const NOT_EDGES = ['isFinal', 'leasable', 'decide', 'admit', 'refusal', 'crashLoop', 'purgeCutoff', 'retentionCutoff', 'checkedRetention', 'DEDUP_WINDOW_MS', 'MAX_RUNS', 'EDGES']
 
 describe('the job lifecycle', () => {
   it('docs/durability.md draws exactly the edges of the transitions module', () => {

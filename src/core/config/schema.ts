@@ -36,6 +36,12 @@ export const routeSchema = v.strictObject({
   silent_outputs: v.optional(textList, []),
   rate_limit: v.optional(integer(1)),
   description: v.optional(text),
+  concurrency: v.optional(v.strictObject({
+    key: v.pipe(text, v.check((key: string) => /\{[A-Za-z0-9_.]+\}/.test(key), 'the key must name at least one payload field, e.g. "{repository.full_name}#{pull_request.number}"')),
+    debounce_seconds: v.optional(integer(0, 86_400), 0),
+    max_wait_seconds: v.optional(integer(0, 86_400), 300),
+    cancel_in_progress: v.optional(boolean, false),
+  })),
 })
 
 const webhookExtraSchema = v.strictObject({

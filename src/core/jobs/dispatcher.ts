@@ -79,6 +79,11 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     const onStop = () => run.abort(leased.signal.reason)
     if (leased.signal.aborted) onStop()
     else leased.signal.addEventListener('abort', onStop, { once: true })
+    // cancel_in_progress: a newer event of the group stops this run (the agent's process tree, or the model call).
+    const cancels = route.concurrency?.cancelInProgress === true
+    const onNewer = () => run.abort(leased.superseded.reason)
+    if (cancels && leased.superseded.aborted) onNewer()
+    else if (cancels) leased.superseded.addEventListener('abort', onNewer, { once: true })
     let timedOut = false
     const timer = setTimeout(() => {
       timedOut = true
@@ -94,12 +99,19 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       .finally(() => {
         clearTimeout(timer)
         leased.signal.removeEventListener('abort', onStop)
+        leased.superseded.removeEventListener('abort', onNewer)
       })
+    const cancelled = !result.ok && !timedOut && !leased.signal.aborted && cancels && leased.superseded.aborted
+    if (cancelled) {
+      log.info('agent run stopped: a newer event of its group came (cancel_in_progress)', fields)
+      return stale(leased)
+    }
     const interrupted = !result.ok && !timedOut && leased.signal.aborted
     if (!interrupted) {
       const outcome = result.ok ? 'ok' : timedOut ? 'timeout' : 'failed'
       parts.events?.emit('agentRun', { route: route.name, outcome, seconds: (performance.now() - started) / 1000 })
     }
+    if (result.ok && result.text.trim() === '') return fail(fields, 'agent run failed', 'the agent answered nothing (an empty answer)')
     if (result.ok) return { text: redact(result.text) }
     if (timedOut) {
       return fail(fields, 'agent run failed', `timed out after ${timeoutMs / 1000} s (agent.timeout_seconds)`)
@@ -126,19 +138,28 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     } catch (err) {
       return fail(tried, 'delivery failed', `cannot render deliver_extra: ${messageOf(err)}`)
     }
-    const answer = { route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra, payload }
+    const answer = { route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra, payload, covers: job.group === undefined ? undefined : job.covers }
     const progress = job.stage === 'deliver' ? job.progress : 0
     try {
       // The post is made only while the store still confirms this try's lease (a worker that lost its job to
       // another during an outage or a freeze posts nothing); each part after the first is fenced by saveProgress.
       // Right after saving the answer (itself a write under the lease) a second confirmation would add nothing.
       if (!confirmed) await leased.confirmLease()
-      await target.deliver(answer, {
+      // The stale guard: the confirmation (or the write that stored the answer) read the record back, so a
+      // newer job of the group accepted by now, here or on another instance, drops this answer.
+      if (leased.superseded.aborted) return stale(leased)
+      const receipt = await target.deliver(answer, {
         signal: leased.signal, log, attempt, progress, saveProgress: (parts) => leased.saveProgress(parts),
       })
-      log.info('delivered', tried)
+      if (receipt && !receipt.posted) {
+        const reason = redact(receipt.reason)
+        log.info(receipt.outcome === 'superseded' ? 'answer dropped: it is stale' : 'nothing posted', { ...tried, reason })
+        return { kind: receipt.outcome, reason }
+      }
+      const url = receipt?.url
+      log.info('delivered', url === undefined ? tried : { ...tried, url })
       parts.events?.emit('delivery', { target: target.name, outcome: 'delivered' })
-      return { kind: 'done' }
+      return { kind: 'done', url }
     } catch (err) {
       const reason = messageOf(err)
       if (GatewayError.is(err) && err.code === 'ERR_LEASE_LOST') {
@@ -163,9 +184,16 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     }
   }
 
-  return async function dispatch(leased: LeasedJob): Promise<JobOutcome> {
+  /** A try whose job a newer one of its group replaced: it ends `superseded`, naming the newer job. */
+  function stale(leased: LeasedJob): JobOutcome {
+    const why: unknown = leased.superseded.reason
+    const named = typeof why === 'object' && why !== null ? (why as { by?: unknown }).by : undefined
+    const by = typeof named === 'string' ? named : undefined
+    return { kind: 'superseded', reason: `superseded by job ${by ?? '?'}, a newer event of its concurrency group, before its answer was posted`, by }
+  }
+
+  async function attempt(leased: LeasedJob, fields: Fields): Promise<JobOutcome> {
     const { job } = leased
-    const fields = jobFields(job)
     const route = routes.get(job.route)
     if (!route) return fail(fields, 'job failed', `route "${job.route}" no longer exists`)
     if (job.stage === 'deliver') return deliver(leased, route, job.answer ?? '', job.attempts, fields)
@@ -173,13 +201,22 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     const ran = await runAgent(leased, route, fields)
     if (!('text' in ran)) return ran
     log.info('agent run finished', { ...fields, chars: String(ran.text.length) })
-    if (route.silentOutputs.includes(ran.text.trim())) {
+    const silent = ran.text.trim()
+    if (route.silentOutputs.includes(silent)) {
       log.info('silent output: nothing delivered', fields)
-      return { kind: 'done' }
+      return { kind: 'skipped', reason: `the agent answered "${silent.slice(0, 40)}", one of the route's silent_outputs` }
     }
     // Stored before any delivery is tried: after a crash from here on, only the delivery runs again.
     await leased.saveAnswer(ran.text)
     return deliver(leased, route, ran.text, 1, fields, true)
+  }
+
+  return async function dispatch(leased: LeasedJob): Promise<JobOutcome> {
+    const fields = jobFields(leased.job)
+    const outcome = await attempt(leased, fields)
+    // Each ending was logged where it was decided; this counts it.
+    if (outcome.kind !== 'retry' && outcome.kind !== 'interrupted') parts.events?.emit('jobFinished', { route: leased.job.route, outcome: outcome.kind })
+    return outcome
   }
 }
 

@@ -15,7 +15,7 @@ import { nearlyOut, openTry, renewEvery, runTry, type Try } from './try.js'
 import type { Clock, Logger } from '../types.js'
 
 export type { LeaseAfter, LeaseTable, LeasedRow } from './lease-table.js'
-export { leaseLost, nearlyOut, openTry, renewEvery, runTry, type Try, type TryOptions, type TryTable } from './try.js'
+export { leaseLost, nearlyOut, openTry, renewEvery, runTry, supersededBy, type Try, type TryOptions, type TryTable } from './try.js'
 
 /**
  * Between tries to store an outcome the store refused: soon at first (a write lock is usually short), then no
@@ -41,6 +41,11 @@ export interface JobPool {
   start(worker: JobWorker): void
   /** Looks for due jobs now (after an add, or after a test moved its clock). */
   wake(): void
+  /**
+   * Tells the try of job `id`, when this pool runs it, that the newer job `by` of its group was accepted (the
+   * backend's add outdated it): its worker stops it at once when the route cancels in progress.
+   */
+  supersede(id: string, by: string): void
   stop(graceMs: number): Promise<StopReport>
 }
 
@@ -203,6 +208,9 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
       void renew()
     },
     wake,
+    supersede(id, by) {
+      active.get(id)?.open.supersede(by)
+    },
     stop: stopOnce(stopAll),
   }
 }

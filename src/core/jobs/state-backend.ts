@@ -9,8 +9,28 @@
  */
 import type { JsonObject, Logger } from '../types.js'
 
-/** Where a job is: waiting (`queued`, maybe not before a time), leased by a worker, or finished. */
-export type JobState = 'queued' | 'running' | 'done' | 'failed'
+/**
+ * Where a job is: waiting (`queued`, maybe not before a time), leased by a worker, or finished: `done` (its
+ * answer was delivered), `skipped` (there was nothing to deliver: a silent output, or the target posted
+ * nothing on purpose), `superseded` (a newer job of its concurrency group replaced it) or `failed`.
+ */
+export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'skipped' | 'superseded'
+
+/** The states a job ends in. */
+export type FinalState = Exclude<JobState, 'queued' | 'running'>
+
+/**
+ * A route's concurrency group for one event (the route's `concurrency`, with its key rendered from the payload):
+ * at most one job of a key runs at a time, and a newer job supersedes the older ones that have not started.
+ */
+export interface JobGroup {
+  /** The rendered key, scoped to the route. */
+  readonly key: string
+  /** A job runs only once no newer event of its key came for this long. */
+  readonly debounceMs: number
+  /** ...but never waits longer than this after the first event of a burst. */
+  readonly maxWaitMs: number
+}
 /** What a job does next: run the agent, or deliver the answer it already has. */
 export type JobStage = 'run' | 'deliver'
 
@@ -26,6 +46,8 @@ export interface NewJob {
   /** The payload as the JSON text it was parsed from: stored as it is, never serialised again. */
   readonly payloadJson: string
   readonly receivedAt: number
+  /** The route's concurrency group, when it has one. */
+  readonly group?: JobGroup | undefined
 }
 
 /** A stored job, without its payload. */
@@ -50,13 +72,29 @@ export interface JobRecord {
   readonly lastError: string | undefined
   readonly receivedAt: number
   readonly updatedAt: number
-  /** When the job ended `done` or `failed`. */
+  /** When the job ended (in any final state). */
   readonly finishedAt: number | undefined
+  /** The concurrency group's key, when the route has one. */
+  readonly group: string | undefined
+  /** When the burst of events this job is the newest of began: its wait ends by then plus `max_wait_seconds`. */
+  readonly burstAt: number | undefined
+  /** How many accepted events this job answers: itself and the jobs it superseded before they ran. */
+  readonly covers: number
+  /** The newer job that replaced this one (a running job keeps running until it notices). */
+  readonly supersededBy: string | undefined
+  /** Why the job ended `skipped` or `superseded`, in words. */
+  readonly note: string | undefined
+  /** Where the answer was posted, when the target said (a comment's URL). */
+  readonly url: string | undefined
 }
 
 /** How one try of a job ended, as the worker reports it; the queue stores it. */
 export type JobOutcome =
-  | { readonly kind: 'done' }
+  | { readonly kind: 'done'; readonly url?: string | undefined }
+  /** Nothing to deliver (a silent output, or the target posted nothing on purpose): `reason` says which. */
+  | { readonly kind: 'skipped'; readonly reason: string }
+  /** The answer is stale: a newer job of the group (`by`), or the code host's head, replaced it. */
+  | { readonly kind: 'superseded'; readonly reason: string; readonly by?: string | undefined }
   /** Try again at `at`; `reason` is kept as the job's last error. */
   | { readonly kind: 'retry'; readonly at: number; readonly reason: string }
   | { readonly kind: 'failed'; readonly reason: string }
@@ -69,6 +107,12 @@ export interface LeasedJob {
   readonly payload: JsonObject
   /** Aborted when the worker must stop: the gateway's grace period ended (report `interrupted`). */
   readonly signal: AbortSignal
+  /**
+   * Aborted once a newer job of this job's concurrency group is accepted (its reason names the newer job): the
+   * answer this try would post is stale. The worker stops the agent at once when the route cancels in
+   * progress, and drops the answer before delivering in any case. Never aborted for a job without a group.
+   */
+  readonly superseded: AbortSignal
   /** Stores the answer and moves the job to stage `deliver` (before any delivery is tried), under the lease. */
   saveAnswer(text: string): Promise<void>
   /** Records that the first `parts` parts of the answer are posted, under the lease. */
@@ -108,7 +152,12 @@ export interface DedupStore {
 
 /** What {@link JobQueue.add} did. */
 export type AddResult =
-  | { readonly status: 'accepted'; readonly id: string }
+  | {
+      readonly status: 'accepted'
+      readonly id: string
+      /** Jobs of the same concurrency group that this one superseded before they ran (they ended `superseded`). */
+      readonly superseded?: readonly string[] | undefined
+    }
   | { readonly status: 'duplicate'; readonly id: string | undefined }
   /** `max_queue` jobs are waiting: nothing was stored. */
   | { readonly status: 'full' }

@@ -7,7 +7,7 @@
  * them, and a test keeps the two equal.
  */
 import { GatewayError } from '../errors.js'
-import type { AddResult, JobOutcome, JobRecord, JobState, NewJob, Reservation } from './state-backend.js'
+import type { AddResult, FinalState, JobGroup, JobOutcome, JobRecord, JobState, NewJob, Reservation } from './state-backend.js'
 
 /** How long a done job keeps its delivery id after it finished, by default: a redelivery within it is a duplicate. */
 export const DEDUP_WINDOW_MS = 60 * 60 * 1000
@@ -28,21 +28,21 @@ export interface KeyHolder {
 // ---------------------------------------------------------------------------------------------------------
 // reserve and add
 
+/** Whether a job in `state` has ended (done, skipped, superseded or failed). */
+export function isFinal(state: JobState): state is FinalState {
+  return state !== 'queued' && state !== 'running'
+}
+
 /**
  * What a delivery whose key `holder` holds is: a failed job's key goes to a redelivery (which queues that job
- * again); a queued or running job's does not; a done job's is held for `windowMs` after it finished, then a
- * redelivery is a new job.
+ * again); a queued or running job's does not; a job that ended otherwise (done, skipped, superseded: it was
+ * handled) holds it for `windowMs` after it finished, then a redelivery is a new job.
  */
 export function decide(holder: KeyHolder | undefined, windowMs: number, now: number): Reservation['status'] {
   if (!holder) return 'new'
-  switch (holder.state) {
-    case 'failed':
-      return 'redeliver'
-    case 'done':
-      return (holder.finishedAt ?? now) + windowMs > now ? 'duplicate' : 'new'
-    default:
-      return 'duplicate'
-  }
+  if (holder.state === 'failed') return 'redeliver'
+  if (!isFinal(holder.state)) return 'duplicate'
+  return (holder.finishedAt ?? now) + windowMs > now ? 'duplicate' : 'new'
 }
 
 /** What storing an accepted event does, decided inside the write that stores it. */
@@ -89,11 +89,75 @@ export function accepted(job: NewJob, id: string, t: number): JobRecord {
   return {
     id, route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, state: 'queued', stage: 'run',
     answer: undefined, progress: 0, attempts: 0, notBefore: t, lastError: undefined, receivedAt: job.receivedAt, updatedAt: t,
-    finishedAt: undefined,
+    finishedAt: undefined, group: undefined, burstAt: undefined, covers: 1, supersededBy: undefined, note: undefined, url: undefined,
   }
 }
 
-/** A done job whose de-dup key passed to a newer job of the same delivery (its window had ended). */
+// ---------------------------------------------------------------------------------------------------------
+// concurrency groups
+
+/** What storing the newest job of a group does to it and to the group's other unfinished jobs. */
+export interface Joined {
+  /** The new job: its group, its burst, what it covers, and the debounced time it may run. */
+  readonly job: JobRecord
+  /** The group's other jobs as they are now: queued ones superseded, running ones marked outdated. */
+  readonly others: readonly JobRecord[]
+  /** The ids of the jobs superseded before they ran. */
+  readonly superseded: readonly string[]
+}
+
+/**
+ * A job joins its concurrency group, in the write that stores it: the group's queued jobs end `superseded` by
+ * it (they never run; it covers their events and inherits their burst), a running one is marked
+ * {@link outdated} (its worker stops, or drops its answer), and it runs once no newer event came for the
+ * debounce, but no later than `max_wait` after its burst began. `members` are the group's queued and running
+ * jobs other than `job`, and `newest` the group's most recently received job in any state, read in the same
+ * write: a redelivery re-queuing an old failed job of a group that has a newer one ends `superseded` at once
+ * (its answer would be of an older head).
+ */
+export function joinGroup(job: JobRecord, group: JobGroup, members: readonly JobRecord[], t: number, newest?: Pick<JobRecord, 'id' | 'receivedAt'>): Joined {
+  if (newest !== undefined && newest.id !== job.id && newest.receivedAt > job.receivedAt) {
+    return { job: superseded({ ...job, group: group.key }, newest.id, t), others: [], superseded: [] }
+  }
+  let burstAt = t
+  let covers = job.covers
+  const others: JobRecord[] = []
+  const gone: string[] = []
+  for (const member of members) {
+    if (member.state === 'queued') {
+      burstAt = Math.min(burstAt, member.burstAt ?? member.receivedAt)
+      covers += member.covers
+      others.push(superseded(member, job.id, t))
+      gone.push(member.id)
+    } else if (member.state === 'running') {
+      others.push(outdated(member, job.id, t))
+    }
+  }
+  const notBefore = Math.max(t, Math.min(t + group.debounceMs, burstAt + group.maxWaitMs))
+  return { job: { ...job, group: group.key, burstAt, covers, notBefore, updatedAt: t }, others, superseded: gone }
+}
+
+/** A job replaced by the newer job `by` of its group before it ran (or, outdated, when its worker stopped). */
+export function superseded(job: JobRecord, by: string, t: number): JobRecord {
+  return {
+    ...job, state: 'superseded', supersededBy: by, note: `superseded by job ${by}, a newer event of its concurrency group`, updatedAt: t, finishedAt: t,
+  }
+}
+
+/** A running job whose group got a newer job `by`: it keeps its lease; its worker stops or drops its answer. */
+export function outdated(job: JobRecord, by: string, t: number): JobRecord {
+  return { ...job, supersededBy: by, updatedAt: t }
+}
+
+/**
+ * Whether a queued job may be leased at `t`: it is due, and no job of its concurrency group runs (`busy` holds
+ * the groups of the running jobs), so at most one job of a group runs at a time, on any number of workers.
+ */
+export function leasable(job: Pick<JobRecord, 'state' | 'notBefore' | 'group'>, busy: ReadonlySet<string>, t: number): boolean {
+  return job.state === 'queued' && job.notBefore <= t && (job.group === undefined || !busy.has(job.group))
+}
+
+/** A finished job whose de-dup key passed to a newer job of the same delivery (its window had ended). */
 export function keyMoved(job: JobRecord): JobRecord {
   return { ...job, dedupKey: undefined }
 }
@@ -103,7 +167,7 @@ export function keyMoved(job: JobRecord): JobRecord {
  * answer is delivered without a new agent run), with a fresh count of tries.
  */
 export function queuedAgain(job: JobRecord, t: number): JobRecord {
-  return { ...job, state: 'queued', attempts: 0, notBefore: t, updatedAt: t, finishedAt: undefined }
+  return { ...job, state: 'queued', attempts: 0, notBefore: t, updatedAt: t, finishedAt: undefined, supersededBy: undefined, note: undefined }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -137,7 +201,11 @@ export function progressed(job: JobRecord, parts: number, t: number): JobRecord 
 export function finished(job: JobRecord, outcome: JobOutcome, t: number): JobRecord {
   switch (outcome.kind) {
     case 'done':
-      return { ...job, state: 'done', updatedAt: t, finishedAt: t }
+      return { ...job, state: 'done', url: outcome.url, updatedAt: t, finishedAt: t }
+    case 'skipped':
+      return { ...job, state: 'skipped', note: outcome.reason, updatedAt: t, finishedAt: t }
+    case 'superseded':
+      return { ...job, state: 'superseded', note: outcome.reason, supersededBy: outcome.by ?? job.supersededBy, updatedAt: t, finishedAt: t }
     case 'failed':
       return { ...job, state: 'failed', lastError: outcome.reason, updatedAt: t, finishedAt: t }
     case 'retry':
@@ -151,8 +219,10 @@ export function finished(job: JobRecord, outcome: JobOutcome, t: number): JobRec
 /**
  * A running job whose worker is gone (its process died, or its lease ran out): queued again at once, its try
  * still counted (the agent may have run), so {@link crashLoop} sees a job that kills its gateway every time.
+ * One that a newer job of its group outdated ends `superseded` instead: its answer would be stale.
  */
 export function recovered(job: JobRecord, t: number): JobRecord {
+  if (job.supersededBy !== undefined) return superseded(job, job.supersededBy, t)
   return { ...job, state: 'queued', notBefore: t, updatedAt: t }
 }
 
@@ -160,16 +230,16 @@ export function recovered(job: JobRecord, t: number): JobRecord {
 // operators, purge and retention
 
 /**
- * An operator's `hookpilot jobs retry`: a failed job resumes where it failed (as a redelivery would); a done
- * job runs again from the start, agent included (its answer was delivered; a retry asks for a new one).
+ * An operator's `hookpilot jobs retry`: a failed job resumes where it failed (as a redelivery would); a done,
+ * skipped or superseded job runs again from the start, agent included (a retry asks for a new answer).
  * A queued or running job has nothing to retry.
  */
 export function retried(job: JobRecord, t: number): JobRecord {
   if (job.state === 'failed') return queuedAgain(job, t)
-  if (job.state === 'done') {
-    return { ...queuedAgain(job, t), stage: 'run', answer: undefined, progress: 0, lastError: undefined }
+  if (isFinal(job.state)) {
+    return { ...queuedAgain(job, t), stage: 'run', answer: undefined, progress: 0, lastError: undefined, url: undefined }
   }
-  throw new GatewayError('ERR_STATE', `job ${job.id} is ${job.state}: only a done or failed job can be retried.`)
+  throw new GatewayError('ERR_STATE', `job ${job.id} is ${job.state}: only a finished job (done, skipped, superseded or failed) can be retried.`)
 }
 
 /** Finished jobs that a purge or the retention deletes: those that ended before these times. */
@@ -179,7 +249,7 @@ export interface PurgeCutoff {
 }
 
 /**
- * What "purge what finished before `before`" may delete: a done job holds its delivery id for the de-dup
+ * What "purge what finished before `before`" may delete: a done (skipped, superseded) job holds its delivery id for the de-dup
  * window, so one that finished within it is kept (deleting it would let a redelivery run again).
  */
 export function purgeCutoff(before: number, now: number, windowMs: number): PurgeCutoff {
@@ -193,9 +263,8 @@ export function retentionCutoff(now: number, retention: Retention): PurgeCutoff 
 
 /** Whether `job` is deleted by `cutoff` (an unfinished job never is). */
 export function purgeable(job: Pick<JobRecord, 'state' | 'finishedAt'>, cutoff: PurgeCutoff): boolean {
-  if (job.finishedAt === undefined) return false
-  if (job.state === 'done') return job.finishedAt < cutoff.doneBefore
-  return job.state === 'failed' && job.finishedAt < cutoff.failedBefore
+  if (job.finishedAt === undefined || !isFinal(job.state)) return false
+  return job.finishedAt < (job.state === 'failed' ? cutoff.failedBefore : cutoff.doneBefore)
 }
 
 /** How long finished jobs are kept, and the de-dup window that done ones must outlive. */
@@ -244,17 +313,29 @@ export interface Edge {
  */
 export const EDGES: readonly Edge[] = [
   { from: 'accepted', to: 'queued', via: 'accepted' },
+  { from: 'queued', to: 'queued', via: 'joinGroup' },
+  { from: 'queued', to: 'superseded', via: 'superseded' },
   { from: 'queued', to: 'running', via: 'leased' },
   { from: 'running', to: 'running', via: 'answered' },
   { from: 'running', to: 'running', via: 'progressed' },
+  { from: 'running', to: 'running', via: 'outdated' },
   { from: 'running', to: 'done', via: 'finished' },
+  { from: 'running', to: 'skipped', via: 'finished' },
+  { from: 'running', to: 'superseded', via: 'finished' },
   { from: 'running', to: 'failed', via: 'finished' },
   { from: 'running', to: 'queued', via: 'finished' },
   { from: 'running', to: 'queued', via: 'recovered' },
+  { from: 'running', to: 'superseded', via: 'recovered' },
   { from: 'failed', to: 'queued', via: 'queuedAgain' },
   { from: 'failed', to: 'queued', via: 'retried' },
   { from: 'done', to: 'queued', via: 'retried' },
+  { from: 'skipped', to: 'queued', via: 'retried' },
+  { from: 'superseded', to: 'queued', via: 'retried' },
   { from: 'done', to: 'done', via: 'keyMoved' },
+  { from: 'skipped', to: 'skipped', via: 'keyMoved' },
+  { from: 'superseded', to: 'superseded', via: 'keyMoved' },
   { from: 'done', to: 'deleted', via: 'purgeable' },
+  { from: 'skipped', to: 'deleted', via: 'purgeable' },
+  { from: 'superseded', to: 'deleted', via: 'purgeable' },
   { from: 'failed', to: 'deleted', via: 'purgeable' },
 ]

@@ -15,6 +15,12 @@ export function leaseLost(id: string): GatewayError {
   return new GatewayError('ERR_LEASE_LOST', `The lease on job ${id} was lost (its renewals failed, or another worker took the job): this try stops and writes nothing more.`)
 }
 
+/** The reason a try's `superseded` signal carries: an error naming the newer job of its group (`by`). */
+export function supersededBy(id: string, by: string): GatewayError & { readonly by: string } {
+  const error = new GatewayError('ERR_SUPERSEDED', `Job ${id} was superseded by job ${by}, a newer event of its concurrency group: its answer would be stale.`)
+  return Object.assign(error, { by })
+}
+
 /** What a try needs of its table: writes under its lease. */
 export type TryTable = Pick<LeaseTable, 'update' | 'recordProcess'>
 
@@ -34,6 +40,8 @@ export interface Try {
   write(change: (job: JobRecord) => JobRecord, after?: LeaseAfter): Promise<JobRecord>
   /** Aborts the try for another reason (the gateway's grace period ended). */
   abort(reason: unknown): void
+  /** Tells the try that the newer job `by` of its group was accepted (its `superseded` signal fires once). */
+  supersede(by: string): void
 }
 
 /** What {@link openTry} needs besides the row and the table. */
@@ -50,6 +58,7 @@ export interface TryOptions {
 export function openTry({ job, payload, token }: LeasedRow, table: TryTable, options: TryOptions): Try {
   const { now, leaseMs } = options
   const abort = new AbortController()
+  const outdated = new AbortController()
   const isLost = () => GatewayError.is(abort.signal.reason) && abort.signal.reason.code === 'ERR_LEASE_LOST'
   const self: Try = {
     id: job.id,
@@ -71,13 +80,20 @@ export function openTry({ job, payload, token }: LeasedRow, table: TryTable, opt
         throw leaseLost(job.id)
       }
       if (after !== 'release') self.until = after.until
+      // Every write reads the record back: one another process outdated (a newer event of the group came to
+      // it) is noticed here at the latest, and the confirmation before a post is such a write.
+      if (stored.supersededBy !== undefined) self.supersede(stored.supersededBy)
       return stored
     },
     abort: (reason) => abort.abort(reason),
+    supersede: (by) => {
+      if (!outdated.signal.aborted) outdated.abort(supersededBy(job.id, by))
+    },
     leased: {
       job,
       payload,
       signal: abort.signal,
+      superseded: outdated.signal,
       saveAnswer: async (text) => void (await self.write((j) => answered(j, text, now()))),
       saveProgress: async (parts) => void (await self.write((j) => progressed(j, parts, now()))),
       confirmLease: async () => void (await self.write((j) => j)),

@@ -9,6 +9,7 @@ import type { DedupStore, JobQueue, NewJob, Reservation } from '../jobs/state-ba
 import { throttledLog, throttledWarn } from '../log/throttle.js'
 import { parsePayload } from './parse-body.js'
 import { INSECURE_NO_AUTH, isLoopback } from '../routes/routes.js'
+import { groupOf } from '../routes/concurrency.js'
 import type { Clock, EventFilter, JsonObject, Logger, RawRequest, RateLimiter, Route, Source, WebhookEvent } from '../types.js'
 
 /** Headers a reverse proxy adds to what it forwards. */
@@ -118,7 +119,10 @@ export function createPipeline(parts: PipelineParts): Pipeline {
 
     // A timestamp id is never de-duplicated: without an id header, retries cannot be told apart.
     const dedupKey = headerId === undefined ? undefined : `${route.name}\u0000${headerId}`
-    const job: NewJob = { route: route.name, event: type, deliveryId, dedupKey, payload, payloadJson: parsed.json, receivedAt: event.receivedAt }
+    const job: NewJob = {
+      route: route.name, event: type, deliveryId, dedupKey, payload, payloadJson: parsed.json, receivedAt: event.receivedAt,
+      group: groupOf(route.name, route.concurrency, payload),
+    }
     try {
       return await admit(route, job, fields)
     } catch (err) {
@@ -154,6 +158,10 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       }
       if (reservation?.status === 'redeliver') log.info('redelivery of a failed job: queued again', { ...fields, job: added.id })
       else log.info('accepted', { ...fields, job: added.id })
+      for (const id of added.superseded ?? []) {
+        log.info('superseded before it ran: a newer event of its group came', { route: route.name, job: id, by: added.id })
+        parts.events?.emit('jobFinished', { route: route.name, outcome: 'superseded' })
+      }
       return json(202, { status: 'accepted', route: route.name, event: job.event, delivery_id: job.deliveryId })
     } finally {
       release() // after add() a second release does nothing; after a throw it gives the key back

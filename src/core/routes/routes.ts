@@ -76,6 +76,12 @@ export function resolveRoute(
     deliverExtra: config.deliver_extra,
     silentOutputs: config.silent_outputs,
     rateLimit: config.rate_limit ?? defaults.rateLimit,
+    concurrency: config.concurrency && {
+      key: config.concurrency.key,
+      debounceMs: config.concurrency.debounce_seconds * 1000,
+      maxWaitMs: config.concurrency.max_wait_seconds * 1000,
+      cancelInProgress: config.concurrency.cancel_in_progress,
+    },
     source,
     description: config.description,
   }

@@ -57,6 +57,10 @@ export function gatewayMetrics(options: MetricsOptions = {}): GatewayMetrics {
   const deliveries = new Counter({
     name: 'hookpilot_deliveries_total', help: 'Delivery tries by target and outcome (delivered, failed, retried).', labelNames: ['target', 'outcome'], registers: [registry],
   })
+  const finished = new Counter({
+    name: 'hookpilot_jobs_finished_total', help: 'Jobs that ended, by route and outcome (done: delivered; skipped; superseded; failed).',
+    labelNames: ['route', 'outcome'], registers: [registry],
+  })
   const storeErrors = new Counter({ name: 'hookpilot_store_errors_total', help: 'Writes the state store refused on the request path.', registers: [registry] })
   let state: StateBackend | undefined
   new Gauge({
@@ -81,6 +85,7 @@ export function gatewayMetrics(options: MetricsOptions = {}): GatewayMetrics {
       })
       events.on('delivery', (e) => deliveries.inc({ target: e.target, outcome: e.outcome }))
       events.on('storeError', () => storeErrors.inc())
+      events.on('jobFinished', (e) => finished.inc({ route: e.route, outcome: e.outcome }))
     },
     endpoint: {
       path: options.path ?? '/metrics',

@@ -6,9 +6,10 @@
 import { GatewayError } from '../../../core/errors.js'
 import { jobPool, type LeaseTable, type LeasedRow } from '../../../core/jobs/pool.js'
 import { reservationBook } from '../../../core/jobs/reservations.js'
-import type { JobCounts, JobRecord, JobState, StateBackend } from '../../../core/jobs/state-backend.js'
+import type { AddResult, JobCounts, JobGroup, JobRecord, JobState, StateBackend } from '../../../core/jobs/state-backend.js'
 import {
-  accepted, admit, checkedRetention, DEDUP_WINDOW_MS, keyMoved, leased, purgeCutoff, purgeable, queuedAgain, refusal, retried, retentionCutoff,
+  accepted, admit, checkedRetention, DEDUP_WINDOW_MS, isFinal, joinGroup, keyMoved, leasable, leased, purgeCutoff, purgeable, queuedAgain, refusal,
+  retried, retentionCutoff,
 } from '../../../core/jobs/transitions.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, JsonObject, Logger } from '../../../core/types.js'
@@ -59,6 +60,8 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
   const finishedAt = new Map<string, number>() // job id -> finished at, oldest first
   const waiting = new Set<string>() // queued job ids, so a lease never walks the finished ones
   const withPayload = new Set<string>() // done jobs that still hold their payload, oldest first
+  const groups = new Map<string, Set<string>>() // concurrency group -> its queued and running job ids
+  const busy = new Set<string>() // groups with a running job
   const book = reservationBook()
   let queued = 0
   let running = 0
@@ -74,6 +77,15 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
   const put = (e: Entry, job: JobRecord) => {
     count(e.job.state, -1)
     count(job.state, 1)
+    if (e.job.group !== undefined && e.job.state === 'running') busy.delete(e.job.group)
+    if (job.group !== undefined) {
+      if (job.state === 'running') busy.add(job.group)
+      const members = groups.get(job.group) ?? new Set()
+      if (isFinal(job.state)) members.delete(job.id)
+      else members.add(job.id)
+      if (members.size > 0) groups.set(job.group, members)
+      else groups.delete(job.group)
+    }
     e.job = job
     if (job.state === 'queued') waiting.add(job.id)
     else waiting.delete(job.id)
@@ -82,13 +94,13 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
     if (job.state !== 'running') e.token = undefined
     // A done job keeps its record for the de-dup window, but only the latest keep their payloads (tens of KB
     // each, needed only to run one again): memory stays bounded by what runs, not by what ran.
-    if (job.state === 'done') {
+    if (isFinal(job.state) && job.state !== 'failed') {
       withPayload.add(job.id)
       for (const oldest of withPayload) {
         if (withPayload.size <= DONE_PAYLOADS) break
         withPayload.delete(oldest)
         const old = jobs.get(oldest)
-        if (old?.job.state === 'done') old.payload = undefined
+        if (old && isFinal(old.job.state) && old.job.state !== 'failed') old.payload = undefined
       }
     }
   }
@@ -116,7 +128,7 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
       for (const id of waiting) {
         if (rows.length >= max) break
         const e = jobs.get(id)
-        if (!e || e.job.notBefore > t) continue
+        if (!e || !leasable(e.job, busy, t)) continue
         put(e, leased(e.job, t))
         e.token = String(++tokens)
         rows.push({ job: e.job, payload: e.payload ?? {}, token: e.token })
@@ -139,14 +151,33 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
     nextDue() {
       let due: number | undefined
       for (const id of waiting) {
-        const at = jobs.get(id)?.job.notBefore
-        if (at !== undefined && (due === undefined || at < due)) due = at
+        const job = jobs.get(id)?.job
+        if (!job || (job.group !== undefined && busy.has(job.group))) continue
+        if (due === undefined || job.notBefore < due) due = job.notBefore
       }
       return due
     },
     unfinished: () => queued + running,
   }
   const pool = jobPool(table, { concurrency: options.concurrency, now, log: () => log, pollMs: options.pollMs })
+
+  /** The stored job joins its concurrency group (the lifecycle's `joinGroup`); resolves the queue's answer. */
+  const join = (e: Entry, group: JobGroup | undefined, t: number, requeued: boolean): AddResult => {
+    if (group === undefined) return { status: 'accepted', id: e.job.id }
+    const ids = [...(groups.get(group.key) ?? [])].filter((id) => id !== e.job.id)
+    const members = ids.flatMap((id) => jobs.get(id)?.job ?? [])
+    let newest: JobRecord | undefined
+    if (requeued) for (const m of jobs.values()) if (m.job.group === group.key && (!newest || m.job.receivedAt > newest.receivedAt)) newest = m.job
+    const joined = joinGroup(e.job, group, members, t, newest)
+    put(e, joined.job)
+    for (const other of joined.others) {
+      const entry = jobs.get(other.id)
+      if (!entry) continue
+      put(entry, other)
+      if (other.state === 'running') pool.supersede(other.id, e.job.id)
+    }
+    return { status: 'accepted', id: e.job.id, superseded: joined.superseded }
+  }
 
   const holderOf = (key: string | undefined) => {
     const id = key === undefined ? undefined : keys.get(key)
@@ -173,18 +204,22 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
           const refused = refusal(admission)
           if (refused) return refused
           if (admission.kind === 'requeue') {
-            if (holder) put(holder, queuedAgain(holder.job, t))
+            if (!holder) return { status: 'duplicate', id: admission.job.id }
+            put(holder, queuedAgain(holder.job, t))
+            const added = join(holder, job.group, t, true)
             pool.wake()
-            return { status: 'accepted', id: admission.job.id }
+            return added
           }
           if (holder) put(holder, keyMoved(holder.job))
           const id = String(++seq)
-          jobs.set(id, { job: accepted(job, id, t), payload: job.payload, token: undefined })
+          const entry: Entry = { job: accepted(job, id, t), payload: job.payload, token: undefined }
+          jobs.set(id, entry)
           if (job.dedupKey !== undefined) keys.set(job.dedupKey, id)
           waiting.add(id)
           queued++
+          const added = join(entry, job.group, t, false)
           pool.wake()
-          return { status: 'accepted', id }
+          return added
         } finally {
           if (reservation !== undefined) book.settle(reservation)
         }
@@ -229,13 +264,9 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
         return n
       },
       async counts(): Promise<JobCounts> {
-        let done = 0
-        let failed = 0
-        for (const e of jobs.values()) {
-          if (e.job.state === 'done') done++
-          else if (e.job.state === 'failed') failed++
-        }
-        return { queued, running, done, failed }
+        const counts = { queued, running, done: 0, failed: 0, skipped: 0, superseded: 0 }
+        for (const e of jobs.values()) if (isFinal(e.job.state)) counts[e.job.state]++
+        return counts
       },
     },
     async start(ctx) {

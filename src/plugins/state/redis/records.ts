@@ -4,6 +4,7 @@
  */
 import type { Job, JobType } from 'bullmq'
 import type { JobRecord, JobStage, JobState, NewJob } from '../../../core/jobs/state-backend.js'
+import { isFinal } from '../../../core/jobs/transitions.js'
 import type { JsonObject } from '../../../core/types.js'
 import { compressJson, decompressJson } from '../compress-json.js'
 
@@ -26,6 +27,14 @@ export interface JobData {
   readonly updatedAt: number
   /** When the lifecycle ended the job (BullMQ's `finishedOn` stands in for a job finished before this field). */
   readonly finishedAt?: number | undefined
+  /** A completed job that ended `skipped` or `superseded` rather than `done`. */
+  readonly outcome?: 'skipped' | 'superseded' | undefined
+  readonly group?: string | undefined
+  readonly burstAt?: number | undefined
+  readonly covers?: number | undefined
+  readonly supersededBy?: string | undefined
+  readonly note?: string | undefined
+  readonly url?: string | undefined
 }
 
 /** The BullMQ job type of every hookpilot job. */
@@ -52,13 +61,13 @@ export function newData(job: NewJob, now: number): JobData {
   }
 }
 
-/** BullMQ's states as the job lifecycle names them. */
-export function stateOf(bullState: string): JobState {
+/** BullMQ's states as the job lifecycle names them (a completed job ended done, skipped or superseded). */
+export function stateOf(bullState: string, data?: Pick<JobData, 'outcome'>): JobState {
   switch (bullState) {
     case 'active':
       return 'running'
     case 'completed':
-      return 'done'
+      return data?.outcome ?? 'done'
     case 'failed':
       return 'failed'
     default:
@@ -71,13 +80,16 @@ export const BULL_STATES: Readonly<Record<JobState, readonly JobType[]>> = {
   queued: ['wait', 'delayed', 'prioritized'],
   running: ['active'],
   done: ['completed'],
+  skipped: ['completed'],
+  superseded: ['completed'],
   failed: ['failed'],
 }
 
-/** The record of a BullMQ job in `state`. */
-export function recordOf(job: BullJob, state: JobState): JobRecord {
+/** The record of a BullMQ job in `state` (BullMQ's completed list holds done, skipped and superseded jobs). */
+export function recordOf(job: BullJob, listed: JobState): JobRecord {
   const d = job.data
-  const finishedAt = state === 'done' || state === 'failed' ? (d.finishedAt ?? job.finishedOn) : undefined
+  const state = listed === 'done' || listed === 'skipped' || listed === 'superseded' ? (d.outcome ?? 'done') : listed
+  const finishedAt = isFinal(state) ? (d.finishedAt ?? job.finishedOn) : undefined
   return {
     id: String(job.id),
     route: d.route,
@@ -94,6 +106,12 @@ export function recordOf(job: BullJob, state: JobState): JobRecord {
     receivedAt: d.receivedAt,
     updatedAt: d.finishedAt !== undefined ? d.updatedAt : Math.max(d.updatedAt, finishedAt ?? 0),
     finishedAt,
+    group: d.group,
+    burstAt: d.burstAt,
+    covers: d.covers ?? 1,
+    supersededBy: d.supersededBy,
+    note: d.note,
+    url: d.url,
   }
 }
 
@@ -103,6 +121,7 @@ export function dataOf(record: JobRecord, payload: string): JobData {
     route: record.route, event: record.event, deliveryId: record.deliveryId, dedupKey: record.dedupKey, payload,
     receivedAt: record.receivedAt, stage: record.stage, answer: record.answer, progress: record.progress,
     attempts: record.attempts, notBefore: record.notBefore, lastError: record.lastError, updatedAt: record.updatedAt,
-    finishedAt: record.finishedAt,
+    finishedAt: record.finishedAt, outcome: record.state === 'skipped' || record.state === 'superseded' ? record.state : undefined,
+    group: record.group, burstAt: record.burstAt, covers: record.covers, supersededBy: record.supersededBy, note: record.note, url: record.url,
   }
 }

@@ -92,7 +92,7 @@ export function redisState(options: RedisStateOptions): RedisState {
   /** Job `id` and its record, as Redis holds it now. */
   const record = async (id: string) => {
     const job = (await queue().getJob(id)) as BullJob | undefined
-    return job && { job, record: recordOf(job, stateOf(await job.getState())) }
+    return job && { job, record: recordOf(job, stateOf(await job.getState(), job.data)) }
   }
   // A request holds its key for the few milliseconds between reserve and add; 5 s is far past that even under
   // load, yet short enough that a hold left by a dead instance (or a Redis restart) delays a resend well within

@@ -4,7 +4,8 @@ import { purgeCutoff, purgeable, retried } from '../../../core/jobs/transitions.
 import type { JobCounts, JobRecord, JobState, JobsView } from '../../../core/jobs/state-backend.js'
 import { BULL_STATES, dataOf, recordOf, stateOf, type BullJob, type JobData } from './records.js'
 
-const STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed']
+/** The states listed one BullMQ list at a time (done stands for the completed list: done, skipped, superseded). */
+const LISTS: readonly JobState[] = ['queued', 'running', 'done', 'failed']
 /** Jobs read from Redis at a time while listing. */
 const PAGE = 200
 
@@ -38,14 +39,14 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
   async function found(id: string): Promise<{ job: BullJob; record: JobRecord } | undefined> {
     const job = (await queue().getJob(id)) as BullJob | undefined
     if (!job) return undefined
-    return { job, record: recordOf(job, stateOf(await job.getState())) }
+    return { job, record: recordOf(job, stateOf(await job.getState(), job.data)) }
   }
 
   return {
     async list(filter = {}) {
       const limit = filter.limit ?? Infinity
-      const keep = (job: JobRecord) => filter.route === undefined || job.route === filter.route
-      const states = filter.state === undefined ? STATES : [filter.state]
+      const keep = (job: JobRecord) => (filter.route === undefined || job.route === filter.route) && (filter.state === undefined || job.state === filter.state)
+      const states = filter.state === undefined ? LISTS : [filter.state]
       const all = (await Promise.all(states.map((s) => listState(s, keep, limit)))).flat()
       // Ids count up as jobs are accepted: the highest is the newest, whichever list a job is in.
       return all.sort((a, b) => idNumber(b.id) - idNumber(a.id)).slice(0, limit)
@@ -58,7 +59,7 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
       if (!current) return undefined
       const next = retried(current.record, now())
       await current.job.updateData(dataOf(next, current.job.data.payload))
-      await current.job.retry(current.record.state === 'done' ? 'completed' : 'failed')
+      await current.job.retry(current.record.state === 'failed' ? 'failed' : 'completed')
       return next
     },
     async purge(before) {
@@ -66,6 +67,7 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
       const cutoff = purgeCutoff(before, now(), options.windowMs)
       let purged = 0
       for (const state of ['done', 'failed'] as const) {
+        // 'done' lists BullMQ's completed jobs: done, skipped and superseded alike, each decided on its record.
         for (let start = 0; ; start += PAGE) {
           const page = (await queue().getJobs([...BULL_STATES[state]], start, start + PAGE - 1, true)) as (BullJob | undefined)[]
           const gone = page.filter((job): job is BullJob => job !== undefined && purgeable(recordOf(job, state), cutoff))
@@ -78,9 +80,10 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
       return purged
     },
     async counts() {
-      const raw = await queue().getJobCounts(...Object.values(BULL_STATES).flat())
-      const counts = { queued: 0, running: 0, done: 0, failed: 0 }
-      for (const state of STATES) for (const bull of BULL_STATES[state]) counts[state] += raw[bull] ?? 0
+      const raw = await queue().getJobCounts(...new Set(Object.values(BULL_STATES).flat()))
+      // BullMQ counts its lists; the completed one holds done, skipped and superseded jobs, counted as done.
+      const counts = { queued: 0, running: 0, done: 0, failed: 0, skipped: 0, superseded: 0 }
+      for (const state of LISTS) for (const bull of BULL_STATES[state]) counts[state] += raw[bull] ?? 0
       return counts satisfies JobCounts
     },
   }

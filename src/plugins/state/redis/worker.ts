@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis'
 import { GatewayError } from '../../../core/errors.js'
 import { nearlyOut, openTry, runTry, stopOnce, within, type LeaseAfter, type Try, type TryTable } from '../../../core/jobs/pool.js'
 import type { JobRecord, JobWorker, StopReport } from '../../../core/jobs/state-backend.js'
-import { finished, leased } from '../../../core/jobs/transitions.js'
+import { finished, isFinal, leased } from '../../../core/jobs/transitions.js'
 import type { Logger } from '../../../core/types.js'
 import { QUEUE_NAME, type Keys } from './keys.js'
 import { dataOf, decodePayload, recordOf, type BullJob, type JobData } from './records.js'
@@ -100,7 +100,8 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     let record: JobRecord
     try {
       // Stored under the lock; BullMQ's own moves below check the same token.
-      record = await open.write((current) => finished(current, outcome, now()), outcome.kind === 'done' ? 'release' : { until: now() + lockMs })
+      const ends = outcome.kind !== 'retry' && outcome.kind !== 'interrupted'
+      record = await open.write((current) => finished(current, outcome, now()), ends ? 'release' : { until: now() + lockMs })
     } catch (err) {
       if (!open.lost) throw err
       // Given up here (its renewals failed): if the lock is somehow still this try's, the job goes back to the
@@ -108,8 +109,8 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
       await job.moveToDelayed(now(), token).catch(() => {})
       throw new DelayedError()
     }
-    if (outcome.kind === 'done') return
     if (outcome.kind === 'failed') throw new UnrecoverableError(outcome.reason)
+    if (isFinal(record.state)) return // done, skipped or superseded: BullMQ's completed list
     // A retry, or a try the gateway's stop interrupted: back to the queue at its time, this lease ended.
     await job.moveToDelayed(record.notBefore, token)
     throw new DelayedError()

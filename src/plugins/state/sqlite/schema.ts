@@ -60,6 +60,18 @@ const MIGRATIONS: readonly string[] = [
      BEGIN UPDATE counts SET n = n - 1 WHERE state = 'queued'; END;
    CREATE TRIGGER jobs_queued_update AFTER UPDATE OF state ON jobs WHEN (OLD.state = 'queued') != (NEW.state = 'queued')
      BEGIN UPDATE counts SET n = n + (NEW.state = 'queued') - (OLD.state = 'queued') WHERE state = 'queued'; END;`,
+  // Concurrency groups and honest outcomes. A job that ended skipped or superseded is stored as state 'done'
+  // with `outcome` saying which (rows.ts maps the pair to one state): the state column's CHECK cannot be
+  // widened without rebuilding the table, and a rebuild would have to turn foreign keys off, outside any
+  // transaction, on a file other processes may be using. Purge treats both as done jobs, which they are.
+  `ALTER TABLE jobs ADD COLUMN outcome TEXT CHECK (outcome IN ('skipped', 'superseded'));
+   ALTER TABLE jobs ADD COLUMN grp TEXT;
+   ALTER TABLE jobs ADD COLUMN burst_at INTEGER;
+   ALTER TABLE jobs ADD COLUMN covers INTEGER NOT NULL DEFAULT 1;
+   ALTER TABLE jobs ADD COLUMN superseded_by TEXT;
+   ALTER TABLE jobs ADD COLUMN note TEXT;
+   ALTER TABLE jobs ADD COLUMN url TEXT;
+   CREATE INDEX jobs_group ON jobs (grp, state) WHERE grp IS NOT NULL;`,
 ]
 
 /** The schema version this code writes. */

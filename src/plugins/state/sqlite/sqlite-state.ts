@@ -104,8 +104,12 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
         if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
         try {
           const added = await open().table.add(job, { maxQueue: options.maxQueue, windowMs: retention.windowMs }, now())
-          if (added.status === 'accepted') pool.wake()
-          return added
+          if (added.status !== 'accepted') return added
+          // A running job of this process that the new one outdated learns it now (one of another process at
+          // its next write); the new job may be due at once.
+          for (const [id, by] of added.outdated ?? []) pool.supersede(id, by)
+          pool.wake()
+          return { status: 'accepted', id: added.id, superseded: added.superseded }
         } finally {
           if (reservation !== undefined) book.settle(reservation)
         }

@@ -15,20 +15,25 @@ import { GatewayError } from '../../../core/errors.js'
 import type { LeaseTable, LeasedRow } from '../../../core/jobs/pool.js'
 import type { AddResult, JobRecord, NewJob } from '../../../core/jobs/state-backend.js'
 import {
-  accepted, admit, leased, queuedAgain, recovered, refusal, type KeyHolder, type PurgeCutoff,
+  accepted, admit, joinGroup, leased, queuedAgain, recovered, refusal, type KeyHolder, type PurgeCutoff,
 } from '../../../core/jobs/transitions.js'
 import type { JsonObject } from '../../../core/types.js'
 import { isRunning, killOrphans, ownerName, parseOwner, parseRecorded, recordProcess, sameNamespace, thisOwner } from '../../process/orphans.js'
 import type { Db } from './open.js'
 import { payloadCache } from './payload-cache.js'
 import { decodePayload, encodePayload, type PayloadRow } from './payload-codec.js'
-import { DELETE_FINISHED, RECORD_COLUMNS, UPDATE_LEASE, UPDATE_LEASED, UPDATE_RECORD, recordParams, toRecord, type JobRow } from './rows.js'
+import {
+  DELETE_FINISHED, RECORD_COLUMNS, UPDATE_KEEPING_LEASE, UPDATE_LEASE, UPDATE_LEASED, UPDATE_RECORD, recordParams, toRecord, type JobRow,
+} from './rows.js'
 import type { Writer } from './writer.js'
+
+/** What {@link SqliteTable.add} did: the queue's answer, and the running jobs it outdated (job id → newer job). */
+export type TableAdd = AddResult & { readonly outdated?: ReadonlyMap<string, string> | undefined }
 
 /** What the backend needs beyond {@link LeaseTable}. */
 export interface SqliteTable extends LeaseTable {
   holder(key: string): KeyHolder | undefined
-  add(job: NewJob, limits: { readonly maxQueue: number; readonly windowMs: number }, now: number): Promise<AddResult>
+  add(job: NewJob, limits: { readonly maxQueue: number; readonly windowMs: number }, now: number): Promise<TableAdd>
   /** Re-queues the running jobs of dead owners (killing what they left); resolves how many. */
   recover(now: number): Promise<{ jobs: number; killed: number }>
   /** Deletes finished jobs that `cutoff` names; resolves how many. */
@@ -47,24 +52,33 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
   const newToken = () => `${me.token}.${(++tokens).toString(36)}`
 
   const holder = db.prepare<[string], { id: number; state: KeyHolder['state']; finished_at: number | null }>(
-    'SELECT id, state, finished_at FROM jobs WHERE dedup_key = ?',
+    'SELECT id, coalesce(outcome, state) AS state, finished_at FROM jobs WHERE dedup_key = ?',
   )
   const holderRecord = db.prepare<[string], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE dedup_key = ?`)
   const countQueued = db.prepare<[], { n: number }>('SELECT n FROM counts WHERE state = \'queued\'')
   const unfinished = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state IN (\'queued\', \'running\')')
-  const nextDue = db.prepare<[], { at: number | null }>('SELECT min(not_before) AS at FROM jobs WHERE state = \'queued\'')
+  // The lifecycle's `leasable`, as SQL: due, and no job of its concurrency group running.
+  const free = `(q.grp IS NULL OR NOT EXISTS (SELECT 1 FROM jobs r WHERE r.grp = q.grp AND r.state = 'running'))`
+  const nextDue = db.prepare<[], { at: number | null }>(`SELECT min(not_before) AS at FROM jobs q WHERE state = 'queued' AND ${free}`)
   const insert = db.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, received_at, state, stage, answer, progress,
     attempts, not_before, last_error, updated_at, finished_at) VALUES (@route, @event, @delivery_id, @dedup_key, @received_at, @state,
     @stage, @answer, @progress, @attempts, @not_before, @last_error, @updated_at, @finished_at)`)
   const insertPayload = db.prepare<[number, Buffer]>('INSERT INTO payloads (job_id, brotli) VALUES (?, ?)')
   const payloadOf = db.prepare<[number], PayloadRow>('SELECT json, brotli FROM payloads WHERE job_id = ?')
   const due = db.prepare<[number, number], JobRow>(
-    `SELECT ${RECORD_COLUMNS} FROM jobs WHERE state = 'queued' AND not_before <= ? ORDER BY not_before, id LIMIT ?`,
+    `SELECT ${RECORD_COLUMNS} FROM jobs q WHERE state = 'queued' AND not_before <= ? AND ${free} ORDER BY not_before, id LIMIT ?`,
   )
   const leasedBy = db.prepare<[number, string], JobRow>(
     `SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ? AND lease_token = ? AND state = 'running'`,
   )
   const writeRecord = db.prepare(UPDATE_RECORD)
+  const writeKeepingLease = db.prepare(UPDATE_KEEPING_LEASE)
+  const groupMembers = db.prepare<[string, number], JobRow>(
+    `SELECT ${RECORD_COLUMNS} FROM jobs WHERE grp = ? AND state IN ('queued', 'running') AND id != ?`,
+  )
+  const groupNewest = db.prepare<[string], { id: number; received_at: number }>(
+    'SELECT id, received_at FROM jobs WHERE grp = ? ORDER BY received_at DESC, id DESC LIMIT 1',
+  )
   const writeLeased = db.prepare(UPDATE_LEASED)
   const writeLease = db.prepare(UPDATE_LEASE)
   const dropKey = db.prepare<[string]>('UPDATE jobs SET dedup_key = NULL WHERE dedup_key = ?')
@@ -110,16 +124,34 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
     },
     add(job, { maxQueue, windowMs }, now) {
       let stored: number | undefined
-      return writer.run((): AddResult => {
+      /** The stored job joins its concurrency group in the same write (the lifecycle's `joinGroup`). */
+      const join = (record: JobRecord, requeued: boolean): TableAdd => {
+        if (job.group === undefined) {
+          writeRecord.run(recordParams(record))
+          return { status: 'accepted', id: record.id }
+        }
+        const members = groupMembers.all(job.group.key, Number(record.id)).map(toRecord)
+        const newest = requeued ? groupNewest.get(job.group.key) : undefined
+        const joined = joinGroup(record, job.group, members, now, newest && { id: String(newest.id), receivedAt: newest.received_at })
+        writeRecord.run(recordParams(joined.job))
+        const outdated = new Map<string, string>()
+        for (const other of joined.others) {
+          if (other.state === 'running') {
+            writeKeepingLease.run(recordParams(other))
+            outdated.set(other.id, record.id)
+          } else {
+            writeRecord.run(recordParams(other))
+          }
+        }
+        return { status: 'accepted', id: record.id, superseded: joined.superseded, outdated }
+      }
+      return writer.run((): TableAdd => {
         const current = job.dedupKey === undefined ? undefined : holderRecord.get(job.dedupKey)
         const was = current && toRecord(current)
         const admission = admit({ holder: was, windowMs, now, queued: countQueued.get()?.n ?? 0, maxQueue })
         const refused = refusal(admission)
         if (refused) return refused
-        if (admission.kind === 'requeue') {
-          writeRecord.run(recordParams(queuedAgain(admission.job, now)))
-          return { status: 'accepted', id: admission.job.id }
-        }
+        if (admission.kind === 'requeue') return join(queuedAgain(admission.job, now), true)
         // keyMoved: the previous holder's record loses the key (the only column that edge changes).
         if (was && job.dedupKey !== undefined) dropKey.run(job.dedupKey)
         const { id: _unassigned, ...record } = recordParams(accepted(job, '', now))
@@ -129,7 +161,8 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
         stored = Number(result.lastInsertRowid)
         insertPayload.run(stored, encodePayload(job.payloadJson))
         fresh.put(stored, job.payload)
-        return { status: 'accepted', id: String(stored) }
+        if (job.group === undefined) return { status: 'accepted', id: String(stored) }
+        return join(accepted(job, String(stored), now), false)
       }).catch((err: unknown) => {
         // Not stored: the id may be given to another job, which must not be handed this payload.
         if (stored !== undefined) fresh.drop(stored)
@@ -137,14 +170,20 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
       })
     },
     lease(max, now, until) {
-      return writer.run((): LeasedRow[] =>
-        due.all(now, max).map((row) => {
+      return writer.run((): LeasedRow[] => {
+        const rows: LeasedRow[] = []
+        // Two queued jobs of one group (an operator retried an old one) are never leased in one round.
+        const groups = new Set<string>()
+        for (const row of due.all(now, max)) {
+          if (row.grp !== null && groups.has(row.grp)) continue
+          if (row.grp !== null) groups.add(row.grp)
           const token = newToken()
           const job = leased(toRecord(row), now)
           writeLease.run({ ...recordParams(job), owner, token, until })
-          return { job, token, payload: fresh.take(row.id) ?? storedPayload(row.id) }
-        }),
-      )
+          rows.push({ job, token, payload: fresh.take(row.id) ?? storedPayload(row.id) })
+        }
+        return rows
+      })
     },
     update(id, token, change, after) {
       return writer.run((): JobRecord | undefined => {

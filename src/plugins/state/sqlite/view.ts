@@ -6,7 +6,7 @@ import type { JobCounts, JobFilter, JobRecord, JobsView } from '../../../core/jo
 import { purgeCutoff, retried } from '../../../core/jobs/transitions.js'
 import type { Clock } from '../../../core/types.js'
 import type { Db } from './open.js'
-import { DELETE_FINISHED, RECORD_COLUMNS, UPDATE_RECORD, recordParams, toRecord, type JobRow } from './rows.js'
+import { DELETE_FINISHED, RECORD_COLUMNS, UPDATE_RECORD, recordParams, stateIs, toRecord, type JobRow } from './rows.js'
 import type { Writer } from './writer.js'
 
 /** Creates the view. */
@@ -14,17 +14,14 @@ export function sqliteJobsView(db: Db, writer: Writer, now: Clock, windowMs: num
   const byId = db.prepare<[number], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ?`)
   const update = db.prepare(UPDATE_RECORD)
   const purge = db.prepare<[number, number]>(DELETE_FINISHED)
-  const counts = db.prepare<[], { state: keyof JobCounts; n: number }>('SELECT state, count(*) AS n FROM jobs GROUP BY state')
+  const counts = db.prepare<[], { state: keyof JobCounts; n: number }>('SELECT coalesce(outcome, state) AS state, count(*) AS n FROM jobs GROUP BY 1')
   const get = (id: string): JobRow | undefined => (/^\d+$/.test(id) ? byId.get(Number(id)) : undefined)
 
   return {
     async list(filter: JobFilter = {}) {
       const where: string[] = []
       const params: Array<string | number> = []
-      if (filter.state !== undefined) {
-        where.push('state = ?')
-        params.push(filter.state)
-      }
+      if (filter.state !== undefined) where.push(stateIs(filter.state))
       if (filter.route !== undefined) {
         where.push('route = ?')
         params.push(filter.route)
@@ -51,7 +48,7 @@ export function sqliteJobsView(db: Db, writer: Writer, now: Clock, windowMs: num
       return writer.run(() => purge.run(cutoff.doneBefore, cutoff.failedBefore).changes)
     },
     async counts() {
-      const out = { queued: 0, running: 0, done: 0, failed: 0 }
+      const out = { queued: 0, running: 0, done: 0, failed: 0, skipped: 0, superseded: 0 }
       for (const { state, n } of counts.all()) out[state] = n
       return out
     },

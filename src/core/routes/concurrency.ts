@@ -1,0 +1,26 @@
+/**
+ * A route's concurrency group for one event: the route's `concurrency.key` rendered from the payload. Events of
+ * one key (one pull request) share a group, where at most one job runs and the newest supersedes the rest.
+ */
+import { createHash } from 'node:crypto'
+import type { JobGroup } from '../jobs/state-backend.js'
+import type { JsonObject, RouteConcurrency } from '../types.js'
+import { renderTemplate, templateFields } from './template.js'
+
+/** Keys longer than this (a sender controls the values) are stored as their hash. */
+const MAX_KEY = 200
+
+/**
+ * The group of an event of route `route`, or undefined when the route has none or a field of its key is missing
+ * from this payload (a `ping`, a comment without a pull request): such an event runs on its own, since a key
+ * left with `{pull_request.number}` in it would put every one of them in one group.
+ */
+export function groupOf(route: string, concurrency: RouteConcurrency | undefined, payload: JsonObject): JobGroup | undefined {
+  if (concurrency === undefined) return undefined
+  const wanted = new Set([...concurrency.key.matchAll(/\{([A-Za-z0-9_.]+)\}/g)].map((m) => m[1]))
+  const found = templateFields(concurrency.key, payload)
+  for (const path of wanted) if (path === undefined || !(path in found)) return undefined
+  const rendered = renderTemplate(concurrency.key, payload)
+  const key = rendered.length <= MAX_KEY ? rendered : `sha256:${createHash('sha256').update(rendered).digest('hex')}`
+  return { key: `${route}\u0000${key}`, debounceMs: concurrency.debounceMs, maxWaitMs: concurrency.maxWaitMs }
+}

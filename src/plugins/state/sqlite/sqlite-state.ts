@@ -10,7 +10,9 @@ import type { JobsView, StateBackend } from '../../../core/jobs/state-backend.js
 import { checkedRetention, retentionCutoff } from '../../../core/jobs/transitions.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, Logger } from '../../../core/types.js'
-import { openStateDb, type Db, type SyncMode } from './open.js'
+import { capForTests, openStateDb, type Db, type SyncMode } from './open.js'
+import { roomProbe } from './room-probe.js'
+import { storeHealth, type StoreHealth } from './store-health.js'
 import { sqliteTable, type SqliteTable } from './table.js'
 import { sqliteJobsView } from './view.js'
 import { groupCommit, type Writer } from './writer.js'
@@ -52,7 +54,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
   const retention = checkedRetention({ windowMs: options.dedupWindowMs, keepDoneMs: options.keepDoneMs, keepFailedMs: options.keepFailedMs })
   const book = reservationBook()
   let log: Logger = silentLogger
-  let opened: { db: Db; writer: Writer; table: SqliteTable; view: JobsView } | undefined
+  let opened: { db: Db; writer: Writer; table: SqliteTable; view: JobsView; health: StoreHealth } | undefined
   let timers: NodeJS.Timeout[] = []
 
   const open = () => {
@@ -128,8 +130,13 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       log = ctx.log
       // An admin command never creates the file: there is nothing to show before a gateway made it.
       const db = openStateDb(options.path, options.sync ?? 'normal', { create: ctx.admin !== true })
-      const writer = groupCommit(db)
-      opened = { db, writer, table: sqliteTable(db, writer), view: sqliteJobsView(db, writer, now, retention.windowMs) }
+      capForTests(db)
+      // Bound late: the probe writes through the writer that reports to the health.
+      let probe = (): Promise<void> => Promise.resolve()
+      const health = storeHealth({ path: options.path, log: () => log, probe: () => probe(), recovered: () => pool.wake() })
+      const writer = groupCommit(db, (err) => health.failed(err))
+      probe = roomProbe(db, writer)
+      opened = { db, writer, health, table: sqliteTable(db, writer), view: sqliteJobsView(db, writer, now, retention.windowMs) }
       if (ctx.admin) return
       await housekeeping()
       every(Math.min(leaseMs, 60_000), housekeeping)
@@ -140,11 +147,14 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       // The last batch commits before the file closes. Jobs still leased by this process (past the grace
       // period) stay `running` under its name: the next start sees the owner gone and queues them again.
       await opened?.writer.run(() => {}).catch(() => {})
+      opened?.health.stop()
       opened?.db.close()
       opened = undefined
     },
     ready() {
       if (!opened) return { ok: false, reason: 'the state database is closed' }
+      const problem = opened.health.problem
+      if (problem !== undefined) return { ok: false, reason: problem }
       try {
         opened.db.prepare('SELECT 1').get()
         return { ok: true }

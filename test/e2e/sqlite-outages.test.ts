@@ -1,0 +1,80 @@
+/**
+ * A real `hookpilot serve` whose state file fails under it (issue 25, item 19): the disk fills up while agents run. docs/durability.md and docs/operations.md
+ * name these tests.
+ *
+ * A full disk without root or a small mount: SQLite's `max_page_count` (the serve child's
+ * HOOKPILOT_TEST_SQLITE_ROOM_PAGES, a test hook) fails a write that would grow the file past it with
+ * SQLITE_FULL, exactly as a full disk does. Room is made as an operator would: by deleting something from the
+ * file (a filler table the test put there), which frees pages the gateway can take.
+ */
+import Database from 'better-sqlite3'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { runCli, type RunningCli } from '../fixtures/cli.js'
+import { durableSetup, type Durable, type Serving } from '../fixtures/durable.js'
+
+const running: RunningCli[] = []
+afterEach(() => {
+  for (const cli of running.splice(0)) cli.child.kill('SIGKILL')
+})
+
+async function serve(world: Durable, env?: NodeJS.ProcessEnv): Promise<Serving> {
+  const serving = await world.serve(env)
+  running.push(serving.cli)
+  return serving
+}
+
+async function ready(port: number): Promise<{ status: number; reason: string }> {
+  const res = await fetch(`http://127.0.0.1:${port}/ready`)
+  const body = (await res.json()) as { reason?: string }
+  return { status: res.status, reason: body.reason ?? '' }
+}
+
+const statePath = (world: Durable) => join(world.dir, '.hookpilot', 'state.db')
+
+async function jobStates(world: Durable): Promise<string[]> {
+  const listed = await runCli(['jobs', 'list', '--json', '--config', world.config], { env: world.env, cwd: world.dir })
+  return (JSON.parse(listed.stdout) as Array<{ state: string }>).map((j) => j.state)
+}
+
+describe('hookpilot serve on a disk that fills up (item 19)', () => {
+  it('jobs running when the disk fills wait instead of failing, /ready says 503 and why, one line each way, and they run by themselves once there is room', async () => {
+    const world = await durableSetup({ agentMs: 200, concurrency: 2 })
+    // The file exists before serve opens it, with 400 KB an operator can delete later.
+    mkdirSync(join(world.dir, '.hookpilot'))
+    const filler = new Database(statePath(world))
+    filler.exec('CREATE TABLE filler (b BLOB)')
+    filler.prepare('INSERT INTO filler VALUES (zeroblob(400000))').run()
+    filler.close()
+    // Room for the jobs, not for the 60 KB answers their agents give.
+    const { cli, port } = await serve(world, { HOOKPILOT_TEST_SQLITE_ROOM_PAGES: '6', AGENT_ANSWER_BYTES: '60000' })
+
+    expect((await world.send(port, 1, 'full-1')).status).toBe(202)
+    expect((await world.send(port, 2, 'full-2')).status).toBe(202)
+    await cli.waitFor(/state database cannot be written: its disk is full/)
+    await expect.poll(() => ready(port), { timeout: 10_000 }).toMatchObject({ status: 503, reason: expect.stringMatching(/disk is full/) })
+    // The agents ran and their answers could not be stored: back in the queue, not failed.
+    await expect.poll(() => world.agentLog().filter((e) => e.what === 'end').length).toBeGreaterThanOrEqual(2)
+    await expect.poll(() => jobStates(world), { timeout: 10_000 }).toEqual(['queued', 'queued'])
+    expect(world.posted()).toEqual([])
+    // Meanwhile the loops wait: a few lines, not hundreds a second.
+    const during = cli.output().split('\n').length
+
+    const room = new Database(statePath(world), { timeout: 5_000 })
+    room.exec('DROP TABLE filler')
+    room.close()
+    await cli.waitFor(/state database can be written again/, 15_000)
+    // The jobs run by themselves, each posted once.
+    await expect.poll(() => world.posted().sort(), { timeout: 40_000 }).toEqual([1, 2])
+    await expect.poll(() => jobStates(world), { timeout: 10_000 }).toEqual(['done', 'done'])
+    expect((await ready(port)).status).toBe(200)
+    expect((await world.send(port, 3, 'full-3')).status).toBe(202)
+
+    const out = cli.output()
+    expect(out.match(/state database cannot be written/g)).toHaveLength(1)
+    expect(out.match(/state database can be written again/g)).toHaveLength(1)
+    expect(out).not.toMatch(/job failed|"state":"failed"/)
+    expect(during).toBeLessThan(60)
+  }, 90_000)
+})

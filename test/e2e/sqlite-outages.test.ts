@@ -1,5 +1,6 @@
 /**
- * A real `hookpilot serve` whose state file fails under it (issue 25, item 19): the disk fills up while agents run. docs/durability.md and docs/operations.md
+ * A real `hookpilot serve` whose state file fails under it (issue 25, items 19 and 20): the disk fills up while
+ * agents run, and the file is deleted or truncated while it serves. docs/durability.md and docs/operations.md
  * name these tests.
  *
  * A full disk without root or a small mount: SQLite's `max_page_count` (the serve child's
@@ -8,7 +9,7 @@
  * file (a filler table the test put there), which frees pages the gateway can take.
  */
 import Database from 'better-sqlite3'
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, rmSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, type RunningCli } from '../fixtures/cli.js'
@@ -77,4 +78,40 @@ describe('hookpilot serve on a disk that fills up (item 19)', () => {
     expect(out).not.toMatch(/job failed|"state":"failed"/)
     expect(during).toBeLessThan(60)
   }, 90_000)
+})
+
+describe('hookpilot serve whose state file is deleted or truncated under it (item 20)', () => {
+  it('deleted: webhooks and /ready answer 503 with the reason, the log says what to do, and SIGTERM copies the jobs to a file that a restart runs', async () => {
+    const world = await durableSetup({ agentMs: 2_000, concurrency: 1 })
+    const first = await serve(world)
+    for (const pr of [1, 2, 3]) expect((await world.send(first.port, pr, `gone-${pr}`)).status).toBe(202)
+    rmSync(statePath(world))
+
+    await first.cli.waitFor(/state\.path .* was deleted while hookpilot was serving: webhooks are answered 503/)
+    expect((await world.send(first.port, 4, 'gone-4')).status).toBe(503)
+    expect(await ready(first.port)).toMatchObject({ status: 503, reason: expect.stringMatching(/was deleted while hookpilot was serving; restart hookpilot/) })
+    const [, rescue] = await first.cli.waitFor(/copies them to (\S+)\. Stop hookpilot, move that copy to/)
+    first.cli.child.kill('SIGTERM')
+    await first.cli.exited
+    expect(first.cli.output()).toMatch(/copied to .*: move it to .* before the next start/)
+
+    // What the log says to do keeps every job that was answered 202. The deleted file's -wal and -shm are gone:
+    // a start would have replayed them into a new empty file (how 19 of 20 jobs were lost).
+    renameSync(rescue!, statePath(world))
+    for (const stale of ['state.db-wal', 'state.db-shm']) expect(existsSync(join(world.dir, '.hookpilot', stale))).toBe(false)
+    const second = await serve(world)
+    await expect.poll(() => world.posted().sort(), { timeout: 30_000 }).toEqual([1, 2, 3])
+    expect((await ready(second.port)).status).toBe(200)
+  }, 60_000)
+
+  it('truncated: webhooks and /ready answer 503 with the reason, and the log says the jobs are damaged and how to start again', async () => {
+    const world = await durableSetup({ agentMs: 5_000, concurrency: 1 })
+    const { cli, port } = await serve(world)
+    for (const pr of [1, 2]) expect((await world.send(port, pr, `cut-${pr}`)).status).toBe(202)
+    truncateSync(statePath(world), 0)
+
+    await cli.waitFor(/was truncated while hookpilot was serving .*: webhooks are answered 503 .* restore .* from a backup/)
+    expect((await world.send(port, 3, 'cut-3')).status).toBe(503)
+    expect(await ready(port)).toMatchObject({ status: 503, reason: expect.stringMatching(/was truncated while hookpilot was serving/) })
+  }, 30_000)
 })

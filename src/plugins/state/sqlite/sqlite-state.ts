@@ -10,6 +10,7 @@ import type { JobsView, StateBackend } from '../../../core/jobs/state-backend.js
 import { checkedRetention, retentionCutoff } from '../../../core/jobs/transitions.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, Logger } from '../../../core/types.js'
+import { lostFileGuard, type LostFileGuard } from './lost-file.js'
 import { capForTests, openStateDb, type Db, type SyncMode } from './open.js'
 import { roomProbe } from './room-probe.js'
 import { storeHealth, type StoreHealth } from './store-health.js'
@@ -54,7 +55,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
   const retention = checkedRetention({ windowMs: options.dedupWindowMs, keepDoneMs: options.keepDoneMs, keepFailedMs: options.keepFailedMs })
   const book = reservationBook()
   let log: Logger = silentLogger
-  let opened: { db: Db; writer: Writer; table: SqliteTable; view: JobsView; health: StoreHealth } | undefined
+  let opened: { db: Db; writer: Writer; table: SqliteTable; view: JobsView; health: StoreHealth; file?: LostFileGuard } | undefined
   let timers: NodeJS.Timeout[] = []
 
   const open = () => {
@@ -105,6 +106,8 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       async add(job, reservation) {
         if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
         try {
+          const lost = open().file?.check()
+          if (lost !== undefined) throw new GatewayError('ERR_STATE', lost)
           const added = await open().table.add(job, { maxQueue: options.maxQueue, windowMs: retention.windowMs }, now())
           if (added.status === 'accepted') pool.wake()
           return added
@@ -138,6 +141,9 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       probe = roomProbe(db, writer)
       opened = { db, writer, health, table: sqliteTable(db, writer), view: sqliteJobsView(db, writer, now, retention.windowMs) }
       if (ctx.admin) return
+      const file = lostFileGuard(options.path, () => log)
+      opened.file = file
+      timers.push(setInterval(() => file.check(), 1_000).unref())
       await housekeeping()
       every(Math.min(leaseMs, 60_000), housekeeping)
     },
@@ -148,12 +154,14 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       // period) stay `running` under its name: the next start sees the owner gone and queues them again.
       await opened?.writer.run(() => {}).catch(() => {})
       opened?.health.stop()
+      if (opened?.file) await opened.file.rescue(opened.db)
       opened?.db.close()
+      opened?.file?.closed()
       opened = undefined
     },
     ready() {
       if (!opened) return { ok: false, reason: 'the state database is closed' }
-      const problem = opened.health.problem
+      const problem = opened.file?.check(true) ?? opened.health.problem
       if (problem !== undefined) return { ok: false, reason: problem }
       try {
         opened.db.prepare('SELECT 1').get()

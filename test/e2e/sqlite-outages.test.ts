@@ -59,8 +59,12 @@ describe('hookpilot serve on a disk that fills up (item 19)', () => {
     await expect.poll(() => world.agentLog().filter((e) => e.what === 'end').length).toBeGreaterThanOrEqual(2)
     await expect.poll(() => jobStates(world), { timeout: 10_000 }).toEqual(['queued', 'queued'])
     expect(world.posted()).toEqual([])
-    // Meanwhile the loops wait: a few lines, not hundreds a second.
+    // Meanwhile the loops wait: a few lines, not hundreds a second; and no agent runs for an answer that
+    // cannot be stored.
     const during = cli.output().split('\n').length
+    const starts = () => world.agentLog().filter((e) => e.what === 'start').length
+    await cli.waitFor(/state store failed/)
+    expect(starts()).toBe(2)
 
     const room = new Database(statePath(world), { timeout: 5_000 })
     room.exec('DROP TABLE filler')
@@ -69,6 +73,7 @@ describe('hookpilot serve on a disk that fills up (item 19)', () => {
     // The jobs run by themselves, each posted once.
     await expect.poll(() => world.posted().sort(), { timeout: 40_000 }).toEqual([1, 2])
     await expect.poll(() => jobStates(world), { timeout: 10_000 }).toEqual(['done', 'done'])
+    expect(starts()).toBe(4)
     expect((await ready(port)).status).toBe(200)
     expect((await world.send(port, 3, 'full-3')).status).toBe(202)
 
@@ -82,7 +87,7 @@ describe('hookpilot serve on a disk that fills up (item 19)', () => {
 
 describe('hookpilot serve whose state file is deleted or truncated under it (item 20)', () => {
   it('deleted: webhooks and /ready answer 503 with the reason, the log says what to do, and SIGTERM copies the jobs to a file that a restart runs', async () => {
-    const world = await durableSetup({ agentMs: 2_000, concurrency: 1 })
+    const world = await durableSetup({ agentMs: 800, concurrency: 1 })
     const first = await serve(world)
     for (const pr of [1, 2, 3]) expect((await world.send(first.port, pr, `gone-${pr}`)).status).toBe(202)
     rmSync(statePath(world))

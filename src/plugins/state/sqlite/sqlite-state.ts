@@ -64,7 +64,13 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
   }
   const pool = jobPool(
     {
-      lease: (max, t, until) => open().table.lease(max, t, until),
+      lease: (max, t, until) => {
+        const { table, health } = open()
+        // Not while the file cannot be written: the agents would run for answers that cannot be stored, again
+        // at each of the pool's pauses. The probe wakes the pool once writes work.
+        if (health.problem !== undefined) return Promise.reject(new GatewayError('ERR_STATE', health.problem))
+        return table.lease(max, t, until)
+      },
       update: (id, token, change, after) => open().table.update(id, token, change, after),
       renew: (held, until) => open().table.renew(held, until),
       recordProcess: (id, token, pid) => open().table.recordProcess(id, token, pid),

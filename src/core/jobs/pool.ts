@@ -23,6 +23,13 @@ export { leaseLost, nearlyOut, openTry, renewEvery, runTry, supersededBy, type T
  */
 const STORE_RETRY: Backoff = { baseDelayMs: 100, maxDelayMs: 5_000 }
 
+/**
+ * Between lease rounds while the store fails (a full disk, a store that is down): soon at first, then no more
+ * often than every 30 s. Without it a due job that cannot be leased was looked for again at once, hundreds of
+ * times a second, each with its log line.
+ */
+const STORE_OUTAGE: Backoff = { baseDelayMs: 500, maxDelayMs: 30_000 }
+
 /** Options of {@link jobPool}. */
 export interface JobPoolOptions {
   readonly concurrency: number
@@ -39,7 +46,7 @@ export interface JobPoolOptions {
 /** The running half of a queue. */
 export interface JobPool {
   start(worker: JobWorker): void
-  /** Looks for due jobs now (after an add, or after a test moved its clock). */
+  /** Looks for due jobs now (after an add, or after a test moved its clock), even while a store outage pauses leasing. */
   wake(): void
   /**
    * Tells the try of job `id`, when this pool runs it, that the newer job `by` of its group was accepted (the
@@ -68,6 +75,27 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
   let again = false
   let timer: NodeJS.Timeout | undefined
   let renewing: NodeJS.Timeout | undefined
+  // Store failures (a lease, a renewal or a try's write refused) since the last try that wrote cleanly; no
+  // lease round before `resumeAt` while there are any.
+  let failures = 0
+  let resumeAt = 0
+
+  /** Logs the first failure of an outage (only the first) and puts off the next lease round. */
+  function storeFailed(what: string, err: unknown): void {
+    if (failures === 0) {
+      options.log().error(`the state store failed (${what}); jobs wait, and leasing is tried again with a growing pause (at most 30 s)`, { reason: messageOf(err) })
+    }
+    failures++
+    resumeAt = now() + backoffDelay(STORE_OUTAGE, failures)
+  }
+
+  /** A try wrote everything it had to: the outage, if there was one, is over (said once). */
+  function storeWorks(): void {
+    if (failures === 0) return
+    options.log().info('the state store works again: jobs are leased and stored as usual', { failures })
+    failures = 0
+    resumeAt = 0
+  }
 
   /**
    * Renews every lease held; a lease the store no longer gives this process is lost, and so is one whose
@@ -84,7 +112,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
           else open.lose()
         }
       } catch (err) {
-        options.log().error('cannot renew job leases; trying again', { reason: messageOf(err) })
+        storeFailed('cannot renew job leases', err)
       }
       for (const open of tries) if (nearlyOut(open, leaseMs, now())) open.lose()
     }
@@ -121,7 +149,13 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
         // The agent's slot is free once the try has ended, not once its outcome is stored: the next lease then
         // goes into the same commit as this outcome instead of waiting one more turn for its own.
         running--
-        const stored = store(open, outcome)
+        // A write the store refused (its disk is full) is no fault of the job: it goes back to the queue, this
+        // try not counted, and runs when the store works again, instead of ending `failed` for good.
+        const troubled = open.storeError !== undefined && outcome.kind !== 'done'
+        if (troubled) storeFailed('cannot store what a running job wrote', open.storeError)
+        const stored = store(open, troubled ? { kind: 'interrupted' } : outcome).then(() => {
+          if (open.storeError === undefined && !open.lost) storeWorks()
+        })
         wake()
         return stored
       })
@@ -151,7 +185,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     try {
       do {
         again = false
-        while (worker && !stopping && running < concurrency) {
+        while (worker && !stopping && running < concurrency && now() >= resumeAt) {
           const rows = await table.lease(concurrency - running, now(), now() + leaseMs)
           if (stopping) {
             // Leased while stop() began: hand them straight back, untried.
@@ -163,7 +197,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
         }
       } while (again)
     } catch (err) {
-      if (!stopping) options.log().error('cannot lease jobs', { reason: messageOf(err) })
+      if (!stopping) storeFailed('cannot lease jobs', err)
     }
   }
 
@@ -173,7 +207,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     // burst of adds while the agents are busy would otherwise ask the table for its next due job at each one.)
     if (stopping || !worker || running >= concurrency) return
     const due = table.nextDue()
-    const delay = due === undefined ? pollMs : Math.min(Math.max(due - now(), 0), pollMs)
+    const delay = Math.max(due === undefined ? pollMs : Math.min(Math.max(due - now(), 0), pollMs), resumeAt - now())
     // Unref'd: a waiting queue must not keep a process alive that has nothing else to do.
     timer = setTimeout(wake, delay).unref()
   }
@@ -207,7 +241,12 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
       // The first renewal round; it schedules the next ones and logs its own failures.
       void renew()
     },
-    wake,
+    wake() {
+      // Something changed that the caller knows of (an add stored a job, the store came back): look now, even
+      // during an outage's pause.
+      resumeAt = 0
+      wake()
+    },
     supersede(id, by) {
       active.get(id)?.open.supersede(by)
     },

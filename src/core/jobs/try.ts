@@ -36,6 +36,8 @@ export interface Try {
   lose(): void
   /** True once the lease is known to be lost. */
   readonly lost: boolean
+  /** The error of a write the store refused (not for a lost lease), if one was: the try's outcome is not the job's fault. */
+  readonly storeError: unknown
   /** Writes `change(job)` under the lease, extending it (or ending it with `'release'`); throws once the lease is lost. */
   write(change: (job: JobRecord) => JobRecord, after?: LeaseAfter): Promise<JobRecord>
   /** Aborts the try for another reason (the gateway's grace period ended). */
@@ -60,12 +62,16 @@ export function openTry({ job, payload, token }: LeasedRow, table: TryTable, opt
   const abort = new AbortController()
   const outdated = new AbortController()
   const isLost = () => GatewayError.is(abort.signal.reason) && abort.signal.reason.code === 'ERR_LEASE_LOST'
+  let storeError: unknown
   const self: Try = {
     id: job.id,
     token,
     until: now() + leaseMs,
     get lost() {
       return isLost()
+    },
+    get storeError() {
+      return storeError
     },
     lose() {
       if (abort.signal.aborted) return
@@ -74,7 +80,13 @@ export function openTry({ job, payload, token }: LeasedRow, table: TryTable, opt
     },
     async write(change, after = { until: now() + leaseMs }) {
       if (isLost()) throw leaseLost(job.id)
-      const stored = await table.update(job.id, token, change, after)
+      let stored: JobRecord | undefined
+      try {
+        stored = await table.update(job.id, token, change, after)
+      } catch (err) {
+        storeError ??= err
+        throw err
+      }
       if (!stored) {
         self.lose()
         throw leaseLost(job.id)

@@ -85,3 +85,15 @@ function createPrivate(path: string): void {
     if ((err as { code?: unknown }).code !== 'EEXIST') throw err
   }
 }
+
+/**
+ * For the disk-full tests only (test/e2e/sqlite-outages.test.ts), not a setting: with
+ * `HOOKPILOT_TEST_SQLITE_ROOM_PAGES=n` the file may grow n pages past its size at open. SQLite's
+ * `max_page_count` then fails a write that needs more with SQLITE_FULL, exactly as a full disk does, without
+ * root or a small mount.
+ */
+export function capForTests(db: Db): void {
+  const room = Number(process.env['HOOKPILOT_TEST_SQLITE_ROOM_PAGES'] ?? Number.NaN)
+  if (!Number.isInteger(room) || room < 0) return
+  db.pragma(`max_page_count = ${(db.pragma('page_count', { simple: true }) as number) + room}`)
+}

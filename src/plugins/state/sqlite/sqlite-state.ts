@@ -10,7 +10,10 @@ import type { JobsView, StateBackend } from '../../../core/jobs/state-backend.js
 import { checkedRetention, retentionCutoff } from '../../../core/jobs/transitions.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, Logger } from '../../../core/types.js'
-import { openStateDb, type Db, type SyncMode } from './open.js'
+import { lostFileGuard, type LostFileGuard } from './lost-file.js'
+import { capForTests, openStateDb, type Db, type SyncMode } from './open.js'
+import { roomProbe } from './room-probe.js'
+import { storeHealth, type StoreHealth } from './store-health.js'
 import { sqliteTable, type SqliteTable } from './table.js'
 import { sqliteJobsView } from './view.js'
 import { groupCommit, type Writer } from './writer.js'
@@ -52,7 +55,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
   const retention = checkedRetention({ windowMs: options.dedupWindowMs, keepDoneMs: options.keepDoneMs, keepFailedMs: options.keepFailedMs })
   const book = reservationBook()
   let log: Logger = silentLogger
-  let opened: { db: Db; writer: Writer; table: SqliteTable; view: JobsView } | undefined
+  let opened: { db: Db; writer: Writer; table: SqliteTable; view: JobsView; health: StoreHealth; file?: LostFileGuard } | undefined
   let timers: NodeJS.Timeout[] = []
 
   const open = () => {
@@ -61,7 +64,13 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
   }
   const pool = jobPool(
     {
-      lease: (max, t, until) => open().table.lease(max, t, until),
+      lease: (max, t, until) => {
+        const { table, health } = open()
+        // Not while the file cannot be written: the agents would run for answers that cannot be stored, again
+        // at each of the pool's pauses. The probe wakes the pool once writes work.
+        if (health.problem !== undefined) return Promise.reject(new GatewayError('ERR_STATE', health.problem))
+        return table.lease(max, t, until)
+      },
       update: (id, token, change, after) => open().table.update(id, token, change, after),
       renew: (held, until) => open().table.renew(held, until),
       recordProcess: (id, token, pid) => open().table.recordProcess(id, token, pid),
@@ -103,6 +112,8 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       async add(job, reservation) {
         if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
         try {
+          const lost = open().file?.check()
+          if (lost !== undefined) throw new GatewayError('ERR_STATE', lost)
           const added = await open().table.add(job, { maxQueue: options.maxQueue, windowMs: retention.windowMs }, now())
           if (added.status !== 'accepted') return added
           // A running job of this process that the new one outdated learns it now (one of another process at
@@ -132,9 +143,17 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       log = ctx.log
       // An admin command never creates the file: there is nothing to show before a gateway made it.
       const db = openStateDb(options.path, options.sync ?? 'normal', { create: ctx.admin !== true })
-      const writer = groupCommit(db)
-      opened = { db, writer, table: sqliteTable(db, writer), view: sqliteJobsView(db, writer, now, retention.windowMs) }
+      capForTests(db)
+      // Bound late: the probe writes through the writer that reports to the health.
+      let probe = (): Promise<void> => Promise.resolve()
+      const health = storeHealth({ path: options.path, log: () => log, probe: () => probe(), recovered: () => pool.wake() })
+      const writer = groupCommit(db, (err) => health.failed(err))
+      probe = roomProbe(db, writer)
+      opened = { db, writer, health, table: sqliteTable(db, writer), view: sqliteJobsView(db, writer, now, retention.windowMs) }
       if (ctx.admin) return
+      const file = lostFileGuard(options.path, () => log)
+      opened.file = file
+      timers.push(setInterval(() => file.check(), 1_000).unref())
       await housekeeping()
       every(Math.min(leaseMs, 60_000), housekeeping)
     },
@@ -144,11 +163,16 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       // The last batch commits before the file closes. Jobs still leased by this process (past the grace
       // period) stay `running` under its name: the next start sees the owner gone and queues them again.
       await opened?.writer.run(() => {}).catch(() => {})
+      opened?.health.stop()
+      if (opened?.file) await opened.file.rescue(opened.db)
       opened?.db.close()
+      opened?.file?.closed()
       opened = undefined
     },
     ready() {
       if (!opened) return { ok: false, reason: 'the state database is closed' }
+      const problem = opened.file?.check(true) ?? opened.health.problem
+      if (problem !== undefined) return { ok: false, reason: problem }
       try {
         opened.db.prepare('SELECT 1').get()
         return { ok: true }

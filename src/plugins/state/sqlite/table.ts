@@ -85,8 +85,8 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
   const addProcess = db.prepare<[string, number, string]>(
     'UPDATE jobs SET processes = json_insert(coalesce(processes, \'[]\'), \'$[#]\', json(?)) WHERE id = ? AND lease_token = ?',
   )
-  const othersRunning = db.prepare<[string], JobRow & { owner: string | null; lease_until: number | null; processes: string | null }>(
-    `SELECT ${RECORD_COLUMNS}, owner, lease_until, processes FROM jobs WHERE state = 'running' AND (owner IS NULL OR owner != ?)`,
+  const othersRunning = db.prepare<[string, number], JobRow & { owner: string | null; lease_until: number | null; processes: string | null }>(
+    `SELECT ${RECORD_COLUMNS}, owner, lease_until, processes FROM jobs WHERE state = 'running' AND (owner IS NULL OR owner != ? OR lease_until <= ?)`,
   )
   const renewOne = db.prepare<[number, number, string]>(
     'UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_token = ? AND state = \'running\'',
@@ -110,6 +110,9 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
   function reclaim(name: string | null, leaseUntil: number | null, now: number): { readonly take: boolean; readonly local: boolean } {
     const other = parseOwner(name)
     if (name === null) return { take: true, local: false }
+    // This process's own job whose lease ran out: its try lost the lease (renewals the store refused, a full
+    // disk) and was aborted, writing nothing more. Nobody else would give it back before a restart.
+    if (name === owner) return { take: (leaseUntil ?? 0) <= now, local: false }
     if (other !== undefined && sameNamespace(me, other)) {
       const dead = other.pid === me.pid ? other.token !== me.token : !isRunning(other.pid)
       return { take: dead, local: true }
@@ -216,7 +219,7 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
       return writer.run(() => {
         let jobs = 0
         let killed = 0
-        for (const row of othersRunning.all(owner)) {
+        for (const row of othersRunning.all(owner, now)) {
           const { take, local } = reclaim(row.owner, row.lease_until, now)
           if (!take) continue
           // Pids mean these processes only in the owner's own namespace: elsewhere, nothing is killed here.

@@ -17,8 +17,8 @@ export interface Writer {
   run<T>(work: () => T): Promise<T>
 }
 
-/** Creates a writer over `db`. */
-export function groupCommit(db: Db): Writer {
+/** Creates a writer over `db`; `failed` hears of every write that failed (the store's health watches them). */
+export function groupCommit(db: Db, failed: (err: unknown) => void = () => {}): Writer {
   let batch: Pending[] = []
   // Inside the batch's transaction, better-sqlite3 runs this as a savepoint. Made once: wrapping each item's
   // work with db.transaction() built a new wrapper per write.
@@ -30,6 +30,10 @@ export function groupCommit(db: Db): Writer {
       try {
         results.push({ ok: true, value: savepoint(item.work) })
       } catch (err) {
+        // Some errors (SQLITE_FULL, an I/O error) roll back the whole transaction, not the savepoint: the
+        // next items would run and commit one by one outside it, and the COMMIT fail with a misleading error
+        // after all were told "not stored". The batch fails with this error instead.
+        if (!db.inTransaction) throw err
         results.push({ ok: false, err })
       }
     }
@@ -43,13 +47,17 @@ export function groupCommit(db: Db): Writer {
     try {
       results = commit.immediate(items)
     } catch (err) {
+      failed(err)
       for (const item of items) item.reject(err) // the commit itself failed: nothing of the batch is stored
       return
     }
     results.forEach((result, i) => {
       const item = items[i]!
       if (result.ok) item.resolve(result.value)
-      else item.reject(result.err)
+      else {
+        failed(result.err)
+        item.reject(result.err)
+      }
     })
   }
 

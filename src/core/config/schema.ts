@@ -50,6 +50,10 @@ const webhookExtraSchema = v.strictObject({
   // every request's unverified body bytes together; past it (or max_connections), 503 at once
   max_unverified_bytes: v.optional(integer(1), 64 * 1_048_576),
   max_connections: v.optional(integer(1), 1000),
+  // one client address's share of max_connections (a proxy trust_proxy names is not limited), and how long a
+  // connection may stay silent before its first byte: neither may let one client shut the others out
+  max_connections_per_client: v.optional(integer(1), 64),
+  first_byte_timeout_seconds: v.optional(integer(1), 3),
   // whether X-Forwarded-For names the client (logs only): false, true, or the proxies' addresses and subnets
   trust_proxy: v.optional(
     v.union([

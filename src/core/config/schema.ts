@@ -86,6 +86,9 @@ export const agentSchema = v.looseObject({
   max_output_bytes: v.optional(integer(1), 1_048_576),
   // where the agent, its commands and gh run: a folder of their own (a private temporary one by default)
   workdir: v.optional(text),
+  // the account the agent and its commands run as (a name or a number; the gateway must run as root to switch)
+  user: v.optional(nonBlank('the account the agent runs as, e.g. hookpilot-agent')),
+  group: v.optional(nonBlank('the group the agent runs as; the user\'s own by default')),
 })
 
 /**

@@ -240,3 +240,18 @@ export interface DeliveryTarget {
   checkRoute?(route: Route): string | undefined
   deliver(answer: AgentAnswer, ctx: DeliveryContext): Promise<void | DeliveryReceipt>
 }
+
+/**
+ * The account the agent and its commands run as (`agent.user`, `agent.group`), resolved when the gateway is
+ * composed: another user than the gateway's cannot read its memory or `/proc/<gateway>/environ`.
+ */
+export interface AgentUser {
+  /** The name as configured (a user name or a number). */
+  readonly name: string
+  /** The user's id, which the programs run with. */
+  readonly uid: number
+  /** The group's id: `agent.group`'s, else the user's own; the supplementary groups are dropped. */
+  readonly gid: number
+  /** The user's home folder (`HOME` of the programs it runs); `/` when the account names none. */
+  readonly home: string
+}

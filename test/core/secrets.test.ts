@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createSecretSet } from '../../src/core/secrets/secret-set.js'
+import { secretForms } from '../../src/core/secrets/encodings.js'
+import { redact } from '../../src/core/secrets/redact.js'
 import { parseConfig } from '../../src/index.js'
 import { createScope } from '../../src/core/gateway/container.js'
 import { silentLogger } from '../../src/core/log/logger.js'
@@ -86,5 +88,43 @@ describe('secret set: what is not a part', () => {
     secrets.set('config', ['json-logs-secret-0123456789', 'abcdef-12345'])
     expect(secrets.childEnv()).toEqual({ LOG_FORMAT: 'json' })
     expect(secrets.redact('format json')).toBe('format json')
+  })
+})
+
+describe('secret forms: what an agent may encode a secret as', () => {
+  const secret = 'route-secret-7c1e2f9a'
+  const b = Buffer.from(secret)
+
+  it('redacts base64 (standard, URL-safe, with and without padding), hex in either case, URL-encoded escapes in either case, reversed', () => {
+    const secrets = createSecretSet({ env: {} })
+    secrets.set('config', [secret, 'a secret/with spaces?'])
+    const forms = [
+      b.toString('base64'), b.toString('base64').replace(/=+$/, ''), b.toString('base64url'), b.toString('hex'), b.toString('hex').toUpperCase(),
+      [...secret].reverse().join(''), 'a%20secret%2fwith%20spaces%3f', 'a%20secret%2Fwith%20spaces%3F',
+    ]
+    for (const form of forms) expect(secrets.redact(`<${form}>`), form).toBe('<[redacted]>')
+    // The redactor plugins use with secrets of their own knows the same forms.
+    for (const form of forms) expect(redact(`<${form}>`, [secret, 'a secret/with spaces?']), form).toBe('<[redacted]>')
+  })
+
+  it('redacts a secret inside longer base64 text at each of the three alignments, standard and URL-safe', () => {
+    const secrets = createSecretSet({ env: {} })
+    secrets.set('config', [secret])
+    for (const before of ['', 'x', 'xy', 'xyz']) {
+      for (const after of ['', '?', '??']) {
+        for (const encoding of ['base64', 'base64url'] as const) {
+          const text = Buffer.from(`prefix ${before}${secret}${after} suffix ~~~`).toString(encoding)
+          const out = secrets.redact(text)
+          expect(out, `${before}|${after}|${encoding}`).toContain('[redacted]')
+          // What is left around the cut holds no more than a byte or two of the secret.
+          for (const piece of out.split('[redacted]')) expect(Buffer.from(piece, encoding).toString('latin1')).not.toContain(secret.slice(2, -2))
+        }
+      }
+    }
+  })
+
+  it('a short secret\'s part inside longer base64 is too short to tell from chance and is left alone', () => {
+    expect(secretForms('abcd').every((form) => form.length >= 4)).toBe(true)
+    expect(secretForms('abcd')).not.toContain(Buffer.from('\0abcd').toString('base64').slice(2, -1))
   })
 })

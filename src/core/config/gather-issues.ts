@@ -14,3 +14,14 @@ export function gatherIssues<T>(make: () => T, issues: ConfigIssue[]): T | undef
     return undefined
   }
 }
+
+/** {@link gatherIssues} for a factory that answers later (one that asks the machine, as `agent.user` does). */
+export async function gatherIssuesAsync<T>(make: () => Promise<T>, issues: ConfigIssue[]): Promise<T | undefined> {
+  try {
+    return await make()
+  } catch (error) {
+    if (!ConfigError.is(error)) throw error
+    issues.push(...error.issues)
+    return undefined
+  }
+}

@@ -56,6 +56,10 @@ const webhookExtraSchema = v.strictObject({
   // every request's unverified body bytes together; past it (or max_connections), 503 at once
   max_unverified_bytes: v.optional(integer(1), 64 * 1_048_576),
   max_connections: v.optional(integer(1), 1000),
+  // one client address's share of max_connections (a proxy trust_proxy names is not limited), and how long a
+  // connection may stay silent before its first byte: neither may let one client shut the others out
+  max_connections_per_client: v.optional(integer(1), 64),
+  first_byte_timeout_seconds: v.optional(integer(1), 3),
   // whether X-Forwarded-For names the client (logs only): false, true, or the proxies' addresses and subnets
   trust_proxy: v.optional(
     v.union([
@@ -88,6 +92,9 @@ export const agentSchema = v.looseObject({
   max_output_bytes: v.optional(integer(1), 1_048_576),
   // where the agent, its commands and gh run: a folder of their own (a private temporary one by default)
   workdir: v.optional(text),
+  // the account the agent and its commands run as (a name or a number; the gateway must run as root to switch)
+  user: v.optional(nonBlank('the account the agent runs as, e.g. hookpilot-agent')),
+  group: v.optional(nonBlank('the group the agent runs as; the user\'s own by default')),
 })
 
 /**

@@ -11,7 +11,7 @@
  */
 import type { HookpilotConfig } from '../config/config.js'
 import { ConfigError, type ConfigIssue } from '../errors.js'
-import { gatherIssues } from '../config/gather-issues.js'
+import { gatherIssues, gatherIssuesAsync } from '../config/gather-issues.js'
 import type { StateBackend } from '../jobs/state-backend.js'
 import { redactingLogger } from '../log/redacting-logger.js'
 import type { PluginDefinition } from '../plugin-api/definition.js'
@@ -23,6 +23,7 @@ import type { SecretSet } from '../secrets/secret-set.js'
 import type { Scope } from './container.js'
 import { TOKENS } from './tokens.js'
 import { agentWorkdir } from './workdir.js'
+import { resolveAgentUser } from './agent-user.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source } from '../types.js'
 import { checkRoutes, echoWarnings, selectRunner, targetMap } from './wiring.js'
 
@@ -120,11 +121,13 @@ export async function compose(config: HookpilotConfig, composition: Composition,
     // The programs the gateway runs work in a folder of their own, never beside config.yaml and its secrets.
     const subscriptions = subscriptionsPath(config, options.baseDir)
     const keepOut = [options.baseDir, ...(subscriptions === undefined ? [] : [subscriptions])]
-    const workdir = serve ? gatherIssues(() => agentWorkdir(config.agent.workdir, options.baseDir, keepOut), issues) : undefined
+    // The agent's account is checked only for a gateway that runs agents (an admin command runs none).
+    const agentUser = serve ? await gatherIssuesAsync(() => resolveAgentUser(config.agent.user, config.agent.group), issues) : undefined
+    const workdir = serve ? gatherIssues(() => agentWorkdir(config.agent.workdir, options.baseDir, keepOut, agentUser), issues) : undefined
     if (serve && !workdir) throw new ConfigError(issues)
     const definitions = options.only ? composition.definitions.filter(options.only) : composition.definitions
     const setUp = await setupPlugins(config, definitions, {
-      baseDir: options.baseDir, resources: scope.resources, log: redacted, clock, workdir: workdir?.path ?? options.baseDir, redact: secrets.redact,
+      baseDir: options.baseDir, resources: scope.resources, log: redacted, clock, workdir: workdir?.path ?? options.baseDir, redact: secrets.redact, agentUser,
       childEnv: (values) => {
         secrets.set('config', values)
         return secrets.childEnv()

@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path'
 import { staticRoutes, type HookpilotConfig } from '../config/config.js'
 import { compose, type Composition } from './compose.js'
 import { createBodyBudget } from '../http/body-budget.js'
-import { clientAddressResolver } from '../http/client-address.js'
+import { clientAddressResolver, trustedProxy } from '../http/client-address.js'
 import { clientErrorListener, type ClientErrorListener } from '../http/client-error.js'
 import { createDispatcher } from '../jobs/dispatcher.js'
 import { createEvents } from '../events.js'
@@ -19,6 +19,7 @@ import { startAll } from './lifecycle.js'
 import { createNodeHandler, type NodeConnections, type NodeHandler } from '../http/node.js'
 import { listenOn, type ListenAddress, type ListenOptions } from '../http/listen.js'
 import { createLogger } from '../log/logger.js'
+import { throttledWarn } from '../log/throttle.js'
 import { createPipeline } from '../pipeline/pipeline.js'
 import { createRouteTable, type MutableRouteTable } from '../routes/route-table.js'
 import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from '../routes/routes.js'
@@ -190,6 +191,7 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
   const tracked: NodeConnections = { inFlight: new WeakMap(), poisoned: new WeakSet(), overflow: new WeakSet() }
   const handler = createNodeHandler(flow, log, clock, tracked)
   const clientError = clientErrorListener(tracked, log, clock)
+  const refusedConnection = throttledWarn(log, clock)
 
   async function handle(req: GatewayRequest): Promise<GatewayResponse> {
     const body = typeof req.body === 'string' ? Buffer.from(req.body) : (req.body ?? new Uint8Array())
@@ -211,6 +213,12 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
       headersTimeoutMs: extra.headers_timeout_seconds * 1000,
       requestTimeoutMs: extra.request_timeout_seconds * 1000,
       maxConnections: extra.max_connections,
+      guard: {
+        maxPerClient: extra.max_connections_per_client,
+        firstByteTimeoutMs: extra.first_byte_timeout_seconds * 1000,
+        isTrustedProxy: trustedProxy(extra.trust_proxy),
+        onClosed: (why, client) => refusedConnection(`connection-closed\u0000${why}`, `closed a connection: past ${why}`, { client }),
+      },
     })
     const address = await listenOn(listening.server, { host, port: listenOptions.port ?? extra.port }).catch((err: unknown) => {
       listening = undefined // a failed listen (port taken) may be retried on another port

@@ -30,6 +30,13 @@ export function clientAddressResolver(trust: TrustProxy): ClientAddress {
   }
 }
 
+/** Whether a connection's peer is a proxy `trust` names (it speaks for other clients): never for `false`, always for `true`. */
+export function trustedProxy(trust: TrustProxy): (address: string) => boolean {
+  if (typeof trust === 'boolean') return () => trust
+  const trusted = proxyAddr.compile([...trust])
+  return (address) => trusted(address, 0)
+}
+
 /** Why `entries` is no valid trust list, or undefined when it is. */
 export function trustListProblem(entries: readonly string[]): string | undefined {
   try {

@@ -1,10 +1,12 @@
 /**
  * The node:http server `gateway.listen()` starts, set for a public port: headers and whole requests within
  * their timeouts (checked every second, not node's 30 s default), node's own errors answered as JSON, and the
- * connections past `max_connections` marked so their webhooks are answered 503 while probes still are.
+ * connections past `max_connections` marked so their webhooks are answered 503 while probes still are. Before
+ * that, the connection guard closes silent connections and those past one client's share.
  */
 import { createServer, type Server } from 'node:http'
 import type { ClientErrorListener } from './client-error.js'
+import { connectionGuard, type ConnectionGuardOptions } from './connection-guard.js'
 import type { NodeConnections, NodeHandler } from './node.js'
 
 /**
@@ -18,6 +20,8 @@ export interface ServerLimits {
   readonly headersTimeoutMs: number
   readonly requestTimeoutMs: number
   readonly maxConnections: number
+  /** The connection guard's settings: one client's share, the wait for a first byte. */
+  readonly guard: ConnectionGuardOptions
 }
 
 /** A server and how many connections it has open. */
@@ -32,8 +36,10 @@ export function createGatewayServer(handler: NodeHandler, clientError: ClientErr
   server.headersTimeout = limits.headersTimeoutMs
   server.requestTimeout = limits.requestTimeoutMs
   server.maxConnections = limits.maxConnections + PROBE_HEADROOM
+  const guard = connectionGuard(limits.guard)
   let open = 0
   server.on('connection', (socket) => {
+    if (!guard.admit(socket)) return
     // Marked when opened: the connections past the cap get 503, not every connection while it is reached.
     if (open >= limits.maxConnections) tracked.overflow.add(socket)
     open++

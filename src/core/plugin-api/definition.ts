@@ -8,7 +8,7 @@ import { missingPath, suggest } from '../config/keys.js'
 import type { HookpilotConfig } from '../config/schema.js'
 import { GatewayError } from '../errors.js'
 import type { GatewayPlugin } from './plugin.js'
-import type { Clock, Logger } from '../types.js'
+import type { AgentUser, Clock, Logger } from '../types.js'
 
 const PLUGIN = Symbol.for('hookpilot.pluginDefinition')
 
@@ -38,6 +38,11 @@ export interface SetupContext {
   readonly workdir: string
   /** Removes every secret the gateway knows from a text (for what a plugin logs, stores or posts). */
   readonly redact: (text: string) => string
+  /**
+   * The account the agent and the commands it asks for run as (`agent.user`), already checked; undefined when
+   * they run as the gateway's own user. A runner passes it to `runProcess` and gives them its `HOME`.
+   */
+  readonly agentUser?: AgentUser | undefined
 }
 
 /** When a plugin is chosen by a key of its section (`agent.runner: command`, `state.driver: sqlite`). */

@@ -3,6 +3,7 @@
  * well-known token, because a program's stderr or a server's error body may echo one. The gateway's secret set
  * (secrets.ts) feeds it every secret it knows; a target can also pass its own.
  */
+import { secretForms } from './encodings.js'
 
 /** What replaces a secret. */
 export const REDACTED = '[redacted]'
@@ -19,7 +20,8 @@ const TOKEN_SHAPES: readonly RegExp[] = [
 ]
 
 /**
- * `text` with every known secret and every token-shaped string replaced by {@link REDACTED}.
+ * `text` with every known secret (in each of its {@link secretForms}: base64, hex, URL-encoded, reversed) and
+ * every token-shaped string replaced by {@link REDACTED}.
  *
  * @example
  * ```ts
@@ -31,9 +33,7 @@ export function redact(text: string, secrets: readonly (string | undefined)[] = 
   // Longest first, so a secret that contains another is replaced whole.
   const known = secrets.filter((s): s is string => s !== undefined && s.length >= 4).sort((a, b) => b.length - a.length)
   for (const secret of known) {
-    out = out.split(secret).join(REDACTED)
-    const encoded = encodeURIComponent(secret)
-    if (encoded !== secret) out = out.split(encoded).join(REDACTED)
+    for (const form of secretForms(secret)) out = out.split(form).join(REDACTED)
   }
   return redactTokenShapes(out)
 }

@@ -11,6 +11,7 @@
  * could not work.
  */
 import { REDACTED, redactTokenShapes } from './redact.js'
+import { secretForms } from './encodings.js'
 import { INSECURE_NO_AUTH } from '../routes/routes.js'
 
 /** An environment, as `process.env`. */
@@ -22,7 +23,7 @@ export interface SecretSet {
   set(origin: string, values: Iterable<string | undefined>): void
   /** Every value redacted: own secrets, credentials of the environment, and variables holding part of a secret. */
   values(): readonly string[]
-  /** `text` with every value of {@link values} (also URL-encoded) and every token-shaped string replaced. */
+  /** `text` with every value of {@link values} (also encoded: base64, hex, URL-encoded, reversed; see secretForms) and every token-shaped string replaced. */
   redact(text: string): string
   /** The environment for a child program: the gateway's, less every variable holding or touching an own secret. */
   childEnv(): NodeJS.ProcessEnv
@@ -104,13 +105,10 @@ function isPart(value: string, secret: string): boolean {
   return secret.includes(value) && (value.length >= MIN_PART_LENGTH || value.length * 2 >= secret.length)
 }
 
-/** One pattern for every value and its URL-encoded form; longest first, so a secret holding another goes whole. */
+/** One pattern for every value in each of its forms; longest first, so a secret holding another goes whole. */
 function alternation(values: readonly string[]): RegExp | undefined {
   const forms = new Set<string>()
-  for (const value of values) {
-    forms.add(value)
-    forms.add(encodeURIComponent(value))
-  }
+  for (const value of values) for (const form of secretForms(value)) forms.add(form)
   if (forms.size === 0) return undefined
   const sorted = [...forms].sort((a, b) => b.length - a.length)
   return new RegExp(sorted.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g')

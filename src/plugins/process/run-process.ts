@@ -27,6 +27,12 @@ export interface RunProcessOptions {
   readonly cwd?: string | undefined
   /** The child's whole environment. Defaults to the gateway's own. */
   readonly env?: NodeJS.ProcessEnv | undefined
+  /**
+   * The account the program runs as (`agent.user`): node switches the child to this uid and gid and drops
+   * its supplementary groups. Only a gateway running as root can (`resolveAgentUser` checks); the default is
+   * the gateway's own.
+   */
+  readonly runAs?: { readonly uid: number; readonly gid: number } | undefined
   /** Called with the process group's id once it exists (jobs record it for the cleanup after a crash). */
   readonly onSpawn?: ((pid: number) => void) | undefined
 }
@@ -92,6 +98,8 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions =
       windowsHide: true,
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       ...(options.env === undefined ? {} : { env: options.env }),
+      // The watchdog switches too: it has the IPC channel to the gateway, and a program may not share it.
+      ...(options.runAs === undefined ? {} : { uid: options.runAs.uid, gid: options.runAs.gid }),
     })
   } catch (error) {
     // Synchronous failures: a NUL byte in an argument, an invalid cwd type, ...

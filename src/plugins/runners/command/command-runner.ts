@@ -14,6 +14,8 @@ export interface CommandAgentOptions {
   readonly cwd?: string | undefined
   /** The program's whole environment. Defaults to the gateway's own. */
   readonly env?: NodeJS.ProcessEnv | undefined
+  /** The account the program runs as (`agent.user`); the gateway's own by default. */
+  readonly runAs?: { readonly uid: number; readonly gid: number } | undefined
   /** Time the program gets to exit after SIGTERM before SIGKILL. Defaults to 2,000 ms. */
   readonly killGraceMs?: number | undefined
 }
@@ -55,6 +57,7 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
         signal: ctx.signal,
         cwd: options.cwd,
         env: options.env,
+        runAs: options.runAs,
         killGraceMs: options.killGraceMs,
         onSpawn: ctx.onSpawn,
       })

@@ -3,6 +3,7 @@ import * as v from 'valibot'
 import { ConfigError } from '../../../core/errors.js'
 import { definePlugin } from '../../../core/plugin-api/plugin.js'
 import { textList } from '../../../core/config/schema-kit.js'
+import { agentEnv } from '../../../core/gateway/agent-user.js'
 
 /** The command runner: a program (an agent CLI) with the prompt on stdin, its stdout as the answer. */
 export const commandPlugin = definePlugin({
@@ -21,7 +22,8 @@ export const commandPlugin = definePlugin({
     return {
       name: 'command',
       agentRunner: commandAgent({
-        command: options.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, env: ctx.childEnv, cwd: ctx.workdir,
+        command: options.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, cwd: ctx.workdir,
+        env: agentEnv(ctx.childEnv, ctx.agentUser), runAs: ctx.agentUser,
       }),
     }
   },

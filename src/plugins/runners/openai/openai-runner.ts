@@ -32,6 +32,8 @@ export interface OpenaiAgentOptions {
   readonly maxToolOutputBytes?: number | undefined
   /** The commands' environment (where `GH_TOKEN` comes from). Defaults to the gateway's own. */
   readonly env?: NodeJS.ProcessEnv | undefined
+  /** The account the commands run as (`agent.user`); the gateway's own by default. */
+  readonly runAs?: { readonly uid: number; readonly gid: number } | undefined
   /** The commands' working directory; the gateway's own by default. */
   readonly cwd?: string | undefined
   /**
@@ -71,6 +73,7 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
     maxOutputBytes: options.maxToolOutputBytes ?? 64 * 1024,
     env: options.env,
     cwd: options.cwd,
+    runAs: options.runAs,
     redact: options.redact,
   }
   const maxOutputBytes = options.maxOutputBytes ?? 1_048_576

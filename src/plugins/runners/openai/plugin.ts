@@ -2,6 +2,7 @@
 import * as v from 'valibot'
 import { definePlugin } from '../../../core/plugin-api/plugin.js'
 import { integer, text, textList } from '../../../core/config/schema-kit.js'
+import { agentEnv } from '../../../core/gateway/agent-user.js'
 
 /** The openai runner: any OpenAI-compatible chat-completions server, with an allow-listed `run_command` tool. */
 export const openaiPlugin = definePlugin({
@@ -36,7 +37,8 @@ export const openaiPlugin = definePlugin({
         allowCommands: options.allow_commands,
         commandTimeoutMs: options.command_timeout_seconds * 1000,
         maxToolOutputBytes: options.max_tool_output_bytes,
-        env: ctx.childEnv,
+        env: agentEnv(ctx.childEnv, ctx.agentUser),
+        runAs: ctx.agentUser,
         cwd: ctx.workdir,
         redact: ctx.redact,
       }),

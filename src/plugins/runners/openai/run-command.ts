@@ -15,6 +15,7 @@ export interface CommandPolicy {
   readonly maxOutputBytes: number
   readonly env?: NodeJS.ProcessEnv | undefined
   readonly cwd?: string | undefined
+  readonly runAs?: { readonly uid: number; readonly gid: number } | undefined
   /** Applied to output before the model sees it; GH_TOKEN's and GITHUB_TOKEN's values and token shapes by default. */
   readonly redact?: ((text: string) => string) | undefined
 }
@@ -82,6 +83,7 @@ export async function runCommand(
     signal,
     env: policy.env,
     cwd: policy.cwd,
+    runAs: policy.runAs,
     onSpawn,
   })
   const notStarted = result.error === undefined ? undefined : (result.error.code ?? 'error')

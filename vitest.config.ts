@@ -7,12 +7,13 @@ import { configDefaults, defineConfig } from 'vitest/config'
  * holds the rest, listed here: `npm test` (and CI) runs both.
  */
 const SYSTEM_TESTS = [
-  // They start a daemon of their own.
+  // They start a daemon of their own, or run a tool beyond node.
   'test/plugins/redis-state.test.ts', // redis-server
   'test/e2e/redis-instances.test.ts', // redis-server
   'test/e2e/nginx.test.ts', // nginx
   'test/e2e/nginx-instances.test.ts', // nginx and redis-server
   'test/plugins/metrics-scrape.test.ts', // prometheus
+  'test/plugins/github-comment-sticky.test.ts', // the real gh CLI, against a fake GitHub API
   // Only node, but it kills and restarts about a hundred real process trees (gateway, watchdogs, agents, gh):
   // some 40 s of CPU on its own, the whole budget of the fast run.
   'test/e2e/durability.test.ts',

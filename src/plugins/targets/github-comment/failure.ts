@@ -1,7 +1,6 @@
 /**
- * What a failed `gh pr comment` means, as a {@link DeliveryError}: gh missing, not authenticated, repository
- * or pull request not found, a passing GitHub failure (retried), or anything else with gh's stderr, tokens
- * removed.
+ * What a failed run of gh means, as a {@link DeliveryError}: gh missing, not authenticated, repository or pull
+ * request not found, a passing GitHub failure (retried), or anything else with gh's stderr, tokens removed.
  */
 import { DeliveryError } from '../../../core/errors.js'
 import type { RunProcessResult } from '../../process/run-process.js'
@@ -13,6 +12,10 @@ export interface GhCall {
   readonly repo: string
   readonly prNumber: string
   readonly timeoutMs: number
+  /** What the run did, for the message (`list the comments`); the plain comment when absent. */
+  readonly doing?: string | undefined
+  /** A run that does no harm when repeated (a read, an edit of one comment): a timeout is then retried. */
+  readonly repeatable?: boolean | undefined
 }
 
 const TARGET = 'github_comment'
@@ -30,9 +33,13 @@ export function ghFailure(result: RunProcessResult, call: GhCall, env: NodeJS.Pr
   }
   if (error !== undefined) return new DeliveryError(TARGET, `could not start "${call.ghPath}": ${error.code ?? error.message}`)
   if (result.aborted) return new DeliveryError(TARGET, 'aborted: the gateway is shutting down')
+  const doing = call.doing === undefined ? '' : ` (trying to ${call.doing})`
   if (result.timedOut) {
+    if (call.repeatable === true) {
+      return new DeliveryError(TARGET, `gh did not finish within ${call.timeoutMs} ms${doing} and was stopped; retried (raise platforms.github.timeout_seconds if it keeps happening)`, { retryable: true })
+    }
     // Not retried: gh may have posted before it hung, and a second comment is worse than none.
-    return new DeliveryError(TARGET, `gh did not finish within ${call.timeoutMs} ms and was stopped; not retried, as the comment may already be posted (raise platforms.github.timeout_seconds)`)
+    return new DeliveryError(TARGET, `gh did not finish within ${call.timeoutMs} ms and was stopped; not retried, as the comment may already be posted (raise platforms.github.timeout_seconds, or use mode: sticky, whose retry edits instead)`)
   }
   const stderr = redact(result.stderr.trim(), TOKEN_VARIABLES.map((name) => env[name]))
   if (result.code === 4 || /gh auth login|not logged in|HTTP 401|Bad credentials/i.test(stderr)) {
@@ -44,7 +51,11 @@ export function ghFailure(result: RunProcessResult, call: GhCall, env: NodeJS.Pr
   if (/Could not resolve to a PullRequest|no pull requests? found/i.test(stderr)) {
     return new DeliveryError(TARGET, `pull request #${call.prNumber} not found in ${call.repo}`)
   }
+  // REST (`gh api`) says only 404, for a missing repository, pull request or comment, or one the token cannot see.
+  if (/\(HTTP 404\)/.test(stderr)) {
+    return new DeliveryError(TARGET, `GitHub answered 404${doing}: repository ${call.repo} or pull request #${call.prNumber} not found, or the gh account cannot see it`)
+  }
   const how = result.code === null ? `was killed by ${result.signal ?? 'a signal'}` : `exited with code ${result.code}`
   const tail = stderr.length > 500 ? `…${stderr.slice(-500)}` : stderr
-  return new DeliveryError(TARGET, `gh ${how}: ${tail || '(no stderr)'}`, { retryable: PASSING.test(stderr) })
+  return new DeliveryError(TARGET, `gh ${how}${doing}: ${tail || '(no stderr)'}`, { retryable: PASSING.test(stderr) })
 }

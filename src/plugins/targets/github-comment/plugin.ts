@@ -1,7 +1,10 @@
-/** `deliver: github_comment`, configured at `platforms.github` (the `gh` executable and its time limit). */
+/**
+ * `deliver: github_comment`, configured at `platforms.github`: the `gh` executable and its time limit, how it
+ * posts (`mode`), whether it checks the head first (`check_head`), and the account it posts as (`login`).
+ */
 import * as v from 'valibot'
 import { definePlugin } from '../../../core/plugin-api/plugin.js'
-import { integer, nonBlank } from '../../../core/config/schema-kit.js'
+import { boolean, integer, nonBlank } from '../../../core/config/schema-kit.js'
 
 /** Comments on the pull request through `gh`; always there (it needs no credentials of its own). */
 export const githubCommentPlugin = definePlugin({
@@ -11,10 +14,22 @@ export const githubCommentPlugin = definePlugin({
   options: v.object({
     gh_path: v.optional(nonBlank('the gh executable, e.g. gh or /usr/local/bin/gh'), 'gh'),
     timeout_seconds: v.optional(integer(1), 60),
+    mode: v.optional(v.picklist(['new', 'sticky'], 'expected new (a comment per answer) or sticky (one comment per pull request, edited in place)'), 'new'),
+    check_head: v.optional(boolean, false),
+    login: v.optional(nonBlank('the GitHub login gh posts as, e.g. my-app[bot]')),
   }),
   async setup(options, ctx) {
     const { githubCommentDelivery } = await import('./github-comment-target.js')
-    const target = githubCommentDelivery({ ghPath: options.gh_path, timeoutMs: options.timeout_seconds * 1000, env: ctx.childEnv, cwd: ctx.workdir })
+    const target = githubCommentDelivery({
+      ghPath: options.gh_path,
+      timeoutMs: options.timeout_seconds * 1000,
+      mode: options.mode,
+      checkHead: options.check_head,
+      login: options.login,
+      clock: ctx.clock,
+      env: ctx.childEnv,
+      cwd: ctx.workdir,
+    })
     return { name: 'github_comment', deliveryTargets: [{ ...target, aliases: ['codehost_comment'] }] }
   },
 })

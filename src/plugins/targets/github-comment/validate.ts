@@ -26,3 +26,20 @@ export function prNumberProblem(prNumber: string): string | undefined {
 export function quote(value: string): string {
   return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)
 }
+
+/** How `github_comment` posts: a new comment each time, or one comment per route and pull request, edited. */
+export type CommentMode = 'new' | 'sticky'
+
+/** The per-route `deliver_extra` keys that override `platforms.github`, and the values each takes. */
+export const ROUTE_OVERRIDES = { mode: ['new', 'sticky'], check_head: ['true', 'false'] } as const
+
+/** The reason a per-route override holds a value it cannot take, or undefined when it is absent or valid. */
+export function overrideProblem(extra: Readonly<Record<string, string>>): string | undefined {
+  for (const [key, allowed] of Object.entries(ROUTE_OVERRIDES)) {
+    const value = extra[key]
+    if (value !== undefined && !(allowed as readonly string[]).includes(value)) {
+      return `deliver_extra.${key} ${quote(value)} is not one of ${allowed.join(', ')}`
+    }
+  }
+  return undefined
+}

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runCli, startCli } from '../fixtures/cli.js'
+import { installFakeGh } from '../fixtures/fake-gh.js'
 
 describe('hookpilot check', () => {
   it('passes the example config with a one-line summary', async () => {
@@ -22,11 +23,14 @@ describe('hookpilot check', () => {
         review: { secret: fine-secret, deliver: github_comment, deliver_extra: { repo: "{repository.full_name}", pr_number: "{number}" } }
         audit: { secret: fine-secret, deliver: log }
 `)
-    const result = await runCli(['check', '--config', join(dir, 'config.yaml')])
+    // A logged-in gh on PATH: the warning below is the only one.
+    const gh = installFakeGh()
+    const env = gh.env('ok')
+    const result = await runCli(['check', '--config', join(dir, 'config.yaml')], { env })
     expect(result.code, result.output).toBe(0)
     expect(result.stderr).toBe('warning: route "review" delivers to github_comment with the echo runner, which answers with its prompt: it would post the whole webhook payload, not a review. Set agent.runner to a real agent (command or openai).\n')
     // serve says it too, at start, before it takes a webhook.
-    const serving = startCli(['serve', '--config', join(dir, 'config.yaml'), '--port', '0'], { cwd: dir })
+    const serving = startCli(['serve', '--config', join(dir, 'config.yaml'), '--port', '0'], { cwd: dir, env })
     try {
       await serving.waitFor(/Listening on/)
       expect(serving.output()).toContain('WARNING: route "review" delivers to github_comment with the echo runner')
@@ -34,6 +38,7 @@ describe('hookpilot check', () => {
     } finally {
       serving.child.kill('SIGTERM')
       await serving.exited
+      gh.remove()
     }
   })
 

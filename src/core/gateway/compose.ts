@@ -25,6 +25,7 @@ import { TOKENS } from './tokens.js'
 import { agentWorkdir } from './workdir.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source } from '../types.js'
 import { checkRoutes, didYouMean, echoWarnings, selectRunner, targetMap } from './wiring.js'
+import { preflight } from './preflight.js'
 
 /** What a gateway is composed of: plugin definitions (set up from the configuration) and ready plugin objects. */
 export interface Composition {
@@ -149,12 +150,14 @@ export async function compose(config: HookpilotConfig, composition: Composition,
       composition.definitions.filter((d) => d.selectedBy?.key === key && d.section === section).map((d) => d.selectedBy?.value ?? '')
     const runner = gatherIssues(() => selectRunner(config, slots.runners, choices('runner', 'agent')), issues)
     gatherIssues(() => checkRoutes(options.routes, slots.targets, setUp.hints), issues)
+    const outside = await preflight(runner, options.routes, slots.targets)
+    issues.push(...outside.issues)
     if (!slots.state) {
       const drivers = choices('driver', 'state')
       issues.push({ path: 'state.driver', message: `no state backend named "${config.state.driver}"${didYouMean(config.state.driver, drivers)}; the backends here are: ${drivers.join(', ')} (a plugin can add one)` })
     }
     if (issues.length > 0 || !runner || !slots.state) throw new ConfigError(issues, { source: configSource(config) })
-    const warnings = echoWarnings(runner, options.routes, slots.targets)
+    const warnings = [...echoWarnings(runner, options.routes, slots.targets), ...outside.warnings]
     const servable: Servable = { scope, plugins, setUp, slots, runner, state: slots.state, warnings }
     return servable
   } catch (err) {

@@ -13,7 +13,8 @@ import {
   loadConfig as loadCoreConfig, parseConfig as parseCoreConfig, resolveConfig, type HookpilotConfig, type HookpilotConfigInput,
   type ParseConfigOptions,
 } from './core/config/config.js'
-import { buildGateway, type BuildOptions, type Gateway } from './core/gateway/gateway.js'
+import { buildGateway, configDir, type BuildOptions, type Gateway } from './core/gateway/gateway.js'
+import { withEveryIssue } from './core/gateway/every-issue.js'
 import { isPluginDefinition, type PluginDefinition } from './core/plugin-api/definition.js'
 import type { GatewayPlugin } from './core/plugin-api/plugin.js'
 import { BUILTIN_PLUGINS } from './plugins/builtins.js'
@@ -50,8 +51,13 @@ export function parseConfig(input: HookpilotConfigInput | HookpilotConfig, optio
  * const gateway = await createGateway(await loadConfig('config.yaml'))
  * ```
  */
-export function loadConfig(path: string, options: ConfigOptions = {}): Promise<HookpilotConfig> {
-  return loadCoreConfig(path, withBuiltins(options))
+export async function loadConfig(path: string, options: ConfigOptions = {}): Promise<HookpilotConfig> {
+  const parseOptions = withBuiltins(options)
+  try {
+    return await loadCoreConfig(path, parseOptions)
+  } catch (err) {
+    throw await withEveryIssue(err, { definitions: parseOptions.definitions ?? [], plugins: [] }, configDir(path))
+  }
 }
 
 /**
@@ -73,8 +79,14 @@ export async function createGateway(
 ): Promise<Gateway> {
   const yours = plugins.filter(isPluginDefinition)
   const definitions = [...BUILTIN_PLUGINS, ...yours]
-  const parsed = await resolveConfig(config, options.baseDir ?? process.cwd(), { definitions })
   const objects = plugins.filter((p): p is GatewayPlugin => !isPluginDefinition(p))
+  const baseDir = options.baseDir ?? process.cwd()
+  let parsed: HookpilotConfig
+  try {
+    parsed = await resolveConfig(config, baseDir, { definitions })
+  } catch (err) {
+    throw await withEveryIssue(err, { definitions, plugins: objects }, baseDir)
+  }
   return buildGateway(parsed, { definitions, plugins: objects }, options)
 }
 

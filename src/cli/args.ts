@@ -2,6 +2,7 @@
  * A small argument parser on node's `util.parseArgs`, with errors that say what to change.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { suggest } from '../core/config/keys.js'
 
 /** Thrown for bad command-line input; the message is shown as is, with a hint to `--help`. */
 export class UsageError extends Error {
@@ -20,8 +21,16 @@ export function parse<const O extends OptionSpec>(args: readonly string[], optio
     return parseArgs({ args: [...args], options, allowPositionals: true, strict: true })
   } catch (err) {
     const message = err instanceof Error ? err.message.replace(/\. To specify a positional.*$/s, '') : String(err)
-    throw new UsageError(`${message}\nRun "hookpilot ${command} --help" for the options.`)
+    throw new UsageError(`${message}${optionHint(message, options)}\nRun "hookpilot ${command} --help" for the options.`)
   }
+}
+
+/** ` (did you mean --config?)` after node's "Unknown option '--confg'", when one of the options is close. */
+function optionHint(message: string, options: OptionSpec): string {
+  const unknown = /^Unknown option '--([^'=]+)/.exec(message)?.[1]
+  if (unknown === undefined) return ''
+  const close = suggest(unknown, Object.keys(options))
+  return close === undefined ? '' : ` (did you mean --${close}?)`
 }
 
 /** A whole number from a flag, or a UsageError naming the flag. */

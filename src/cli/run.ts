@@ -2,6 +2,7 @@
  * The `hookpilot` command: one subcommand per file, errors shown as one paragraph with what to change.
  */
 import { createRequire } from 'node:module'
+import { suggest } from '../core/config/keys.js'
 import { GatewayError } from '../core/errors.js'
 import { UsageError } from './args.js'
 import { processIO, type CliIO, type Subcommand } from './io.js'
@@ -57,7 +58,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   // Own keys only: `hookpilot constructor` must not find Object's constructor.
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   if (!load) {
-    io.stderr.write(`hookpilot: unknown command "${name}".\n\n${HELP}`)
+    const close = suggest(name, Object.keys(COMMANDS))
+    io.stderr.write(`hookpilot: unknown command "${name}"${close === undefined ? '' : ` (did you mean "${close}"?)`}.\n\n${HELP}`)
     return 2
   }
   try {

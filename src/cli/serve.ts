@@ -7,17 +7,20 @@ import { createGateway, loadConfig, configDir } from '../index.js'
 import { recordListening } from './listening.js'
 import { openSubscriptions } from './state-access.js'
 import { parse, toPort, UsageError } from './args.js'
+import { onParentGone, watchesParent } from './parent-watch.js'
 import type { Subcommand } from './io.js'
 
-const HELP = `Usage: hookpilot serve [--config FILE] [--host HOST] [--port PORT]
+const HELP = `Usage: hookpilot serve [--config FILE] [--host HOST] [--port PORT] [--exit-with-parent]
 
 Runs the webhook gateway until SIGTERM or SIGINT (Ctrl-C), then lets running agent runs finish.
 
 Options:
-  -c, --config FILE   configuration file (default: ./config.yaml)
-      --host HOST     bind address, overrides platforms.webhook.extra.host
-  -p, --port PORT     port, overrides platforms.webhook.extra.port (0 picks a free one)
-  -h, --help          show this help
+  -c, --config FILE      configuration file (default: ./config.yaml)
+      --host HOST        bind address, overrides platforms.webhook.extra.host
+  -p, --port PORT        port, overrides platforms.webhook.extra.port (0 picks a free one)
+      --exit-with-parent shut down (as on SIGTERM) when the process that started serve is gone; always on
+                         when npm started it (npx hookpilot serve, npm start)
+  -h, --help             show this help
 
 Environment: WEBHOOK_ENABLED, WEBHOOK_HOST, WEBHOOK_PORT, WEBHOOK_SECRET override the file; \${VAR} in the file
 is read from the environment. See docs/configuration.md.
@@ -29,6 +32,7 @@ export const serve: Subcommand = async (args, io) => {
     config: { type: 'string', short: 'c', default: 'config.yaml' },
     host: { type: 'string' },
     port: { type: 'string', short: 'p' },
+    'exit-with-parent': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }, 'serve')
   if (values.help) {
@@ -68,6 +72,7 @@ export const serve: Subcommand = async (args, io) => {
   // first signal starts it; a second (Ctrl-C again) stops the running jobs at once, kept for the next start;
   // a third is node's own (an immediate exit).
   let signals = 0
+  let stopWatching = () => {}
   const stopped = new Promise<void>((done) => {
     const onSignal = () => {
       if (++signals === 1) return done()
@@ -75,11 +80,19 @@ export const serve: Subcommand = async (args, io) => {
       void gateway.close({ now: true }) // the first close() reports how the shutdown ended
     }
     process.on('SIGTERM', onSignal).on('SIGINT', onSignal)
+    // An orphan would hold the port and its jobs with no one to stop it: its parent's end is a first signal.
+    if (watchesParent(values['exit-with-parent'], io.env)) {
+      stopWatching = onParentGone((parent) => {
+        io.stderr.write(`hookpilot serve: the process that started it (pid ${parent}) is gone: shutting down as on SIGTERM\n`)
+        onSignal()
+      })
+    }
   })
   const address = await gateway.listen()
   // Admin commands started beside this one (test, send, subscribe) reach the port really bound.
   const forget = recordListening(resolve(values.config), address.host, address.port)
   await stopped
+  stopWatching()
   await gateway.close()
   forget()
   return 0

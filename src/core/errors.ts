@@ -54,12 +54,15 @@ export class GatewayError extends Error {
 export class ConfigError extends GatewayError {
   override readonly name = 'ConfigError'
   readonly issues: readonly ConfigIssue[]
+  /** The file the configuration was read from, when it was (named in the message too). */
+  readonly source: string | undefined
 
   constructor(issues: readonly ConfigIssue[], options?: { cause?: unknown; source?: string | undefined }) {
     const where = options?.source ? ` in ${options.source}` : ''
     const lines = issues.map((i) => `  - ${i.path || '(root)'}: ${i.message}`)
     super('ERR_CONFIG', `Invalid configuration${where}:\n${lines.join('\n')}`, options)
     this.issues = issues
+    this.source = options?.source
   }
 
   /**

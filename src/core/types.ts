@@ -173,7 +173,25 @@ export interface AgentRunner {
   readonly name: string
   /** True for a runner that answers with its prompt (`echo`): the gateway warns before it posts one anywhere public. */
   readonly echoesPrompt?: boolean | undefined
+  /**
+   * Startup check of what the runner needs outside the gateway (the program it runs is on PATH), run by
+   * `serve`, `createGateway` and `hookpilot check` before any webhook is taken.
+   */
+  preflight?(): Promise<readonly StartupFinding[]>
   run(input: AgentInput, ctx: AgentContext): Promise<AgentResult>
+}
+
+/**
+ * What a startup check found. A `problem` refuses the configuration (the start, `hookpilot check` exits 1): what
+ * can never work, such as a program that is not installed. A `warning` is said loudly and the gateway starts:
+ * what may be set right without a restart, or what the check cannot be sure of (`gh auth status` failing while
+ * GitHub is down).
+ */
+export interface StartupFinding {
+  readonly severity: 'problem' | 'warning'
+  /** The configuration key to change (`agent.command`, `platforms.github.gh_path`). */
+  readonly path: string
+  readonly message: string
 }
 
 /** The agent's answer on its way to a target. */
@@ -238,6 +256,11 @@ export interface DeliveryTarget {
   readonly aliases?: readonly string[]
   /** Startup check of a route that uses this target; return a message to refuse the configuration. */
   checkRoute?(route: Route): string | undefined
+  /**
+   * Startup check of what the target needs outside the gateway (`gh` on PATH and logged in), run once when at
+   * least one route delivers here, with those routes.
+   */
+  preflight?(routes: readonly Route[]): Promise<readonly StartupFinding[]>
   deliver(answer: AgentAnswer, ctx: DeliveryContext): Promise<void | DeliveryReceipt>
 }
 

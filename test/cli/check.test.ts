@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runCli, startCli } from '../fixtures/cli.js'
+import { installFakeGh } from '../fixtures/fake-gh.js'
 
 describe('hookpilot check', () => {
   it('passes the example config with a one-line summary', async () => {
@@ -22,11 +23,14 @@ describe('hookpilot check', () => {
         review: { secret: fine-secret, deliver: github_comment, deliver_extra: { repo: "{repository.full_name}", pr_number: "{number}" } }
         audit: { secret: fine-secret, deliver: log }
 `)
-    const result = await runCli(['check', '--config', join(dir, 'config.yaml')])
+    // A logged-in gh on PATH: the warning below is the only one.
+    const gh = installFakeGh()
+    const env = gh.env('ok')
+    const result = await runCli(['check', '--config', join(dir, 'config.yaml')], { env })
     expect(result.code, result.output).toBe(0)
     expect(result.stderr).toBe('warning: route "review" delivers to github_comment with the echo runner, which answers with its prompt: it would post the whole webhook payload, not a review. Set agent.runner to a real agent (command or openai).\n')
     // serve says it too, at start, before it takes a webhook.
-    const serving = startCli(['serve', '--config', join(dir, 'config.yaml'), '--port', '0'], { cwd: dir })
+    const serving = startCli(['serve', '--config', join(dir, 'config.yaml'), '--port', '0'], { cwd: dir, env })
     try {
       await serving.waitFor(/Listening on/)
       expect(serving.output()).toContain('WARNING: route "review" delivers to github_comment with the echo runner')
@@ -34,6 +38,7 @@ describe('hookpilot check', () => {
     } finally {
       serving.child.kill('SIGTERM')
       await serving.exited
+      gh.remove()
     }
   })
 
@@ -54,7 +59,10 @@ platforms:
     expect(bad.stderr).toContain('platforms.webhook.extra.routes.pr.secrett: unknown key: did you mean "secret"?')
     expect(bad.stderr).toContain('platforms.webhook.extra.routes.pr.evnets: unknown key: did you mean "events"?')
     expect(bad.stderr).toContain('platforms.webhook.extra.routes.chat.secret: environment variable CHAT_SECRET is not set')
-    // The typos and the variable fixed, the checks that need the plugins run: both platforms and the runner, at once.
+    // The checks that need the plugins run in the same pass, on what is still valid.
+    expect(bad.stderr).toContain('platforms.webhook.extra.routes.ok.deliver: route "ok" delivers to slack, but platforms.slack is not enabled')
+    expect(bad.stderr).toContain('agent.runner: no agent runner named "claude"')
+    // The typos and the variable fixed: both platforms and the runner, still reported.
     await writeFile(join(dir, 'config.yaml'), (await readFile(join(dir, 'config.yaml'), 'utf8')).replace('secrett: x, evnets', 'secret: x, events'))
     const next = await runCli(['check', '--config', join(dir, 'config.yaml')], { env: { CHAT_SECRET: 'chat-secret' } })
     expect(next.code).toBe(1)
@@ -62,5 +70,60 @@ platforms:
     expect(next.stderr).toContain('platforms.webhook.extra.routes.ok.deliver: route "ok" delivers to slack, but platforms.slack is not enabled')
     expect(next.stderr).toContain('agent.runner: no agent runner named "claude"; the runners here are: echo, command, openai')
     expect(existsSync(join(dir, '.hookpilot'))).toBe(false) // nothing was started: no state file
+  })
+
+  it('reports ten mistakes of every kind in one run, each under the file\'s name (issue 25, item 3)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookpilot-check-'))
+    const file = join(dir, 'config.yaml')
+    await writeFile(file, `log_level: verbose
+agent:
+  runner: comand
+  timeout_secs: 30
+state:
+  driver: sqlit
+platforms:
+  webhook:
+    extra:
+      port: 99999
+      routes:
+        review:
+          secret: "\${REVIEW_SECRET}"
+          events: pull_request
+          prompt: "Review PR {number in {repository.full_name}"
+          deliver: github_coment
+          deliver_extra: { repo: "{repository.full_name}" }
+        pr: { secret: fine-secret, deliver: github_comment, deliver_extra: { repo: "{repository.full_name}" } }
+        chat: { secrett: x, deliver: telegram, deliver_extra: { chat_id: "1" } }
+`)
+    const result = await runCli(['check', '--config', file])
+    expect(result.code).toBe(1)
+    const routes = 'platforms.webhook.extra.routes'
+    const expected = [
+      'log_level: expected debug, info, warn or error, not "verbose"',
+      'agent.runner: no agent runner named "comand" (did you mean "command"?)',
+      'agent.timeout_secs: unknown key: did you mean "timeout_seconds"?',
+      'state.driver: no state backend named "sqlit" (did you mean "sqlite"?)',
+      'platforms.webhook.extra.port: expected a whole number from 0 to 65535',
+      `${routes}.review.secret: environment variable REVIEW_SECRET is not set`,
+      `${routes}.review.events: expected a list of strings, got a string`,
+      `${routes}.review.prompt: the placeholder "{number" at character 11 is never closed`,
+      `${routes}.review.deliver: route "review" delivers to "github_coment", which no plugin provides (did you mean "github_comment"?)`,
+      `${routes}.pr.deliver: route "pr" delivers to github_comment, which needs deliver_extra.repo`,
+      `${routes}.chat.secrett: unknown key: did you mean "secret"?`,
+      `${routes}.chat.deliver: route "chat" delivers to telegram, but platforms.telegram is not enabled`,
+    ]
+    const lines = result.stderr.split('\n').filter((line) => line.startsWith('  - '))
+    for (const problem of expected) expect(lines.some((line) => line.startsWith(`  - ${problem}`)), `${problem}\n${result.stderr}`).toBe(true)
+    expect(lines).toHaveLength(expected.length) // nothing twice, nothing the salvage made up
+    expect(result.stderr).toMatch(new RegExp(`^hookpilot check: Invalid configuration in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\n`))
+  })
+
+  it('names the file when only the plugins see a problem (a valid schema, a mistyped target)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookpilot-check-'))
+    const file = join(dir, 'config.yaml')
+    await writeFile(file, 'platforms: { webhook: { extra: { routes: { pr: { secret: fine-secret, deliver: lgo } } } } }\n')
+    const result = await runCli(['check', '--config', file])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`Invalid configuration in ${file}:\n  - platforms.webhook.extra.routes.pr.deliver: route "pr" delivers to "lgo", which no plugin provides (did you mean "log"?)`)
   })
 })

@@ -67,6 +67,11 @@ describe('JSON logs', () => {
     }
     expect(lines[0]).toMatchObject({ level: 'info', msg: expect.stringMatching(/^\[webhook\] Listening on 127\.0\.0\.1:\d+ — routes: pr$/) })
     expect(lines).toContainEqual(expect.objectContaining({ level: 'info', msg: 'accepted', route: 'pr', delivery: 'json-1', event: 'pull_request' }))
+    // Counts are JSON numbers, so a log system can sum and compare them (issue 25, item 10); ids stay strings.
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'agent run finished', chars: expect.any(Number) }))
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'delivered', attempt: 1, job: expect.any(String) }))
+    const quotedNumbers = lines.flatMap((line) => Object.entries(line).filter(([key, value]) => !['job', 'delivery', 'msg', 'time'].includes(key) && typeof value === 'string' && /^\d+$/.test(value)))
+    expect(quotedNumbers).toEqual([])
     // LOG_LEVEL=debug reached the logger: ignored events are logged at debug only.
     expect(lines).toContainEqual(expect.objectContaining({ level: 'debug', msg: 'ignored event', delivery: 'json-2' }))
     expect(running.stdout()).not.toContain(SECRET)

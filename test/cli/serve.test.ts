@@ -79,6 +79,11 @@ describe('hookpilot serve', () => {
     expect(await runCli(['serve', '--host', ''])).toMatchObject({ code: 2, output: expect.stringContaining('--host must not be empty') })
     expect(await runCli(['frobnicate'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "frobnicate"') })
     expect(await runCli([])).toMatchObject({ code: 2, output: expect.stringContaining('Usage: hookpilot <command>') })
+    // A typo gets the close command or option (issue 25, item 10).
+    expect(await runCli(['serv'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "serv" (did you mean "serve"?)') })
+    expect(await runCli(['chekc'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "chekc" (did you mean "check"?)') })
+    expect(await runCli(['serve', '--confg', 'x.yaml'])).toMatchObject({ code: 2, output: expect.stringContaining("Unknown option '--confg' (did you mean --config?)") })
+    expect(await runCli(['check', '--bogus'])).toMatchObject({ code: 2, output: expect.not.stringContaining('did you mean') })
     expect(await runCli(['--help'])).toMatchObject({ code: 0, output: expect.stringContaining('Usage: hookpilot <command>') })
     expect(await runCli(['--version'])).toMatchObject({ code: 0, stderr: '', output: `hookpilot ${(await import('../../package.json', { with: { type: 'json' } })).default.version}\n` })
   })

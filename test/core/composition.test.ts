@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { createGateway, DeliveryError, definePlugin, type GatewayPlugin } from '../../src/index.js'
+import { ConfigError, createGateway, DeliveryError, definePlugin, type GatewayPlugin } from '../../src/index.js'
 import { fakeClock } from '../../src/testing/clock.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
@@ -18,6 +18,14 @@ const config = {
 }
 
 describe('one composition root', () => {
+  it('createGateway reports what only composing finds in the same error as what the schema finds (issue 25, item 3)', async () => {
+    const bad = { ...config, log_level: 'verbose', state: { driver: 'memroy' }, platforms: { webhook: { extra: { ...config.platforms.webhook.extra, routes: { pr: { ...config.platforms.webhook.extra.routes.pr, deliver: 'lgo' } } } } } }
+    const error: unknown = await createGateway(bad).then(() => undefined, (e: unknown) => e)
+    expect(ConfigError.is(error)).toBe(true)
+    expect((error as ConfigError).issues.map((i) => i.path)).toEqual(['log_level', 'platforms.webhook.extra.routes.pr.deliver', 'state.driver'])
+    expect((error as ConfigError).message).toContain('(did you mean "memory"?)')
+  })
+
   it('a logger set up by a plugin definition receives the lines of the gateway and of the other plugins', async () => {
     const log = recordingLogger()
     const logging = definePlugin({ name: 'my-logs', setup: () => ({ name: 'my-logs', logger: log }) })

@@ -148,9 +148,27 @@ describe('parseConfig', () => {
   it('a wrong type keeps the schema\'s own words and says what it got', () => {
     const issues = issuesOf(() => parseConfig({ log_level: 'verbose', ...route({ events: 'pull_request' }) } as unknown as HookpilotConfigInput, { env: {} }))
     expect(issues).toEqual(expect.arrayContaining([
-      { path: 'log_level', message: 'expected debug, info, warn or error, got a string' },
+      { path: 'log_level', message: 'expected debug, info, warn or error, not "verbose"' },
       { path: 'platforms.webhook.extra.routes.pr.events', message: 'expected a list of strings, got a string' },
     ]))
+  })
+
+  it('a word outside a closed list is shown, with the allowed word it is closest to (issue 25, item 3)', () => {
+    const issues = issuesOf(() => parseConfig({ log_level: 'inof', log_format: 'jsno', ...route({}) } as unknown as HookpilotConfigInput, { env: {} }))
+    expect(issues).toEqual([
+      { path: 'log_level', message: 'expected debug, info, warn or error, not "inof" (did you mean "info"?)' },
+      { path: 'log_format', message: 'expected text (for people) or json (one object a line, for log systems), not "jsno" (did you mean "json"?)' },
+    ])
+  })
+
+  it('an unclosed placeholder in a prompt or a deliver_extra template is reported with where it starts (issue 25, item 3)', () => {
+    const issues = issuesOf(() => parseConfig(route({ prompt: 'Review {number in {repository.full_name}', deliver_extra: { repo: '{repository.full_name' } }), { env: {} }))
+    expect(issues).toEqual([
+      { path: 'platforms.webhook.extra.routes.pr.prompt', message: 'the placeholder "{number" at character 8 is never closed: write it as "{number}" (a field of the payload in braces)' },
+      { path: 'platforms.webhook.extra.routes.pr.deliver_extra.repo', message: expect.stringContaining('"{repository.full_name" at character 1 is never closed') },
+    ])
+    // Braces that start no field name, or that close, are text: a prompt may quote JSON or code.
+    expect(() => parseConfig(route({ prompt: 'Answer as { "verdict": "ok" } or fn() {return 1}; PR {number}' }), { env: {} })).not.toThrow()
   })
 
   it('keeps the platform-neutral delivery names as written: the target that owns the alias resolves it', () => {

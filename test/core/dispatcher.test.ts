@@ -144,7 +144,7 @@ describe('dispatcher', () => {
     expect(sleeps).toEqual([1000, 7000, 4000])
     expect(job).toMatchObject({ state: 'done', attempts: 4 })
     expect(log.lines.filter((l) => l.message === 'delivery failed, retrying')).toHaveLength(3)
-    expect(log.lines.at(-1)).toMatchObject({ message: 'delivered', fields: { target: 't', attempt: '4' } })
+    expect(log.lines.at(-1)).toMatchObject({ message: 'delivered', fields: { target: 't', attempt: 4 } })
   })
 
   it('retries a DeliveryError thrown by another copy of the package (brand check, not instanceof)', async () => {

@@ -2,6 +2,7 @@
  * `hookpilot market`: prediction-market data at the terminal, built on `hookpilot/sdk`. Tables by default,
  * `--json` for scripts, `--mock` to run against the built-in mock services.
  */
+import { suggest } from '../../core/config/keys.js'
 import { MarketError, createMarketClient, type MarketClient } from '../../sdk/index.js'
 import type { CliIO, Subcommand } from '../io.js'
 import { book, history, oi, trades } from './tokens.js'
@@ -51,7 +52,8 @@ export const runMarket: Subcommand = async (args, io) => {
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   if (command === undefined) {
-    io.stderr.write(`hookpilot market: unknown command "${name}"; use one of ${Object.keys(COMMANDS).join(', ')}\n`)
+    const close = suggest(name, Object.keys(COMMANDS))
+    io.stderr.write(`hookpilot market: unknown command "${name}"${close === undefined ? '' : ` (did you mean "${close}"?)`}; use one of ${Object.keys(COMMANDS).join(', ')}\n`)
     return 2
   }
   try {

@@ -9,6 +9,7 @@ import * as v from 'valibot'
 import { parseDocument } from 'yaml'
 import { applyEnvOverrides, interpolateEnv, isRecord, overriddenPaths, type Env } from './env.js'
 import { knownKeys, unknownKeys } from './keys.js'
+import { salvage, type Salvaged } from './salvage.js'
 import { agentSchema, configSchema, routeSchema, stateSchema, type HookpilotConfig, type HookpilotConfigInput } from './schema.js'
 import { ConfigError, GatewayError, type ConfigIssue } from '../errors.js'
 import { at, claimsOf, describeIssue, isSelected, validateOptions, type Claims } from '../plugin-api/sections.js'
@@ -22,6 +23,8 @@ export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, S
 
 const PARSED = Symbol.for('hookpilot.parsedConfig')
 const LOADED = Symbol.for('hookpilot.loadedPlugins')
+const SOURCE = Symbol('hookpilot.configSource')
+const PARTIAL = Symbol('hookpilot.partialConfig')
 const ROUTES_PATH = 'platforms.webhook.extra.routes'
 
 /** Sections the core shares with plugins, with the keys the core owns there and the defaults of its selectors. */
@@ -64,6 +67,18 @@ export interface ParseConfigOptions {
 export function parseConfig(input: HookpilotConfigInput | HookpilotConfig, options: ParseConfigOptions = {}): HookpilotConfig {
   if (isParsedConfig(input)) return input
   const env = options.env ?? process.env
+  const { output, issues } = validate(input, options)
+  if (output) return output
+  const error = new ConfigError(blameOverrides(dedupe(issues), env, options.overrideNames), { source: options.source })
+  // What still holds once the wrong parts are taken out: the checks that need the plugins run on it, so one
+  // run reports those problems too (a mistyped target beside an unknown key).
+  Object.defineProperty(error, PARTIAL, { value: salvage(input, env, (raw) => validate(raw, { ...options, env: {}, lenientEnv: true })) })
+  throw error
+}
+
+/** Validates; the output (marked parsed) when there is no issue, else every issue. */
+function validate(input: unknown, options: ParseConfigOptions): { output?: HookpilotConfig; issues: ConfigIssue[] } {
+  const env = options.env ?? process.env
   const issues: ConfigIssue[] = []
   const raw = interpolateEnv(applyEnvOverrides(input, env), env, options.lenientEnv ? undefined : issues)
   const definitions = options.definitions ?? []
@@ -87,10 +102,24 @@ export function parseConfig(input: HookpilotConfigInput | HookpilotConfig, optio
   const output = result.success ? result.output : undefined
   for (const def of definitions) sectionOptions(def, raw, output, issues)
   pluginEntryOptions(raw, loaded, output, issues)
-  if (issues.length > 0 || !output) throw new ConfigError(blameOverrides(dedupe(issues), env, options.overrideNames), { source: options.source })
+  if (issues.length > 0 || !output) return { issues }
   Object.defineProperty(output, PARSED, { value: true })
   Object.defineProperty(output, LOADED, { value: loaded })
-  return output
+  Object.defineProperty(output, SOURCE, { value: options.source })
+  return { output, issues }
+}
+
+/**
+ * The part of an invalid configuration that is still valid (see {@link salvage}), from the ConfigError
+ * {@link parseConfig} threw; undefined for any other error, or when nothing could be kept.
+ */
+export function partialConfig(error: unknown): Salvaged | undefined {
+  return typeof error === 'object' && error !== null ? ((error as Record<symbol, unknown>)[PARTIAL] as Salvaged | undefined) : undefined
+}
+
+/** The file a parsed configuration was read from (named in the problems found later, when it is composed). */
+export function configSource(config: HookpilotConfig): string | undefined {
+  return (config as unknown as Record<symbol, unknown>)[SOURCE] as string | undefined
 }
 
 /**

@@ -9,7 +9,7 @@
  * `Reflect` as it was. Whatever the slots end up holding reaches every plugin through its setup context: the
  * logger and the clock a plugin sets up are the ones every other plugin and the state backend use.
  */
-import type { HookpilotConfig } from '../config/config.js'
+import { configSource, type HookpilotConfig } from '../config/config.js'
 import { ConfigError, type ConfigIssue } from '../errors.js'
 import { gatherIssues, gatherIssuesAsync } from '../config/gather-issues.js'
 import type { StateBackend } from '../jobs/state-backend.js'
@@ -25,7 +25,8 @@ import { TOKENS } from './tokens.js'
 import { agentWorkdir } from './workdir.js'
 import { resolveAgentUser } from './agent-user.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source } from '../types.js'
-import { checkRoutes, echoWarnings, selectRunner, targetMap } from './wiring.js'
+import { checkRoutes, didYouMean, echoWarnings, selectRunner, targetMap } from './wiring.js'
+import { preflight } from './preflight.js'
 
 /** What a gateway is composed of: plugin definitions (set up from the configuration) and ready plugin objects. */
 export interface Composition {
@@ -124,7 +125,7 @@ export async function compose(config: HookpilotConfig, composition: Composition,
     // The agent's account is checked only for a gateway that runs agents (an admin command runs none).
     const agentUser = serve ? await gatherIssuesAsync(() => resolveAgentUser(config.agent.user, config.agent.group), issues) : undefined
     const workdir = serve ? gatherIssues(() => agentWorkdir(config.agent.workdir, options.baseDir, keepOut, agentUser), issues) : undefined
-    if (serve && !workdir) throw new ConfigError(issues)
+    if (serve && !workdir) throw new ConfigError(issues, { source: configSource(config) })
     const definitions = options.only ? composition.definitions.filter(options.only) : composition.definitions
     const setUp = await setupPlugins(config, definitions, {
       baseDir: options.baseDir, resources: scope.resources, log: redacted, clock, workdir: workdir?.path ?? options.baseDir, redact: secrets.redact, agentUser,
@@ -152,11 +153,14 @@ export async function compose(config: HookpilotConfig, composition: Composition,
       composition.definitions.filter((d) => d.selectedBy?.key === key && d.section === section).map((d) => d.selectedBy?.value ?? '')
     const runner = gatherIssues(() => selectRunner(config, slots.runners, choices('runner', 'agent')), issues)
     gatherIssues(() => checkRoutes(options.routes, slots.targets, setUp.hints), issues)
+    const outside = await preflight(runner, options.routes, slots.targets)
+    issues.push(...outside.issues)
     if (!slots.state) {
-      issues.push({ path: 'state.driver', message: `no state backend named "${config.state.driver}"; the backends here are: ${choices('driver', 'state').join(', ')} (a plugin can add one)` })
+      const drivers = choices('driver', 'state')
+      issues.push({ path: 'state.driver', message: `no state backend named "${config.state.driver}"${didYouMean(config.state.driver, drivers)}; the backends here are: ${drivers.join(', ')} (a plugin can add one)` })
     }
-    if (issues.length > 0 || !runner || !slots.state) throw new ConfigError(issues)
-    const warnings = echoWarnings(runner, options.routes, slots.targets)
+    if (issues.length > 0 || !runner || !slots.state) throw new ConfigError(issues, { source: configSource(config) })
+    const warnings = [...echoWarnings(runner, options.routes, slots.targets), ...outside.warnings]
     const servable: Servable = { scope, plugins, setUp, slots, runner, state: slots.state, warnings }
     return servable
   } catch (err) {

@@ -5,6 +5,7 @@
  * but did not (a disabled platform) comes with the plugin's own hint.
  */
 import type { HookpilotConfig } from '../config/config.js'
+import { suggest } from '../config/keys.js'
 import { ConfigError, type ConfigIssue } from '../errors.js'
 import type { AgentRunner, DeliveryTarget, Route } from '../types.js'
 
@@ -24,9 +25,9 @@ export function selectRunner(config: HookpilotConfig, runners: readonly AgentRun
   const wanted = config.agent.runner
   const runner = runners.findLast((r) => r.name === wanted)
   if (runner) return runner
-  const known = [...new Set([...choices, ...runners.map((r) => r.name)])].join(', ') || 'none'
+  const known = [...new Set([...choices, ...runners.map((r) => r.name)])]
   throw new ConfigError([
-    { path: 'agent.runner', message: `no agent runner named "${wanted}"; the runners here are: ${known} (a plugin can add one)` },
+    { path: 'agent.runner', message: `no agent runner named "${wanted}"${didYouMean(wanted, known)}; the runners here are: ${known.join(', ') || 'none'} (a plugin can add one)` },
   ])
 }
 
@@ -46,8 +47,8 @@ export function routeProblem(route: Route, targets: ReadonlyMap<string, Delivery
   if (!target) {
     const hint = hints.get(route.deliver)
     if (hint !== undefined) return `route "${route.name}" delivers to ${route.deliver}, but ${hint}`
-    const known = [...targets.keys()].sort().join(', ')
-    return `route "${route.name}" delivers to "${route.deliver}", which no plugin provides (available: ${known})`
+    const known = [...new Set([...targets.keys(), ...hints.keys()])].sort()
+    return `route "${route.name}" delivers to "${route.deliver}", which no plugin provides${didYouMean(route.deliver, known)} (available: ${[...targets.keys()].sort().join(', ')})`
   }
   return target.checkRoute?.(route)
 }
@@ -63,4 +64,10 @@ export function echoWarnings(runner: AgentRunner, routes: readonly Route[], targ
     .filter((route) => targets.get(route.deliver)?.publishes === true)
     .map((route) => `route "${route.name}" delivers to ${route.deliver} with the ${runner.name} runner, which answers with its prompt: ` +
       `it would post ${route.prompt === undefined ? 'the whole webhook payload' : 'its prompt'}, not a review. Set agent.runner to a real agent (command or openai).`)
+}
+
+/** ` (did you mean "github_comment"?)` when a known name is close to `word`, else nothing. */
+export function didYouMean(word: string, known: readonly string[]): string {
+  const close = suggest(word, known)
+  return close === undefined ? '' : ` (did you mean "${close}"?)`
 }

@@ -11,7 +11,7 @@ import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backen
 import type { RouteTable } from '../pipeline/pipeline.js'
 import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
 import { renderTemplate } from '../routes/template.js'
-import type { AgentRunner, Clock, DeliveryTarget, Logger, Route } from '../types.js'
+import type { AgentRunner, Clock, DeliveryTarget, LogFields, Logger, Route } from '../types.js'
 
 /** How deliveries are retried: how many tries, and the {@link Backoff} between them. */
 export interface RetryPolicy extends Backoff {
@@ -51,7 +51,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
   const clock = parts.clock ?? Date.now
   const redact = parts.redact ?? ((text: string) => text)
 
-  const fail = (fields: Fields, message: string, why: string): JobOutcome => {
+  const fail = (fields: LogFields, message: string, why: string): JobOutcome => {
     const reason = redact(why)
     log.error(message, { ...fields, reason })
     return { kind: 'failed', reason }
@@ -130,7 +130,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     const { job, payload } = leased
     const target = targets.get(route.deliver)
     if (!target) return fail(fields, 'delivery failed', `no delivery target "${route.deliver}"`)
-    const tried = { ...fields, target: target.name, attempt: String(attempt) }
+    const tried = { ...fields, target: target.name, attempt }
     if (attempt > retry.attempts) return fail(tried, 'delivery failed', `gave up after ${retry.attempts} tries`)
     let extra: Record<string, string>
     try {
@@ -179,7 +179,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       parts.events?.emit('delivery', { target: target.name, outcome: 'retried' })
       const retryAfterMs = DeliveryError.is(err) ? err.retryAfterMs : undefined
       const delay = backoffDelay(retry, attempt, retryAfterMs)
-      log.warn('delivery failed, retrying', { ...tried, reason, retry_in_ms: String(delay) })
+      log.warn('delivery failed, retrying', { ...tried, reason, retry_in_ms: delay })
       return { kind: 'retry', at: clock() + delay, reason: redact(reason) }
     }
   }
@@ -200,7 +200,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
 
     const ran = await runAgent(leased, route, fields)
     if (!('text' in ran)) return ran
-    log.info('agent run finished', { ...fields, chars: String(ran.text.length) })
+    log.info('agent run finished', { ...fields, chars: ran.text.length })
     const silent = ran.text.trim()
     if (route.silentOutputs.includes(silent)) {
       log.info('silent output: nothing delivered', fields)

@@ -5,7 +5,7 @@
  * claims them.
  */
 import * as v from 'valibot'
-import { knownKeys, unknownKeys } from '../config/keys.js'
+import { knownKeys, suggest, unknownKeys } from '../config/keys.js'
 import { isRecord } from '../config/env.js'
 import type { ConfigIssue } from '../errors.js'
 import type { PluginDefinition } from './definition.js'
@@ -100,6 +100,13 @@ function shared(coreKeys: readonly string[], raw: unknown): raw is Record<string
  */
 export function describeIssue(issue: v.BaseIssue<unknown>): string {
   const own = !issue.message.startsWith('Invalid ')
+  // A word from a closed list (log_level: verbose) is no secret: it is shown, with the closest allowed word.
+  if (issue.type === 'picklist' && typeof issue.input === 'string' && issue.expected) {
+    const allowed = [...issue.expected.matchAll(/"([^"]*)"/g)].map((m) => m[1] ?? '')
+    const close = suggest(issue.input, allowed)
+    const expected = own ? issue.message : `expected one of ${allowed.join(', ')}`
+    return `${expected}, not ${JSON.stringify(issue.input.slice(0, 40))}${close === undefined ? '' : ` (did you mean "${close}"?)`}`
+  }
   if (issue.kind === 'schema' && issue.expected) {
     if (own) return `${issue.message}, got ${kindOf(issue.input)}`
     if (issue.type !== 'union') return `expected ${issue.expected}, got ${kindOf(issue.input)}`

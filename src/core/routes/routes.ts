@@ -5,6 +5,7 @@
 import type { ConfigIssue } from '../errors.js'
 import type { RouteConfig } from '../config/schema.js'
 import type { Route } from '../types.js'
+import { unclosedPlaceholderProblem } from './template.js'
 
 /**
  * The literal secret value that turns signature checks off, for local tools that cannot sign. Accepted only on a
@@ -63,6 +64,7 @@ export function resolveRoute(
   if (secrets.includes(INSECURE_NO_AUTH) && !isLoopback(defaults.host)) {
     issues.push({ path: `${path}.secret`, message: insecureRefusal(defaults.host) })
   }
+  templateIssues(config, path, issues)
   if (issues.length > before) return undefined
   return {
     name,
@@ -84,6 +86,18 @@ export function resolveRoute(
     },
     source,
     description: config.description,
+  }
+}
+
+/** The prompt and the `deliver_extra` templates: an unclosed `{number` is reported now, not found in a comment later. */
+function templateIssues(config: RouteConfig, path: string, issues: ConfigIssue[]): void {
+  const templates: [string, string | undefined][] = [
+    ['prompt', config.prompt],
+    ...Object.entries(config.deliver_extra).map(([key, value]): [string, string] => [`deliver_extra.${key}`, value]),
+  ]
+  for (const [key, template] of templates) {
+    const problem = template === undefined ? undefined : unclosedPlaceholderProblem(template)
+    if (problem !== undefined) issues.push({ path: `${path}.${key}`, message: problem })
   }
 }
 

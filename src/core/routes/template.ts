@@ -38,6 +38,21 @@ export function templateFields(template: string, payload: JsonObject): Record<st
   return fields
 }
 
+/** A `{` that starts a field name (`{number`), with no `}` before the next `{` or the end. */
+const UNCLOSED = /\{[A-Za-z0-9_][A-Za-z0-9_.]*(?=[^}]*(?:\{|$))/
+
+/**
+ * Why a template holds a placeholder that is never closed (`PR {number in {repository.full_name}`), or undefined.
+ * Such text is left as written when rendered, so the typo would reach the agent (or the delivery) unnoticed.
+ * Braces that do not start a field name (`{ "a": 1 }`) and closed braces (`{return 1}`) are text, not mistakes.
+ */
+export function unclosedPlaceholderProblem(template: string): string | undefined {
+  const match = UNCLOSED.exec(template)
+  if (match === null) return undefined
+  const shown = match[0].length > 40 ? `${match[0].slice(0, 40)}…` : match[0]
+  return `the placeholder "${shown}" at character ${match.index + 1} is never closed: write it as "${shown}}" (a field of the payload in braces)`
+}
+
 function fieldText(payload: JsonObject, path: string): string | undefined {
   if (path === RAW) return JSON.stringify(payload, null, 2).slice(0, MAX_RAW_JSON)
   const value = lookup(payload, path)

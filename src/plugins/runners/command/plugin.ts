@@ -18,13 +18,23 @@ export const commandPlugin = definePlugin({
       throw new ConfigError([{ path: 'agent.command', message: 'the command runner needs the program to run, e.g. command: ["claude", "-p"]' }])
     }
     const { commandAgent } = await import('./command-runner.js')
+    const { missingProgramProblem } = await import('../../process/find-program.js')
     const { agent } = ctx.config
+    const program = options.command[0] ?? ''
+    const runner = commandAgent({
+      command: options.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, cwd: ctx.workdir,
+      env: agentEnv(ctx.childEnv, ctx.agentUser), runAs: ctx.agentUser,
+    })
     return {
       name: 'command',
-      agentRunner: commandAgent({
-        command: options.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, cwd: ctx.workdir,
-        env: agentEnv(ctx.childEnv, ctx.agentUser), runAs: ctx.agentUser,
-      }),
+      agentRunner: {
+        ...runner,
+        // Looked up on the PATH the agent is given: a mistyped `claud` is refused at start, not found by the first job.
+        async preflight() {
+          const problem = missingProgramProblem(program, ctx.childEnv, 'the agent command')
+          return problem === undefined ? [] : [{ severity: 'problem', path: 'agent.command', message: problem }]
+        },
+      },
     }
   },
 })

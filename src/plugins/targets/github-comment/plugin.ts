@@ -20,6 +20,7 @@ export const githubCommentPlugin = definePlugin({
   }),
   async setup(options, ctx) {
     const { githubCommentDelivery } = await import('./github-comment-target.js')
+    const { ghPreflight } = await import('./preflight.js')
     const target = githubCommentDelivery({
       ghPath: options.gh_path,
       timeoutMs: options.timeout_seconds * 1000,
@@ -30,6 +31,7 @@ export const githubCommentPlugin = definePlugin({
       env: ctx.childEnv,
       cwd: ctx.workdir,
     })
-    return { name: 'github_comment', deliveryTargets: [{ ...target, aliases: ['codehost_comment'] }] }
+    const preflight = () => ghPreflight(options.gh_path, ctx.childEnv)
+    return { name: 'github_comment', deliveryTargets: [{ ...target, aliases: ['codehost_comment'], preflight }] }
   },
 })

@@ -41,6 +41,12 @@ export interface RedisStateOptions {
    * another instance takes over the jobs of an instance that died. Defaults to 30 s.
    */
   readonly lockMs?: number | undefined
+  /**
+   * How long a webhook's request waits for each Redis command before it is answered 503 (with `Retry-After`):
+   * a Redis that stops answering without closing its connections (frozen, or cut off by the network) would
+   * otherwise hold every webhook past the sender's own timeout (GitHub's is 10 s). Defaults to 2,000 ms.
+   */
+  readonly commandTimeoutMs?: number | undefined
   /** A done job holds its delivery id this long after it finished. Defaults to one hour. */
   readonly dedupWindowMs?: number | undefined
   /**
@@ -122,7 +128,7 @@ export function redisState(options: RedisStateOptions): RedisState {
     jobs: view,
     async start(ctx) {
       log = ctx.log
-      const clients = await openRedis(options.url)
+      const clients = await openRedis(options.url, { commandTimeoutMs: options.commandTimeoutMs ?? 2_000 })
       const q = new Queue<JobData, void, string>(QUEUE_NAME, {
         connection: clients.commands,
         prefix: keys.prefix,

@@ -54,3 +54,55 @@ describe('redisState: a command that ran after its request gave up', () => {
     expect(copy).toEqual({ status: 'duplicate', id: added.status === 'accepted' ? added.id : '' })
   })
 })
+
+describe('redisState: a Redis full to maxmemory (noeviction) fails no job it accepted', () => {
+  let full: TestRedis
+  beforeAll(async () => {
+    full = await startRedis({ args: ['--maxmemory', '64mb'] })
+  })
+  afterAll(async () => {
+    await full?.stop()
+  })
+
+  /**
+   * Fills Redis past its `maxmemory`; resolves the filler keys. Values written until one is refused leave Redis
+   * just under its limit, where small writes still pass; lowering the limit below what it holds is the full Redis
+   * of a real outage, which refuses every write that may grow it.
+   */
+  async function fill(): Promise<string[]> {
+    const filler = Array.from({ length: 32 }, (_, i) => `filler:${i}`)
+    for (const key of filler) await full.client.set(key, 'x'.repeat(65_536))
+    const used = Number(/used_memory:(\d+)/.exec(await full.client.info('memory'))?.[1])
+    await full.client.config('SET', 'maxmemory', String(used - 262_144))
+    await expect(full.client.set('one-more', 'x')).rejects.toThrow(/OOM/)
+    return filler
+  }
+
+  it('jobs running and queued when Redis fills up are tried again later, none fails; given room, they finish by themselves', async () => {
+    const { state, prefix } = await backend(full)
+    const ids = ['full1', 'full2', 'full3', 'full4', 'full5', 'full6']
+    for (const id of ids) expect(await state.queue.add(newJob(id), await state.dedup.reserve(`pr\u0000${id}`))).toMatchObject({ status: 'accepted' })
+    let open!: () => void
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    const runs = new Map<string, number>()
+    state.queue.start(async (job) => {
+      runs.set(job.job.deliveryId, (runs.get(job.job.deliveryId) ?? 0) + 1)
+      await gate // the first two hold their lease while Redis fills up
+      await job.saveAnswer(`answer to ${job.job.deliveryId}`)
+      return { kind: 'done' }
+    })
+    await expect.poll(() => runs.size).toBe(2)
+    const filler = await fill()
+    open() // the two running ones now store their answers into a full Redis, and the next ones are leased
+    // Before the fix, every job was failed with Redis's OOM error within a second; now each goes back to the queue.
+    const delayed = () => full.client.zcard(`${prefix}:jobs:delayed`)
+    await expect.poll(async () => (await state.jobs.counts()).failed > 0 || (await delayed()) >= 2, { timeout: 15_000 }).toBe(true)
+    await new Promise((resolve) => setTimeout(resolve, 1_500)) // a retry's first backoff passes while Redis is still full
+    expect(await state.jobs.counts()).toEqual({ queued: 6, running: 0, done: 0, failed: 0 })
+
+    await full.client.del(...filler)
+    await expect.poll(() => state.jobs.counts(), { timeout: 45_000 }).toEqual({ queued: 0, running: 0, done: 6, failed: 0 })
+    const jobs = await state.jobs.list()
+    for (const id of ids) expect(jobs.find((j) => j.deliveryId === id)).toMatchObject({ state: 'done', answer: `answer to ${id}` })
+  }, 90_000)
+})

@@ -68,5 +68,10 @@ describe('a frozen Redis (SIGSTOP): answered at once, never held', () => {
     // when Redis went on, lapses within 5 s).
     expect((await world.send(port, 4, 'frozen-4')).status).toBe(202)
     await expect.poll(() => [1, 2, 3, 4, 5].map((pr) => posted(world, pr)), { timeout: 20_000 }).toEqual([1, 1, 1, 1, 1])
+    // Said in the gateway's words, once, and its end once (item 8); never the client library's text.
+    const output = serving.cli.output()
+    expect(output.match(/Redis at \S+ does not answer \(no answer within 2 s\): webhooks are answered 503 with Retry-After/g)).toHaveLength(1)
+    expect(output).toMatch(/Redis at \S+ answers again after \d+ s: accepting webhooks again/)
+    expect(output).not.toMatch(/Command timed out/)
   }, 60_000)
 })

@@ -79,7 +79,7 @@ describe('redisState: a Redis full to maxmemory (noeviction) fails no job it acc
   }
 
   it('jobs running and queued when Redis fills up are tried again later, none fails; given room, they finish by themselves', async () => {
-    const { state, prefix } = await backend(full)
+    const { state, prefix, log } = await backend(full)
     const ids = ['full1', 'full2', 'full3', 'full4', 'full5', 'full6']
     for (const id of ids) expect(await state.queue.add(newJob(id), await state.dedup.reserve(`pr\u0000${id}`))).toMatchObject({ status: 'accepted' })
     let open!: () => void
@@ -104,5 +104,41 @@ describe('redisState: a Redis full to maxmemory (noeviction) fails no job it acc
     await expect.poll(() => state.jobs.counts(), { timeout: 45_000 }).toEqual({ queued: 0, running: 0, done: 6, failed: 0 })
     const jobs = await state.jobs.list()
     for (const id of ids) expect(jobs.find((j) => j.deliveryId === id)).toMatchObject({ state: 'done', answer: `answer to ${id}` })
+    // Said once, in the gateway's words, and its end once (item 8).
+    const said = log.lines.filter((l) => /^Redis at /.test(l.message)).map((l) => `${l.level} ${l.message}`)
+    expect(said).toEqual([
+      expect.stringMatching(/^error Redis at .* is full \(its memory is over maxmemory\): it refuses writes until it has room: no job is taken or finished/),
+      expect.stringMatching(/^info Redis at .* answers again after \d+ s: running jobs again$/),
+    ])
+    expect(log.text()).not.toMatch(/OOM command not allowed/)
   }, 90_000)
+})
+
+describe('redisState: an outage is reported in the gateway\'s words, once, and its end once', () => {
+  it('Redis killed: one line for webhooks and one for jobs saying what the gateway does; the requests fail in the same words; one line each when it is back', async () => {
+    const own = await startRedis()
+    try {
+      const { state, log } = await backend(own, { commandTimeoutMs: 1_000 })
+      state.queue.start(async () => ({ kind: 'done' }))
+      await own.kill()
+      const errors: unknown[] = []
+      for (let i = 0; i < 5; i++) errors.push(await state.dedup.reserve(`pr\u0000down-${i}`).then(() => undefined, (err: unknown) => err))
+      for (const err of errors) expect(String(err)).toMatch(/^GatewayError: Redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable \(/)
+      await expect.poll(() => log.lines.filter((l) => l.level === 'error').length).toBe(2)
+      const down = log.lines.filter((l) => l.level === 'error').map((l) => l.message).sort()
+      expect(down[0]).toMatch(/^Redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable \(.*\): no job is taken or finished until it answers again; a try it cannot store goes back to the queue and is tried again later, none fails for it$/)
+      expect(down[1]).toMatch(/^Redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable \(.*\): webhooks are answered 503 with Retry-After until it answers again/)
+      expect(log.text()).not.toMatch(/ECONNREFUSED|Stream isn't writeable|enableOfflineQueue|Connection is closed/)
+
+      await own.restart()
+      await expect.poll(() => state.dedup.reserve('pr\u0000back').then(() => true, () => false), { timeout: 15_000 }).toBe(true)
+      await expect.poll(() => log.lines.filter((l) => l.level === 'info').map((l) => l.message.replace(/after \d+ s/, 'after N s')).sort()).toEqual([
+        expect.stringMatching(/^Redis at .* answers again after N s: accepting webhooks again$/),
+        expect.stringMatching(/^Redis at .* answers again after N s: running jobs again$/),
+      ])
+      expect(log.lines.filter((l) => l.level === 'error')).toHaveLength(2) // once per outage, however many failed
+    } finally {
+      await own.stop()
+    }
+  }, 60_000)
 })

@@ -17,16 +17,19 @@ import type { JobOutcome } from '../../../core/jobs/state-backend.js'
 import type { Logger } from '../../../core/types.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import { QUEUE_NAME, type Keys } from './keys.js'
+import type { RedisOutage } from './outage.js'
+import { LEASED_BY, leaseHolder, takeoverReport } from './takeover.js'
 import { dataOf, decodePayload, recordOf, type BullJob, type JobData } from './records.js'
 
 /**
  * A try's write: the job's data (KEYS[2], field `data`) becomes ARGV[2] only while its lock (KEYS[1]) is still
- * the try's token (ARGV[1]), and the lock is extended to ARGV[3] ms (0: left as it is). Answers 1, or 0 when
- * the lock is another's or gone (the job was taken over, or Redis lost it).
+ * the try's token (ARGV[1]), and the lock is extended to ARGV[3] ms (0: left as it is); field ARGV[4] names the
+ * lease's holder (ARGV[5]), for a takeover to say whose jobs it took. Answers 1, or 0 when the lock is another's
+ * or gone (the job was taken over, or Redis lost it).
  */
 const FENCED_WRITE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[2], 'data', ARGV[2])
+redis.call('HSET', KEYS[2], 'data', ARGV[2], ARGV[4], ARGV[5])
 if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1`
 
@@ -46,6 +49,8 @@ export interface RedisWorkerOptions {
   readonly unfinished: () => Promise<number>
   readonly now: () => number
   readonly log: () => Logger
+  /** Where a write Redis refuses is reported, in the gateway's words. */
+  readonly outage: RedisOutage
   /** How long aborted jobs get to report after the grace period. */
   readonly settleMs?: number | undefined
 }
@@ -79,6 +84,11 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
   const refusals = new Map<string, number>()
   let bull: Worker<JobData, void, string> | undefined
   let watching: NodeJS.Timeout | undefined
+  const takeover = takeoverReport({
+    holder: (id) => options.connection().hget(keys.bull(id), LEASED_BY),
+    lockMs,
+    log: options.log,
+  })
 
   /** The try's table: its record kept here (this try holds the lease) and written fenced by the lock. */
   function tableOf(job: BullJob, start: JobRecord): RedisTryTable {
@@ -91,11 +101,14 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
         const extend = after === 'release' ? 0 : lockMs
         let ok: unknown
         try {
-          ok = await options.connection().eval(FENCED_WRITE, 2, keys.bull(`${id}:lock`), keys.bull(id), token, JSON.stringify(dataOf(next, job.data.payload)), extend)
+          const data = JSON.stringify(dataOf(next, job.data.payload))
+          ok = await options.connection().eval(FENCED_WRITE, 2, keys.bull(`${id}:lock`), keys.bull(id), token, data, extend, LEASED_BY, leaseHolder(token))
         } catch (err) {
-          refused ??= err
-          throw new GatewayError('ERR_STATE', `Redis did not store job ${id}'s progress (${messageOf(err)}); the job is tried again later`, { cause: err })
+          const said = options.outage.failed('jobs', err)
+          refused ??= said
+          throw new GatewayError('ERR_STATE', `job ${id}'s progress was not stored: ${messageOf(said)}; the job is tried again later`, { cause: err })
         }
+        options.outage.answered('jobs')
         if (ok !== 1) return undefined
         current = next
         return next
@@ -131,7 +144,7 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     // before a post) failed because of the store, not of the job: it is tried again later.
     const refused = table.refused()
     if (refused !== undefined && outcome.kind === 'failed') {
-      outcome = { kind: 'retry', at: now() + retryDelay(id), reason: `Redis did not store this try's progress: ${messageOf(refused)}` }
+      outcome = { kind: 'retry', at: now() + retryDelay(id), reason: `this try's progress was not stored: ${messageOf(refused)}` }
     }
     let record: JobRecord
     try {
@@ -208,7 +221,9 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
         stalledInterval: lockMs,
         maxStalledCount: MAX_STALLED,
       })
-      bull.on('error', () => {}) // connection errors: the readiness answer reports Redis down
+      // Connection errors are the outage report's (and the readiness answer's); the rest BullMQ recovers from.
+      bull.on('error', (err) => void options.outage.failed('jobs', err))
+      bull.on('stalled', takeover)
       bull.on('locksRenewed', ({ jobIds }: { jobIds: string[] }) => {
         const until = now() + lockMs
         for (const id of jobIds) {

@@ -10,6 +10,8 @@ const SYSTEM_TESTS = [
   // They start a daemon of their own, or run a tool beyond node.
   'test/plugins/redis-state.test.ts', // redis-server
   'test/e2e/redis-instances.test.ts', // redis-server
+  'test/plugins/redis-outages.test.ts', // redis-server
+  'test/e2e/redis-frozen.test.ts', // redis-server
   'test/e2e/nginx.test.ts', // nginx
   'test/e2e/nginx-instances.test.ts', // nginx and redis-server
   'test/plugins/metrics-scrape.test.ts', // prometheus

@@ -121,6 +121,25 @@ describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (tr
     })
   })
 
+  it('GET /ready and /health answer within a second while the store answers nothing (a frozen Redis): 503, and 200 degraded', async () => {
+    const memory = memoryState({ concurrency: 1, maxQueue: 10 })
+    let frozen = false
+    const never = new Promise<never>(() => {})
+    const state = { ...memory, ready: () => (frozen ? never : { ok: true as const }), jobs: { ...memory.jobs, counts: () => (frozen ? never : memory.jobs.counts()) } }
+    const { send } = await start({ plugins: [defineStateBackend(state)] })
+    expect(await send({ method: 'GET', path: '/ready' })).toMatchObject({ status: 200 })
+    frozen = true
+    for (const [path, answer] of [
+      ['/ready', { status: 503, body: { status: 'unavailable', reason: 'the state store did not answer within 800 ms' } }],
+      ['/health', { status: 200, body: { status: 'degraded', reason: 'the state store did not answer within 800 ms' } }],
+    ] as const) {
+      const started = performance.now()
+      expect(await send({ method: 'GET', path })).toMatchObject(answer)
+      expect(performance.now() - started).toBeLessThan(1_000)
+    }
+    frozen = false // the gateway's close counts what is left
+  })
+
   it('step 1: an unknown route is 404 Unknown route; another path is 404 Not found; GET on a route is 405', async () => {
     const { send, runs } = await start()
     expect(await send(signed('pull_request', pullRequest))).toMatchObject({ status: 202 })

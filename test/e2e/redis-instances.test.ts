@@ -147,6 +147,9 @@ describe('several instances share the de-dup, the rate limit and the queue', () 
     postedOnceEach(world, prs)
     for (const pr of onA) expect(starts(world, 'b')).toContain(pr)
     expect(b!.cli.child.exitCode).toBe(null)
+    // B says whose jobs it took over, and how many (issue 25, item 8): A's two, by its pid and lease.
+    const took = new RegExp(`took over (\\d+) running jobs? from \\S+ pid ${a!.cli.child.pid} \\(leases? [^)]+\\)`, 'g')
+    await expect.poll(() => [...b!.cli.output().matchAll(took)].reduce((n, m) => n + Number(m[1]), 0)).toBe(2)
   }, 60_000)
 
   it('hookpilot jobs list, show and retry work against Redis while the instances run', async () => {

@@ -6,12 +6,14 @@
 import type { BodyBudget, BodyLease } from './body-budget.js'
 import type { ClientAddress } from './client-address.js'
 import { degraded, ERRORS, HEALTH, notReady, READY, type GatewayResponse } from './responses.js'
+import { messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
 import type { Readiness } from '../jobs/state-backend.js'
 import { throttledLog, throttledWarn } from '../log/throttle.js'
 import type { Pipeline, RouteTable } from '../pipeline/pipeline.js'
 import type { Endpoint } from '../plugin-api/plugin.js'
 import type { Clock, Logger, Route } from '../types.js'
+import { withDeadline } from '../../util/deadline.js'
 
 /** The body as an adapter read it. */
 export type BodyRead =
@@ -74,6 +76,13 @@ export interface FlowParts {
 
 const WEBHOOK_PREFIX = '/webhooks/'
 
+/**
+ * How long `/health` and `/ready` wait for the state store: a probe is answered within a second whatever the
+ * store does (a load balancer or supervisor that gets no answer counts a timeout, not a reason).
+ */
+const PROBE_DEADLINE_MS = 800
+const probeExpired = () => new Error(`the state store did not answer within ${PROBE_DEADLINE_MS} ms`)
+
 /** Builds the flow. */
 export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<FlowResult> {
   const { routes, pipeline, maxBodyBytes, budget, log } = parts
@@ -83,19 +92,26 @@ export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<Flow
   const unknown = throttledLog(log, parts.clock, { level: 'info' })
   const misuse = throttledLog(log, parts.clock, { level: 'error' })
 
+  /** Liveness: 200 while this process answers, `degraded` with the reason while a part cannot work. */
   async function health(): Promise<GatewayResponse> {
-    const ready = await parts.readiness()
+    const ready = await withDeadline(parts.readiness(), PROBE_DEADLINE_MS, probeExpired).catch((err: unknown) => ({ ok: false as const, reason: messageOf(err) }))
     return ready.ok ? HEALTH : degraded(ready.reason)
+  }
+
+  /** Why the gateway cannot take work now, or undefined when it can. */
+  async function unready(): Promise<string | undefined> {
+    const state = await parts.readiness()
+    if (!state.ok) return state.reason
+    // The store may go away between the two questions (Redis dropping): not ready, rather than an error.
+    const full = await parts.queueFull().catch(() => undefined)
+    if (full === undefined) return 'the state store cannot be read'
+    return full ? 'the queue is full (agent.max_queue)' : undefined
   }
 
   async function ready(): Promise<GatewayResponse> {
     if (parts.closing()) return notReady('shutting down')
-    const state = await parts.readiness()
-    if (!state.ok) return notReady(state.reason)
-    // The store may go away between the two questions (Redis dropping): not ready, rather than an error.
-    const full = await parts.queueFull().catch(() => undefined)
-    if (full === undefined) return notReady('the state store cannot be read')
-    return full ? notReady('the queue is full (agent.max_queue)') : READY
+    const reason = await withDeadline(unready(), PROBE_DEADLINE_MS, probeExpired).catch((err: unknown) => messageOf(err))
+    return reason === undefined ? READY : notReady(reason)
   }
 
   const busy = (key: string, message: string, fields: Record<string, string | number | undefined>): GatewayResponse => {

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto'
 import type { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { GatewayError } from '../../../core/errors.js'
+import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import type { AddResult, JobRecord, NewJob } from '../../../core/jobs/state-backend.js'
 import { admit, queuedAgain } from '../../../core/jobs/transitions.js'
 import type { Keys } from './keys.js'
@@ -64,6 +65,15 @@ return 'ok'`
 const ADMITTING_MS = 10_000
 /** Rounds of decide-then-write before a request gives up (503): each means another writer changed the key. */
 const ROUNDS = 5
+/**
+ * How long a copy waits for a job that another request bound its key to: an admission on its way stores its job
+ * within milliseconds. One that has not within this was bound by a script that ran after its request had given
+ * up (Redis froze with the command on its way and ran it once it went on): that request was answered 503 and
+ * stored no job, so its key must not turn the sender's next copy into a "duplicate" of nothing.
+ */
+const ON_ITS_WAY_MS = 1_000
+/** Between looks at an admission on its way: a few milliseconds at first, never more than 50 ms. */
+const ON_ITS_WAY_WAIT: Backoff = { baseDelayMs: 2, maxDelayMs: 50 }
 
 /** What {@link redisAdmission} needs. */
 export interface RedisAdmissionOptions {
@@ -117,6 +127,16 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, ex
     return moved ? { status: 'accepted', id: again.id } : 'changed'
   }
 
+  /** Waits while job `id` is on its way to BullMQ; an admission that never stores it stops counting. */
+  async function awaitAdmission(id: string): Promise<void> {
+    const until = Date.now() + ON_ITS_WAY_MS
+    for (let attempt = 1; Date.now() < until; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, backoffDelay(ON_ITS_WAY_WAIT, attempt)))
+      if ((await redis().zscore(keys.admitting, id)) === null || (await options.record(id))) return
+    }
+    await redis().zrem(keys.admitting, id)
+  }
+
   async function detachKey(id: string): Promise<void> {
     const found = await options.record(id)
     if (found) await found.job.updateData({ ...found.job.data, dedupKey: undefined })
@@ -126,8 +146,12 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, ex
     let owner = expectedOwner ?? ''
     for (let round = 0; round < ROUNDS; round++) {
       const holder = owner === '' ? undefined : await options.record(owner)
-      // A key whose job is still on its way to BullMQ (another instance bound it a moment ago) is that job's.
-      if (owner !== '' && !holder && (await redis().zscore(keys.admitting, owner)) !== null) return { status: 'duplicate', id: owner }
+      // A key whose job is still on its way to BullMQ (another instance bound it a moment ago) is that job's once
+      // it is stored: decided again then, or, if it never is, as a key whose job is gone.
+      if (owner !== '' && !holder && (await redis().zscore(keys.admitting, owner)) !== null) {
+        await awaitAdmission(owner)
+        continue
+      }
       // The room is counted by the write itself; here the decision is only which write.
       const admission = admit({ holder: holder?.record, windowMs: options.windowMs, now: now(), queued: 0, maxQueue: Infinity })
       if (admission.kind === 'duplicate') return { status: 'duplicate', id: admission.id }

@@ -1,11 +1,14 @@
 /**
  * The Redis connections of one gateway: `commands` for everything a request waits on (it fails at once while
- * Redis is down, so a webhook is answered 503 rather than held), `worker` for BullMQ's worker (it waits and
- * retries, as BullMQ requires), and `events` for the subscription-change channel. All reconnect by themselves.
+ * Redis is down, and a command Redis does not answer within the command timeout fails then, so a webhook is
+ * answered 503 well inside the sender's own timeout rather than held while Redis is frozen or cut off),
+ * `worker` for BullMQ's worker (it waits and retries, as BullMQ requires of a worker's connection), and
+ * `events` for the subscription-change channel. All reconnect by themselves.
  */
 import { Redis, type RedisOptions } from 'ioredis'
 import { GatewayError, messageOf } from '../../../core/errors.js'
 import type { Logger } from '../../../core/types.js'
+import { withDeadline } from '../../../util/deadline.js'
 
 /** The three connections. */
 export interface RedisClients {
@@ -31,15 +34,23 @@ export function redactedUrl(url: string): string {
 /** How long a start waits for Redis before saying it cannot reach it. */
 const CONNECT_TIMEOUT_MS = 5_000
 
+/** What {@link openRedis} needs besides the URL. */
+export interface RedisConnectOptions {
+  /** How long a command on `commands` waits for Redis's answer before it fails. */
+  readonly commandTimeoutMs: number
+}
+
 /**
  * Opens the connections to `url`; a Redis that cannot be reached within a few seconds is an error naming
  * `state.url` (without its password) and what went wrong.
  */
-export async function openRedis(url: string): Promise<RedisClients> {
+export async function openRedis(url: string, options: RedisConnectOptions): Promise<RedisClients> {
   const shown = redactedUrl(url)
   // Reconnecting forever, at most a second apart: a Redis restart is survived without a gateway restart.
   const common: RedisOptions = { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, retryStrategy: (times) => Math.min(times * 100, 1_000) }
-  const commands = new Redis(url, { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 1 })
+  // A connection that stays open to a Redis that answers nothing (SIGSTOP, a partition, a full disk on its
+  // host) gives no error: only a deadline on each command turns that into a 503 rather than a wait.
+  const commands = new Redis(url, { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: options.commandTimeoutMs })
   const worker = new Redis(url, { ...common, maxRetriesPerRequest: null })
   const events = new Redis(url, { ...common, maxRetriesPerRequest: null })
   const all = [commands, worker, events]
@@ -51,7 +62,8 @@ export async function openRedis(url: string): Promise<RedisClients> {
     await Promise.all(all.map((c) => c.quit().catch(() => c.disconnect())))
   }
   try {
-    await Promise.all(all.map((c) => withTimeout(c.connect(), CONNECT_TIMEOUT_MS)))
+    const expired = () => new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)
+    await Promise.all(all.map((c) => withDeadline(c.connect(), CONNECT_TIMEOUT_MS, expired)))
   } catch (err) {
     for (const client of all) client.disconnect()
     const reason = reasonOf(lastError ?? err).replace(/\.$/, '')
@@ -82,14 +94,6 @@ export async function checkSettings(client: Redis, log: Logger): Promise<void> {
   } catch (err) {
     log.warn('cannot read the Redis settings (CONFIG GET); check maxmemory-policy noeviction and appendonly yes yourself (docs/scaling.md)', { reason: reasonOf(err) })
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
 function reasonOf(err: unknown): string {

@@ -98,7 +98,9 @@ export function redisDedup(options: RedisDedupOptions): (key: string) => Promise
       }
       return status === 'redeliver' && holder ? { status, key, jobId: holder.id, release: giveBack } : { status: 'new', key, release: giveBack }
     } catch (err) {
-      await release()
+      // Not awaited: a Redis that did not answer the read will not answer this either, and the request must be
+      // answered now; the hold expires after holdMs by itself.
+      void release()
       throw err
     }
   }

@@ -1,6 +1,7 @@
 /**
  * `state.driver: redis`: several instances share one Redis. Its keys beside `driver` are `url` (a secret: it may
- * hold a password), `prefix`, `lock_seconds` and the retention. BullMQ and ioredis load only when it is chosen.
+ * hold a password), `prefix`, `lock_seconds`, `command_timeout_seconds` and the retention. BullMQ and ioredis
+ * load only when it is chosen.
  */
 import * as v from 'valibot'
 import { definePlugin } from '../../../core/plugin-api/plugin.js'
@@ -15,6 +16,8 @@ export const redisStateOptions = v.object({
   ),
   prefix: v.optional(v.pipe(nonBlank('the key prefix, e.g. hookpilot'), v.regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . and - only, e.g. hookpilot')), 'hookpilot'),
   lock_seconds: v.optional(integer(1, 3_600), 30),
+  // Well inside GitHub's 10 s: a request gives up at the first command Redis does not answer in time.
+  command_timeout_seconds: v.optional(integer(1, 4), 2),
   ...retentionOptions,
 })
 
@@ -33,6 +36,7 @@ export const redisStatePlugin = definePlugin({
       concurrency: ctx.config.agent.concurrency,
       maxQueue: ctx.config.agent.max_queue,
       lockMs: options.lock_seconds * 1000,
+      commandTimeoutMs: options.command_timeout_seconds * 1000,
       ...retentionMs(options),
     })
     return { name: 'redis', ...redis }

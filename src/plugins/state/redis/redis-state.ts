@@ -15,6 +15,7 @@ import { checkSettings, openRedis, redactedUrl, type RedisClients } from './conn
 import { redisDedup } from './dedup.js'
 import { keysOf, QUEUE_NAME } from './keys.js'
 import { redisLimiter } from './limiter.js'
+import { redisOutage, type RedisSide } from './outage.js'
 import { recordOf, stateOf, type BullJob, type JobData } from './records.js'
 import { redisSubscriptionStore } from './subscriptions.js'
 import { redisJobsView } from './view.js'
@@ -41,6 +42,12 @@ export interface RedisStateOptions {
    * another instance takes over the jobs of an instance that died. Defaults to 30 s.
    */
   readonly lockMs?: number | undefined
+  /**
+   * How long a webhook's request waits for each Redis command before it is answered 503 (with `Retry-After`):
+   * a Redis that stops answering without closing its connections (frozen, or cut off by the network) would
+   * otherwise hold every webhook past the sender's own timeout (GitHub's is 10 s). Defaults to 2,000 ms.
+   */
+  readonly commandTimeoutMs?: number | undefined
   /** A done job holds its delivery id this long after it finished. Defaults to one hour. */
   readonly dedupWindowMs?: number | undefined
   /**
@@ -73,8 +80,20 @@ export function redisState(options: RedisStateOptions): RedisState {
   const retention = checkedRetention({ windowMs: options.dedupWindowMs, keepDoneMs: options.keepDoneMs, keepFailedMs: options.keepFailedMs })
   const { keepDoneMs, keepFailedMs } = retention
   const lockMs = options.lockMs ?? 30_000
+  const commandTimeoutMs = options.commandTimeoutMs ?? 2_000
   const shown = redactedUrl(options.url)
   let log: Logger = silentLogger
+  const outage = redisOutage({ shown, commandTimeoutMs, log: () => log })
+  /** `call` on the request path: a failure is reported as an outage, and thrown in the gateway's words. */
+  const onRequestPath = <A extends unknown[], R>(call: (...args: A) => R | Promise<R>) => async (...args: A): Promise<R> => {
+    try {
+      const result = await call(...args)
+      outage.answered('webhooks')
+      return result
+    } catch (err) {
+      throw outage.failed('webhooks', err)
+    }
+  }
   let opened: { clients: RedisClients; queue: Queue<JobData, void, string> } | undefined
 
   const open = () => {
@@ -88,7 +107,7 @@ export function redisState(options: RedisStateOptions): RedisState {
     const counts = await view.counts()
     return counts.queued + counts.running
   }
-  const worker = redisWorker({ connection: () => open().clients.worker, keys, concurrency: options.concurrency, lockMs, unfinished, now, log: () => log })
+  const worker = redisWorker({ connection: () => open().clients.worker, keys, concurrency: options.concurrency, lockMs, unfinished, now, log: () => log, outage })
   /** Job `id` and its record, as Redis holds it now. */
   const record = async (id: string) => {
     const job = (await queue().getJob(id)) as BullJob | undefined
@@ -97,10 +116,10 @@ export function redisState(options: RedisStateOptions): RedisState {
   // A request holds its key for the few milliseconds between reserve and add; 5 s is far past that even under
   // load, yet short enough that a hold left by a dead instance (or a Redis restart) delays a resend well within
   // GitHub's 10 s timeout.
-  const reserve = redisDedup({ redis: commands, keys, holder: async (id) => (await record(id))?.record, now, holdMs: 5_000, windowMs: retention.windowMs })
+  const reserve = onRequestPath(redisDedup({ redis: commands, keys, holder: async (id) => (await record(id))?.record, now, holdMs: 5_000, windowMs: retention.windowMs }))
   // A de-dup key outlives every job that can hold it; past that it is only a pointer to a purged job.
   const keyTtlSeconds = Math.ceil((Math.max(keepDoneMs, keepFailedMs) + DAY) / 1000)
-  const store = redisAdmission({ redis: commands, queue, keys, now, windowMs: retention.windowMs, maxQueue: options.maxQueue, keyTtlSeconds, record })
+  const store = onRequestPath(redisAdmission({ redis: commands, queue, keys, now, windowMs: retention.windowMs, maxQueue: options.maxQueue, keyTtlSeconds, record }))
 
   const state: StateBackend = {
     name: 'redis',
@@ -122,7 +141,14 @@ export function redisState(options: RedisStateOptions): RedisState {
     jobs: view,
     async start(ctx) {
       log = ctx.log
-      const clients = await openRedis(options.url)
+      const clients = await openRedis(options.url, { commandTimeoutMs })
+      // A connection lost or refused is an outage even while no webhook or job meets it; its return ends it.
+      const watch = (client: typeof clients.commands, side: RedisSide) => {
+        client.on('error', (err: unknown) => void outage.failed(side, err))
+        client.on('ready', () => outage.answered(side))
+      }
+      watch(clients.commands, 'webhooks')
+      watch(clients.worker, 'jobs')
       const q = new Queue<JobData, void, string>(QUEUE_NAME, {
         connection: clients.commands,
         prefix: keys.prefix,
@@ -151,7 +177,7 @@ export function redisState(options: RedisStateOptions): RedisState {
 
   return {
     state,
-    rateLimiter: redisLimiter(commands, keys),
+    rateLimiter: { hit: onRequestPath(redisLimiter(commands, keys).hit) },
     subscriptions: redisSubscriptionStore(commands, () => open().clients.events, keys, shown),
   }
 }

@@ -3,26 +3,32 @@
  * the lease, and its token the lease's token), and each try runs through the worker kit (core/jobs/pool.ts)
  * like on every backend: the lifecycle's records, written only while the lock is still this try's, and a try
  * aborted once its lock is lost. A job whose instance died is found stalled by another instance's worker and
- * run again (the lifecycle's `recovered`); the crash-loop rule is the lifecycle's, not BullMQ's.
+ * run again (the lifecycle's `recovered`); the crash-loop rule is the lifecycle's, not BullMQ's. A write Redis
+ * refuses (full to `maxmemory`, or gone) never fails a job: the job goes back to the queue and is tried again
+ * after a backoff, by itself, once Redis takes writes again.
  */
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
-import { GatewayError } from '../../../core/errors.js'
+import { GatewayError, messageOf } from '../../../core/errors.js'
 import { nearlyOut, openTry, runTry, stopOnce, within, type LeaseAfter, type Try, type TryTable } from '../../../core/jobs/pool.js'
-import type { JobRecord, JobWorker, StopReport } from '../../../core/jobs/state-backend.js'
+import type { JobOutcome, JobRecord, JobWorker, StopReport } from '../../../core/jobs/state-backend.js'
 import { finished, isFinal, leased } from '../../../core/jobs/transitions.js'
 import type { Logger } from '../../../core/types.js'
+import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import { QUEUE_NAME, type Keys } from './keys.js'
+import type { RedisOutage } from './outage.js'
+import { LEASED_BY, leaseHolder, takeoverReport } from './takeover.js'
 import { dataOf, decodePayload, recordOf, type BullJob, type JobData } from './records.js'
 
 /**
  * A try's write: the job's data (KEYS[2], field `data`) becomes ARGV[2] only while its lock (KEYS[1]) is still
- * the try's token (ARGV[1]), and the lock is extended to ARGV[3] ms (0: left as it is). Answers 1, or 0 when
- * the lock is another's or gone (the job was taken over, or Redis lost it).
+ * the try's token (ARGV[1]), and the lock is extended to ARGV[3] ms (0: left as it is); field ARGV[4] names the
+ * lease's holder (ARGV[5]), for a takeover to say whose jobs it took. Answers 1, or 0 when the lock is another's
+ * or gone (the job was taken over, or Redis lost it).
  */
 const FENCED_WRITE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[2], 'data', ARGV[2])
+redis.call('HSET', KEYS[2], 'data', ARGV[2], ARGV[4], ARGV[5])
 if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1`
 
@@ -42,6 +48,8 @@ export interface RedisWorkerOptions {
   readonly unfinished: () => Promise<number>
   readonly now: () => number
   readonly log: () => Logger
+  /** Where a write Redis refuses is reported, in the gateway's words. */
+  readonly outage: RedisOutage
   /** How long aborted jobs get to report after the grace period. */
   readonly settleMs?: number | undefined
 }
@@ -58,21 +66,48 @@ export interface RedisWorker {
  */
 const MAX_STALLED = 1_000
 
+/**
+ * A job whose try Redis would not store waits this long before its next try: a second at first, doubling while
+ * Redis keeps refusing, never more than 30 s, so a Redis given room again runs its jobs within half a minute.
+ */
+const STORE_RETRY: Backoff = { baseDelayMs: 1_000, maxDelayMs: 30_000 }
+
+/** A try's table, with the first write Redis refused (undefined while none was). */
+type RedisTryTable = TryTable & { readonly refused: () => unknown }
+
 /** Creates the worker; nothing is leased before `start`. */
 export function redisWorker(options: RedisWorkerOptions): RedisWorker {
   const { now, lockMs, keys } = options
   const tries = new Map<string, Try>()
+  /** Tries in a row that Redis refused to store, per job: its backoff. */
+  const refusals = new Map<string, number>()
   let bull: Worker<JobData, void, string> | undefined
   let watching: NodeJS.Timeout | undefined
+  const takeover = takeoverReport({
+    holder: (id) => options.connection().hget(keys.bull(id), LEASED_BY),
+    lockMs,
+    log: options.log,
+  })
 
   /** The try's table: its record kept here (this try holds the lease) and written fenced by the lock. */
-  function tableOf(job: BullJob, start: JobRecord): TryTable {
+  function tableOf(job: BullJob, start: JobRecord): RedisTryTable {
     let current = start
+    let refused: unknown
     return {
+      refused: () => refused,
       async update(id, token, change, after: LeaseAfter) {
         const next = change(current)
         const extend = after === 'release' ? 0 : lockMs
-        const ok = await options.connection().eval(FENCED_WRITE, 2, keys.bull(`${id}:lock`), keys.bull(id), token, JSON.stringify(dataOf(next, job.data.payload)), extend)
+        let ok: unknown
+        try {
+          const data = JSON.stringify(dataOf(next, job.data.payload))
+          ok = await options.connection().eval(FENCED_WRITE, 2, keys.bull(`${id}:lock`), keys.bull(id), token, data, extend, LEASED_BY, leaseHolder(token))
+        } catch (err) {
+          const said = options.outage.failed('jobs', err)
+          refused ??= said
+          throw new GatewayError('ERR_STATE', `job ${id}'s progress was not stored: ${messageOf(said)}; the job is tried again later`, { cause: err })
+        }
+        options.outage.answered('jobs')
         if (ok !== 1) return undefined
         current = next
         return next
@@ -88,31 +123,69 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     const table = tableOf(job, recordOf(job, 'queued'))
     const lease = leased(recordOf(job, 'queued'), now())
     const open = openTry({ job: lease, payload: decodePayload(job.data), token }, table, { now, leaseMs: lockMs, log: options.log })
-    tries.set(open.id, open)
-    let outcome
+    const id = open.id
+    tries.set(id, open)
+    let outcome: JobOutcome
     try {
       // The lease counts one try before the agent starts, so a try its instance did not survive is counted too.
-      await open.write(() => lease)
+      // Refused, it counted nothing and ran nothing: the job waits in the queue for Redis to take writes again.
+      try {
+        await open.write(() => lease)
+      } catch (err) {
+        if (open.lost) throw err
+        return await later(job, token)
+      }
       outcome = await runTry(open, run)
     } finally {
-      tries.delete(open.id)
+      tries.delete(id)
+    }
+    // A try that failed after Redis refused one of its writes (its answer, its progress, the lease's confirmation
+    // before a post) failed because of the store, not of the job: it is tried again later.
+    const refused = table.refused()
+    if (refused !== undefined && outcome.kind === 'failed') {
+      outcome = { kind: 'retry', at: now() + retryDelay(id), reason: `this try's progress was not stored: ${messageOf(refused)}` }
     }
     let record: JobRecord
+    const ends = outcome.kind !== 'retry' && outcome.kind !== 'interrupted'
     try {
       // Stored under the lock; BullMQ's own moves below check the same token.
-      const ends = outcome.kind !== 'retry' && outcome.kind !== 'interrupted'
       record = await open.write((current) => finished(current, outcome, now()), ends ? 'release' : { until: now() + lockMs })
-    } catch (err) {
-      if (!open.lost) throw err
-      // Given up here (its renewals failed): if the lock is somehow still this try's, the job goes back to the
-      // queue rather than failing; if another took it, BullMQ refuses the move and the job is theirs.
-      await job.moveToDelayed(now(), token).catch(() => {})
-      throw new DelayedError()
+    } catch {
+      if (open.lost) {
+        // Given up here (its renewals failed): if the lock is somehow still this try's, the job goes back to the
+        // queue rather than failing; if another took it, BullMQ refuses the move and the job is theirs.
+        await job.moveToDelayed(now(), token).catch(() => {})
+        throw new DelayedError()
+      }
+      // Delivered (or ended without posting), but Redis refused the record: BullMQ's own move to completed
+      // frees the lock before it writes, so a full Redis still takes it, and the job must not run (and post) again.
+      if (ends && outcome.kind !== 'failed') return
+      return await later(job, token)
     }
+    refusals.delete(id)
     if (outcome.kind === 'failed') throw new UnrecoverableError(outcome.reason)
     if (isFinal(record.state)) return // done, skipped or superseded: BullMQ's completed list
     // A retry, or a try the gateway's stop interrupted: back to the queue at its time, this lease ended.
     await job.moveToDelayed(record.notBefore, token)
+    throw new DelayedError()
+  }
+
+  /** The wait before job `id`'s next try after Redis refused to store one more of its tries. */
+  function retryDelay(id: string): number {
+    const refused = (refusals.get(id) ?? 0) + 1
+    // Jobs another instance finished are never deleted here: a bound, far past any outage's worth of jobs.
+    if (refusals.size > 10_000) refusals.clear()
+    refusals.set(id, refused)
+    return backoffDelay(STORE_RETRY, refused)
+  }
+
+  /**
+   * Puts back a job whose try Redis would not store, to be tried again after its backoff. BullMQ's move frees the
+   * lock before it writes, so a full Redis takes it; if even that is refused (Redis gone), the job stays active
+   * under a lock nobody renews, and a stalled-job check sends it back to the queue once Redis answers again.
+   */
+  async function later(job: BullJob, token: string): Promise<never> {
+    await job.moveToDelayed(Date.now() + retryDelay(String(job.id)), token).catch(() => {})
     throw new DelayedError()
   }
 
@@ -148,7 +221,9 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
         stalledInterval: lockMs,
         maxStalledCount: MAX_STALLED,
       })
-      bull.on('error', () => {}) // connection errors: the readiness answer reports Redis down
+      // Connection errors are the outage report's (and the readiness answer's); the rest BullMQ recovers from.
+      bull.on('error', (err) => void options.outage.failed('jobs', err))
+      bull.on('stalled', takeover)
       bull.on('locksRenewed', ({ jobIds }: { jobIds: string[] }) => {
         const until = now() + lockMs
         for (const id of jobIds) {

@@ -8,13 +8,16 @@
 import { randomUUID } from 'node:crypto'
 import Database from 'better-sqlite3'
 import {
-  accepted, admit, checkedRetention, jobPool, keyMoved, leased, purgeCutoff, queuedAgain, recovered, refusal, reservationBook, retried,
-  type JobRecord, type LeaseTable, type StateBackend,
+  accepted, admit, checkedRetention, jobPool, joinGroup, keyMoved, leased, purgeCutoff, queuedAgain, recovered, refusal, reservationBook, retried,
+  type AddResult, type JobGroup, type JobRecord, type LeaseTable, type StateBackend,
 } from 'hookpilot/backend-kit'
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS jobs (
   id INTEGER PRIMARY KEY, dedup_key TEXT UNIQUE, record TEXT NOT NULL, payload TEXT NOT NULL,
-  state TEXT NOT NULL, not_before INTEGER NOT NULL, token TEXT, lease_until INTEGER)`
+  state TEXT NOT NULL, not_before INTEGER NOT NULL, token TEXT, lease_until INTEGER, grp TEXT)`
+
+/** The lifecycle's \`leasable\` as SQL: due, and no job of its concurrency group running. */
+const FREE = 'q.state = \'queued\' AND (q.grp IS NULL OR NOT EXISTS (SELECT 1 FROM jobs r WHERE r.grp = q.grp AND r.state = \'running\'))'
 
 /** Options of {@link tableBackend}. */
 export interface TableBackendOptions {
@@ -42,24 +45,55 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
   const byId = row('id = ?')
   const byLease = row('id = ? AND token = ? AND state = \'running\'')
   /** Writes a record (and the columns the queries need) back to its row. */
-  const write = db.prepare<[string, string, number, string | null, number | null, number]>(
-    'UPDATE jobs SET record = ?, state = ?, not_before = ?, token = ?, lease_until = ? WHERE id = ?',
+  const write = db.prepare<[string, string, number, string | null, number | null, string | null, number]>(
+    'UPDATE jobs SET record = ?, state = ?, not_before = ?, token = ?, lease_until = ?, grp = ? WHERE id = ?',
   )
   const store = (job: JobRecord, lease?: { token: string; until: number }) =>
-    write.run(JSON.stringify(job), job.state, job.notBefore, lease?.token ?? null, lease?.until ?? null, Number(job.id))
+    write.run(JSON.stringify(job), job.state, job.notBefore, lease?.token ?? null, lease?.until ?? null, job.group ?? null, Number(job.id))
+  /** A running job's record written under the lease it already has (a newer job of its group outdated it). */
+  const keepLease = db.prepare<[string, number]>('UPDATE jobs SET record = ? WHERE id = ?')
+  const records = (sql: string, ...params: unknown[]) =>
+    db.prepare<unknown[], { record: string }>(sql).all(...params).map((r) => JSON.parse(r.record) as JobRecord)
+
+  /** The job just stored joins its concurrency group (the kit's joinGroup), in the same transaction. */
+  function join(job: JobRecord, group: JobGroup | undefined, requeued: boolean): AddResult {
+    if (!group) {
+      store(job)
+      return { status: 'accepted', id: job.id }
+    }
+    const members = records('SELECT record FROM jobs WHERE grp = ? AND state IN (\'queued\', \'running\') AND id != ?', group.key, Number(job.id))
+    const newest = requeued
+      ? records('SELECT record FROM jobs WHERE grp = ?', group.key).sort((a, b) => b.receivedAt - a.receivedAt)[0]
+      : undefined
+    const joined = joinGroup(job, group, members, now(), newest)
+    store(joined.job)
+    for (const other of joined.others) {
+      if (other.state === 'running') {
+        keepLease.run(JSON.stringify(other), Number(other.id))
+        pool.supersede(other.id, job.id) // run here: its try learns it now (one of another process, at its next write)
+      } else {
+        store(other)
+      }
+    }
+    return { status: 'accepted', id: job.id, superseded: joined.superseded }
+  }
   const parse = (found: { record: string } | undefined): JobRecord | undefined => (found ? (JSON.parse(found.record) as JobRecord) : undefined)
   const count = (state: string) => db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state = ?').get(state)?.n ?? 0
 
   const table: LeaseTable = {
-    lease: async (max, t, until) => db.transaction(() =>
-      db.prepare<[number, number], { record: string; payload: string }>('SELECT record, payload FROM jobs WHERE state = \'queued\' AND not_before <= ? ORDER BY not_before, id LIMIT ?')
+    lease: async (max, t, until) => db.transaction(() => {
+      const groups = new Set<string>() // one job of a group per round
+      return db.prepare<[number, number], { record: string; payload: string }>(`SELECT record, payload FROM jobs q WHERE ${FREE} AND not_before <= ? ORDER BY not_before, id LIMIT ?`)
         .all(t, max)
-        .map((found) => {
+        .flatMap((found) => {
           const job = leased(JSON.parse(found.record) as JobRecord, t)
+          if (job.group !== undefined && groups.has(job.group)) return []
+          if (job.group !== undefined) groups.add(job.group)
           const token = randomUUID()
           store(job, { token, until })
-          return { job, token, payload: JSON.parse(found.payload) }
-        }))(),
+          return [{ job, token, payload: JSON.parse(found.payload) }]
+        })
+    })(),
     update: async (id, token, change, after) => db.transaction(() => {
       const current = parse(byLease.get(Number(id), token))
       if (!current) return undefined // the lease is another's now: write nothing
@@ -72,7 +106,7 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
       return new Set([...held].filter(([id, token]) => renew.run(until, Number(id), token).changes > 0).map(([id]) => id))
     },
     recordProcess: () => {},
-    nextDue: () => db.prepare<[], { at: number | null }>('SELECT min(not_before) AS at FROM jobs WHERE state = \'queued\'').get()?.at ?? undefined,
+    nextDue: () => db.prepare<[], { at: number | null }>(`SELECT min(not_before) AS at FROM jobs q WHERE ${FREE}`).get()?.at ?? undefined,
     unfinished: () => count('queued') + count('running'),
   }
   const pool = jobPool(table, { concurrency: options.concurrency, now, log: () => log, pollMs: options.pollMs, leaseMs })
@@ -91,18 +125,14 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
             const admission = admit({ holder, windowMs: retention.windowMs, now: now(), queued: count('queued'), maxQueue: options.maxQueue })
             const refused = refusal(admission)
             if (refused) return refused
-            if (admission.kind === 'requeue') {
-              store(queuedAgain(admission.job, now()))
-              return { status: 'accepted' as const, id: admission.job.id }
-            }
+            if (admission.kind === 'requeue') return join(queuedAgain(admission.job, now()), job.group, true)
             if (holder) {
               store(keyMoved(holder)) // the previous holder (done past the window) gives its key up
               db.prepare('UPDATE jobs SET dedup_key = NULL WHERE id = ?').run(Number(holder.id))
             }
             const id = Number(db.prepare('INSERT INTO jobs (dedup_key, record, payload, state, not_before) VALUES (?, \'{}\', ?, \'queued\', 0)')
               .run(job.dedupKey ?? null, job.payloadJson).lastInsertRowid)
-            store(accepted(job, String(id), now()))
-            return { status: 'accepted' as const, id: String(id) }
+            return join(accepted(job, String(id), now()), job.group, false)
           }).immediate()
           if (result.status === 'accepted') pool.wake()
           return result
@@ -131,7 +161,8 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
       async purge(before) {
         const cutoff = purgeCutoff(before, now(), retention.windowMs)
         const gone = db.prepare<[number, number]>(
-          `DELETE FROM jobs WHERE (state = 'done' AND json_extract(record, '$.finishedAt') < ?) OR (state = 'failed' AND json_extract(record, '$.finishedAt') < ?)`,
+          `DELETE FROM jobs WHERE (state IN ('done', 'skipped', 'superseded') AND json_extract(record, '$.finishedAt') < ?)
+            OR (state = 'failed' AND json_extract(record, '$.finishedAt') < ?)`,
         )
         return gone.run(cutoff.doneBefore, cutoff.failedBefore).changes
       },

@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it as test } from 'vitest'
 import type { JobOutcome } from '../core/jobs/state-backend.js'
 import { contractWorld, newJob, type StateBackendHarness } from './state-backend-harness.js'
+import { groupCases } from './state-backend-groups.js'
 import { writersCases } from './state-backend-writers.js'
 
 export { newJob, type BackendOptions, type StateBackendHarness } from './state-backend-harness.js'
@@ -281,6 +282,7 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
 
 
     writersCases({ harness, it, setup, recorder, peer })
+    groupCases({ harness, it, setup, recorder, peer })
 
     if (harness.reopen) {
       describe('durability', () => {

@@ -98,7 +98,7 @@ describe('redisState: a Redis full to maxmemory (noeviction) fails no job it acc
     const delayed = () => full.client.zcard(`${prefix}:jobs:delayed`)
     await expect.poll(async () => (await state.jobs.counts()).failed > 0 || (await delayed()) >= 2, { timeout: 15_000 }).toBe(true)
     await new Promise((resolve) => setTimeout(resolve, 1_500)) // a retry's first backoff passes while Redis is still full
-    expect(await state.jobs.counts()).toEqual({ queued: 6, running: 0, done: 0, failed: 0 })
+    expect(await state.jobs.counts()).toEqual({ queued: 6, running: 0, done: 0, failed: 0, skipped: 0, superseded: 0 })
 
     await full.client.del(...filler)
     await expect.poll(() => state.jobs.counts(), { timeout: 45_000 }).toEqual({ queued: 0, running: 0, done: 6, failed: 0 })

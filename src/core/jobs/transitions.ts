@@ -133,8 +133,16 @@ export function joinGroup(job: JobRecord, group: JobGroup, members: readonly Job
       others.push(outdated(member, job.id, t))
     }
   }
-  const notBefore = Math.max(t, Math.min(t + group.debounceMs, burstAt + group.maxWaitMs))
+  const notBefore = groupWait(group, burstAt, t)
   return { job: { ...job, group: group.key, burstAt, covers, notBefore, updatedAt: t }, others, superseded: gone }
+}
+
+/**
+ * When the newest job of a group joined at `t` may run: once no newer event came for the debounce, but no later
+ * than `max_wait` after its burst began (at `burstAt`).
+ */
+export function groupWait(group: JobGroup, burstAt: number, t: number): number {
+  return Math.max(t, Math.min(t + group.debounceMs, burstAt + group.maxWaitMs))
 }
 
 /** A job replaced by the newer job `by` of its group before it ran (or, outdated, when its worker stopped). */

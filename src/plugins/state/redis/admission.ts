@@ -12,7 +12,8 @@ import type { Redis } from 'ioredis'
 import { GatewayError } from '../../../core/errors.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import type { AddResult, JobRecord, NewJob } from '../../../core/jobs/state-backend.js'
-import { admit, queuedAgain } from '../../../core/jobs/transitions.js'
+import { admit, groupWait, queuedAgain } from '../../../core/jobs/transitions.js'
+import type { RedisGroups, RedisJoin } from './groups.js'
 import type { Keys } from './keys.js'
 import { dataOf, newData, type BullJob, type JobData } from './records.js'
 
@@ -87,6 +88,9 @@ export interface RedisAdmissionOptions {
   readonly keyTtlSeconds: number
   /** The record of job `id` as Redis holds it now, or undefined when it is gone. */
   readonly record: (id: string) => Promise<{ job: BullJob; record: JobRecord } | undefined>
+  readonly groups: RedisGroups
+  /** A running job the new one outdated (this instance's worker stops it now when it runs it here). */
+  readonly outdated: (id: string, by: string) => void
 }
 
 /** `queue.add` of the Redis backend: stores `job` as the lifecycle's `admit` decides. */
@@ -105,15 +109,37 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, ex
     if (answer[0] === 'full') return { status: 'full' }
     if (answer[0] === 'changed') return { changed: answer[1] ?? '' }
     const id = answer[1] ?? ''
+    let joined: RedisJoin | undefined
     try {
       // keyMoved: the key's previous holder (done past the window) no longer holds it.
       if (owner !== '') await detachKey(owner)
-      await options.queue().add('job', newData(job, now()), { jobId: id })
+      let data = newData(job, now())
+      let delay = 0
+      if (job.group !== undefined) {
+        // The lifecycle's joinGroup, over the group's hash: the new job waits for the debounce within its burst.
+        const t = now()
+        joined = await options.groups.join(id, job.receivedAt, job.group, false, t)
+        const notBefore = groupWait(job.group, joined.burstAt, t)
+        data = { ...data, group: job.group.key, burstAt: joined.burstAt, covers: joined.covers, notBefore }
+        delay = notBefore - t
+      }
+      await options.queue().add('job', data, { jobId: id, delay })
     } finally {
       // Counted in BullMQ's lists from here on; an admission left behind stops counting after ADMITTING_MS.
       redis().zrem(keys.admitting, id).catch(() => {})
     }
-    return { status: 'accepted', id }
+    return { status: 'accepted', id, superseded: await replace(joined, id) }
+  }
+
+  /** Marks what a job that joined its group replaced: the queued job ends superseded, a running one is outdated. */
+  async function replace(joined: RedisJoin | undefined, id: string): Promise<string[] | undefined> {
+    if (joined?.running !== undefined) {
+      await options.groups.mark(joined.running, id)
+      options.outdated(joined.running, id)
+    }
+    if (joined?.replaced === undefined) return undefined
+    await options.groups.mark(joined.replaced, id)
+    return [joined.replaced]
   }
 
   async function requeue(failed: { job: BullJob; record: JobRecord }): Promise<AddResult | 'changed'> {
@@ -124,7 +150,16 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, ex
     if (answer === 'changed') return 'changed'
     // Another writer (an operator's retry) may move it first: then it is theirs, and this is decided again.
     const moved = await failed.job.retry('failed').then(() => true, () => false)
-    return moved ? { status: 'accepted', id: again.id } : 'changed'
+    if (!moved) return 'changed'
+    const group = failed.job.data.group
+    if (group === undefined) return { status: 'accepted', id: again.id }
+    // Its group's own hash knows the group's debounce no more: it runs at once, unless a newer job makes it stale.
+    const joined = await options.groups.join(again.id, again.receivedAt, { key: group, debounceMs: 0, maxWaitMs: 0 }, true, now())
+    if (joined.newer !== undefined) {
+      await options.groups.mark(again.id, joined.newer)
+      return { status: 'accepted', id: again.id }
+    }
+    return { status: 'accepted', id: again.id, superseded: await replace(joined, again.id) }
   }
 
   /** Waits while job `id` is on its way to BullMQ; an admission that never stores it stops counting. */

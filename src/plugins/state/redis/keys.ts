@@ -22,6 +22,8 @@ export interface Keys {
   readonly admitting: string
   /** BullMQ's key of `type` for the queue (`wait`, `delayed`, a job id, `<id>:lock`). */
   bull(type: string): string
+  /** A concurrency group's hash: its queued, running and newest jobs. */
+  group(key: string): string
   /** The rolling-minute log of a rate-limit key. */
   rate(key: string): string
   readonly subscriptions: string
@@ -41,6 +43,7 @@ export function keysOf(prefix: string): Keys {
     admitting: `${prefix}:admitting`,
     bull: (type) => `${prefix}:${QUEUE_NAME}:${type}`,
     rate: (key) => `${prefix}:rate:${hash(key)}`,
+    group: (key) => `${prefix}:group:${hash(key)}`,
     subscriptions: `${prefix}:subscriptions`,
     subscriptionsChanged: `${prefix}:subscriptions:changed`,
   }

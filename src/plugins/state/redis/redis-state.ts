@@ -20,6 +20,7 @@ import { recordOf, stateOf, type BullJob, type JobData } from './records.js'
 import { redisSubscriptionStore } from './subscriptions.js'
 import { redisJobsView } from './view.js'
 import { redisWorker } from './worker.js'
+import { redisGroups } from './groups.js'
 
 const DAY = 24 * 3_600_000
 
@@ -107,7 +108,10 @@ export function redisState(options: RedisStateOptions): RedisState {
     const counts = await view.counts()
     return counts.queued + counts.running
   }
-  const worker = redisWorker({ connection: () => open().clients.worker, keys, concurrency: options.concurrency, lockMs, unfinished, now, log: () => log, outage })
+  const groups = redisGroups(commands, queue, keys)
+  // The worker's own connection for the worker's group calls: it waits out a short outage instead of timing out.
+  const workerGroups = redisGroups(() => open().clients.worker, queue, keys)
+  const worker = redisWorker({ connection: () => open().clients.worker, keys, groups: workerGroups, concurrency: options.concurrency, lockMs, unfinished, now, log: () => log, outage })
   /** Job `id` and its record, as Redis holds it now. */
   const record = async (id: string) => {
     const job = (await queue().getJob(id)) as BullJob | undefined
@@ -119,7 +123,9 @@ export function redisState(options: RedisStateOptions): RedisState {
   const reserve = onRequestPath(redisDedup({ redis: commands, keys, holder: async (id) => (await record(id))?.record, now, holdMs: 5_000, windowMs: retention.windowMs }))
   // A de-dup key outlives every job that can hold it; past that it is only a pointer to a purged job.
   const keyTtlSeconds = Math.ceil((Math.max(keepDoneMs, keepFailedMs) + DAY) / 1000)
-  const store = onRequestPath(redisAdmission({ redis: commands, queue, keys, now, windowMs: retention.windowMs, maxQueue: options.maxQueue, keyTtlSeconds, record }))
+  const store = onRequestPath(redisAdmission({ redis: commands, queue, keys, now, windowMs: retention.windowMs, maxQueue: options.maxQueue, keyTtlSeconds, record,
+    groups, outdated: (id, by) => worker.supersede(id, by),
+  }))
 
   const state: StateBackend = {
     name: 'redis',

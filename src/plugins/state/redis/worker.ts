@@ -12,7 +12,8 @@ import type { Redis } from 'ioredis'
 import { GatewayError, messageOf } from '../../../core/errors.js'
 import { nearlyOut, openTry, runTry, stopOnce, within, type LeaseAfter, type Try, type TryTable } from '../../../core/jobs/pool.js'
 import type { JobOutcome, JobRecord, JobWorker, StopReport } from '../../../core/jobs/state-backend.js'
-import { finished, isFinal, leased } from '../../../core/jobs/transitions.js'
+import { finished, isFinal, leased, superseded } from '../../../core/jobs/transitions.js'
+import type { RedisGroups } from './groups.js'
 import type { Logger } from '../../../core/types.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import { QUEUE_NAME, type Keys } from './keys.js'
@@ -23,14 +24,24 @@ import { dataOf, decodePayload, recordOf, type BullJob, type JobData } from './r
 /**
  * A try's write: the job's data (KEYS[2], field `data`) becomes ARGV[2] only while its lock (KEYS[1]) is still
  * the try's token (ARGV[1]), and the lock is extended to ARGV[3] ms (0: left as it is); field ARGV[4] names the
- * lease's holder (ARGV[5]), for a takeover to say whose jobs it took. Answers 1, or 0 when the lock is another's
- * or gone (the job was taken over, or Redis lost it).
+ * lease's holder (ARGV[5]), for a takeover to say whose jobs it took. A mark a newer job of the group left on the
+ * stored data (groups.ts) is kept. Answers 1, {1, the newer job} when the job is marked outdated, or 0 when the
+ * lock is another's or gone (the job was taken over, or Redis lost it).
  */
 const FENCED_WRITE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[2], 'data', ARGV[2], ARGV[4], ARGV[5])
+local data = ARGV[2]
+local mark = string.match(redis.call('HGET', KEYS[2], 'data') or '', '"supersededBy":"([^"]*)"')
+if mark and not string.find(data, '"supersededBy":', 1, true) then
+  data = string.sub(data, 1, -2) .. ',"supersededBy":"' .. mark .. '"}'
+end
+redis.call('HSET', KEYS[2], 'data', data, ARGV[4], ARGV[5])
 if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+if mark then return {1, mark} end
 return 1`
+
+/** How long a job waits while another job of its group runs, before it asks again. */
+const GROUP_BUSY_MS = 1_000
 
 /** What {@link redisWorker} needs. */
 export interface RedisWorkerOptions {
@@ -41,6 +52,7 @@ export interface RedisWorkerOptions {
    */
   readonly connection: () => Redis
   readonly keys: Keys
+  readonly groups: RedisGroups
   readonly concurrency: number
   /** How long a lease lasts without renewal; BullMQ renews it at half this while the job runs. */
   readonly lockMs: number
@@ -57,6 +69,8 @@ export interface RedisWorkerOptions {
 /** The running half of the queue. */
 export interface RedisWorker {
   start(worker: JobWorker): void
+  /** Tells the try of job `id`, when it runs here, that the newer job `by` of its group was accepted. */
+  supersede(id: string, by: string): void
   stop(graceMs: number): Promise<StopReport>
 }
 
@@ -108,9 +122,10 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
           throw new GatewayError('ERR_STATE', `job ${id}'s progress was not stored: ${messageOf(said)}; the job is tried again later`, { cause: err })
         }
         options.outage.answered('jobs')
-        if (ok !== 1) return undefined
-        current = next
-        return next
+        const marked = Array.isArray(ok) && ok[0] === 1 ? String(ok[1]) : undefined
+        if (ok !== 1 && marked === undefined) return undefined
+        current = marked === undefined ? next : { ...next, supersededBy: marked }
+        return current
       },
       // Nothing to record: the watchdog already ends the agent's process group with this process, and another
       // machine could not kill it anyway.
@@ -118,8 +133,43 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     }
   }
 
+  /**
+   * One try of `job` within its concurrency group: a job a newer one replaced ends superseded unrun (queued, or
+   * recovered after it was outdated), and one whose group runs another job waits; the group is freed once the
+   * try's outcome is stored.
+   */
   async function process(job: BullJob, token: string | undefined, run: JobWorker): Promise<void> {
     if (token === undefined) throw new GatewayError('ERR_STATE', 'BullMQ handed out a job without a lock token')
+    const { group, supersededBy: by } = job.data
+    if (group === undefined) return processAlone(job, token, run)
+    if (by !== undefined) {
+      const table = tableOf(job, recordOf(job, 'queued'))
+      const ended = await table.update(String(job.id), token, (record) => superseded(record, by, now()), 'release').catch(() => undefined)
+      if (!ended) return await later(job, token) // Redis refused: ended at the next try
+      await options.groups.release(group, String(job.id), false).catch(() => {})
+      return
+    }
+    // A group Redis cannot be asked about is a store outage: the job waits, as for a refused write.
+    const claimed = await options.groups.claim(group, String(job.id)).catch(() => undefined)
+    if (claimed === undefined) return await later(job, token)
+    if (!claimed) {
+      await job.moveToDelayed(now() + GROUP_BUSY_MS, token)
+      throw new DelayedError()
+    }
+    let requeued = false
+    try {
+      await processAlone(job, token, run)
+    } catch (err) {
+      requeued = err instanceof DelayedError // a retry at a later time, or a try the gateway's stop interrupted
+      throw err
+    } finally {
+      const newer = await options.groups.release(group, String(job.id), requeued).catch(() => undefined)
+      // Back in the queue while a newer job of its group waits: stale, it ends superseded when next taken.
+      if (newer !== undefined) await options.groups.mark(String(job.id), newer).catch(() => {})
+    }
+  }
+
+  async function processAlone(job: BullJob, token: string, run: JobWorker): Promise<void> {
     const table = tableOf(job, recordOf(job, 'queued'))
     const lease = leased(recordOf(job, 'queued'), now())
     const open = openTry({ job: lease, payload: decodePayload(job.data), token }, table, { now, leaseMs: lockMs, log: options.log })
@@ -235,6 +285,9 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
         for (const id of jobIds) tries.get(id)?.lose()
       })
       watch()
+    },
+    supersede(id, by) {
+      tries.get(id)?.supersede(by)
     },
     stop: stopOnce(stopAll),
   }

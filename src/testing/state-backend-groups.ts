@@ -1,0 +1,102 @@
+/**
+ * The state-backend contract's cases about concurrency groups (a route's `concurrency`): the newest job of a
+ * group supersedes the queued ones and covers them, runs once after the debounce, at most one job of a group
+ * runs at a time, a newer event outdates the running one (its try learns it), a redelivery of a superseded job's
+ * event is a duplicate, and two instances on one store keep one queued job per group.
+ */
+import { describe, expect } from 'vitest'
+import type { AddResult, JobGroup, LeasedJob, NewJob, StateBackend } from '../core/jobs/state-backend.js'
+import { newJob, type contractWorld, type StateBackendHarness } from './state-backend-harness.js'
+
+type World = ReturnType<typeof contractWorld>
+
+/** What the cases need from the contract. */
+export interface GroupCases {
+  readonly harness: StateBackendHarness
+  readonly it: (title: string, fn: () => Promise<void>) => void
+  readonly setup: World['setup']
+  readonly recorder: World['recorder']
+  readonly peer: World['peer']
+}
+
+/** A group of one pull request, debounced by `debounceMs`. */
+const group = (debounceMs: number): JobGroup => ({ key: 'pr\u0000octo/repo#7', debounceMs, maxWaitMs: 60_000 })
+
+/** An event of the group, as the pipeline hands it over. */
+const grouped = (id: string, g: JobGroup): NewJob => ({ ...newJob(id), group: g })
+
+/** The id of an accepted add. */
+const idOf = (added: AddResult): string => (added.status === 'accepted' ? added.id : '')
+
+/** Registers the cases. */
+export function groupCases({ harness, it, setup, recorder, peer }: GroupCases): void {
+  const add = async (on: StateBackend, id: string, g: JobGroup) => on.queue.add(grouped(id, g), await on.dedup.reserve(`pr\u0000${id}`))
+
+  describe('concurrency groups', () => {
+    it('the newest job of a group supersedes the queued ones, covers them, and runs once after the debounce', async () => {
+      const { backend, clock } = await setup()
+      const g = group(200)
+      const first = await add(backend, 'push-1', g)
+      const second = await add(backend, 'push-2', g)
+      const third = await add(backend, 'push-3', g)
+      expect(second).toMatchObject({ status: 'accepted', superseded: [idOf(first)] })
+      expect(third).toMatchObject({ status: 'accepted', superseded: [idOf(second)] })
+      const { leased, worker } = recorder()
+      backend.queue.start(worker)
+      clock.advance(200)
+      await expect.poll(async () => (await backend.jobs.get(idOf(third)))?.state, { timeout: 5_000 }).toBe('done')
+      expect(leased.map((j) => j.deliveryId)).toEqual(['push-3'])
+      expect(await backend.jobs.get(idOf(third))).toMatchObject({ covers: 3 })
+      await expect.poll(async () => (await backend.jobs.get(idOf(first)))?.state, { timeout: 5_000 }).toBe('superseded')
+      expect(await backend.jobs.get(idOf(first))).toMatchObject({ supersededBy: idOf(second) })
+      // It was handled (replaced by a newer one): a redelivery of its event runs nothing.
+      expect((await backend.dedup.reserve('pr\u0000push-1')).status).toBe('duplicate')
+    })
+
+    it('at most one job of a group runs; a newer event outdates the running one, and its try learns it', async () => {
+      const { backend } = await setup()
+      const g = group(0)
+      let running = 0
+      let most = 0
+      const outdated: string[] = []
+      const { leased, worker } = recorder(async (job: LeasedJob) => {
+        most = Math.max(most, ++running)
+        try {
+          if (job.job.deliveryId !== 'run-1') return { kind: 'done' }
+          // The first run waits for the newer event, as an agent would still be running when it comes.
+          await new Promise<void>((resolve) => {
+            if (job.superseded.aborted) resolve()
+            job.superseded.addEventListener('abort', () => resolve(), { once: true })
+            setTimeout(resolve, 4_000).unref()
+          })
+          if (job.superseded.aborted) outdated.push(job.job.id)
+          return { kind: 'superseded', reason: 'a newer event came', by: undefined }
+        } finally {
+          running--
+        }
+      })
+      backend.queue.start(worker)
+      const first = await add(backend, 'run-1', g)
+      await expect.poll(() => leased.length, { timeout: 5_000 }).toBe(1)
+      const second = await add(backend, 'run-2', g)
+      expect(second).toMatchObject({ status: 'accepted' })
+      await expect.poll(async () => (await backend.jobs.get(idOf(second)))?.state, { timeout: 8_000 }).toBe('done')
+      expect(outdated).toEqual([idOf(first)])
+      expect(most).toBe(1)
+      expect(await backend.jobs.get(idOf(first))).toMatchObject({ state: 'superseded', supersededBy: idOf(second) })
+    })
+
+    if (harness.peer) {
+      it('two instances admitting one group\'s events alternately keep one queued job of it', async () => {
+        const { backend, options } = await setup()
+        const other = await peer(backend, options)
+        const g = group(60_000)
+        const ids: string[] = []
+        for (const [i, on] of [backend, other, backend, other].entries()) ids.push(idOf(await add(on, `alt-${i}`, g)))
+        const queued = (await backend.jobs.list({ state: 'queued' })).filter((j) => j.supersededBy === undefined)
+        expect(queued.map((j) => j.id)).toEqual([ids[3]])
+        expect(await backend.jobs.get(ids[3] ?? '')).toMatchObject({ covers: 4 })
+      })
+    }
+  })
+}

@@ -101,7 +101,7 @@ describe('redisState: a Redis full to maxmemory (noeviction) fails no job it acc
     expect(await state.jobs.counts()).toEqual({ queued: 6, running: 0, done: 0, failed: 0, skipped: 0, superseded: 0 })
 
     await full.client.del(...filler)
-    await expect.poll(() => state.jobs.counts(), { timeout: 45_000 }).toEqual({ queued: 0, running: 0, done: 6, failed: 0 })
+    await expect.poll(() => state.jobs.counts(), { timeout: 45_000 }).toEqual({ queued: 0, running: 0, done: 6, failed: 0, skipped: 0, superseded: 0 })
     const jobs = await state.jobs.list()
     for (const id of ids) expect(jobs.find((j) => j.deliveryId === id)).toMatchObject({ state: 'done', answer: `answer to ${id}` })
     // Said once, in the gateway's words, and its end once (item 8).

@@ -121,6 +121,7 @@ describe('createGateway', () => {
 
   it('close() aborts runs still going when the grace period ends', async () => {
     let aborted = false
+    let started = false
     const { gateway } = await testGateway({
       extra: { shutdown_grace_seconds: 0 },
       agent: () => new Promise(() => {}),
@@ -128,14 +129,18 @@ describe('createGateway', () => {
         name: 'abortable',
         agentRunner: {
           name: 'recording',
-          run: (_input, { signal }) => new Promise((resolve) => signal.addEventListener('abort', () => {
-            aborted = true
-            resolve({ ok: false, reason: 'aborted' })
-          })),
+          run: (_input, { signal }) => new Promise((resolve) => {
+            started = true
+            signal.addEventListener('abort', () => {
+              aborted = true
+              resolve({ ok: false, reason: 'aborted' })
+            })
+          }),
         },
       }],
     })
     expect((await gateway.handle(request('stuck'))).status).toBe(202)
+    await expect.poll(() => started).toBe(true)
     await gateway.close()
     await expect.poll(() => aborted).toBe(true)
   })

@@ -7,6 +7,7 @@
 import { GatewayError, messageOf } from '../errors.js'
 import type { LeaseAfter, LeaseTable, LeasedRow } from './lease-table.js'
 import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backend.js'
+import { publishEnded, publishJob } from './job-events.js'
 import { answered, crashLoop, progressed } from './transitions.js'
 import type { Clock, Logger } from '../types.js'
 
@@ -61,6 +62,7 @@ export function openTry({ job, payload, token }: LeasedRow, table: TryTable, opt
   const { now, leaseMs } = options
   const abort = new AbortController()
   const outdated = new AbortController()
+  publishJob('leased', job, now())
   const isLost = () => GatewayError.is(abort.signal.reason) && abort.signal.reason.code === 'ERR_LEASE_LOST'
   let storeError: unknown
   const self: Try = {
@@ -92,6 +94,7 @@ export function openTry({ job, payload, token }: LeasedRow, table: TryTable, opt
         throw leaseLost(job.id)
       }
       if (after !== 'release') self.until = after.until
+      if (after === 'release' || stored.state !== 'running') publishEnded(stored, now())
       // Every write reads the record back: one another process outdated (a newer event of the group came to
       // it) is noticed here at the latest, and the confirmation before a post is such a write.
       if (stored.supersededBy !== undefined) self.supersede(stored.supersededBy)
@@ -106,7 +109,10 @@ export function openTry({ job, payload, token }: LeasedRow, table: TryTable, opt
       payload,
       signal: abort.signal,
       superseded: outdated.signal,
-      saveAnswer: async (text) => void (await self.write((j) => answered(j, text, now()))),
+      saveAnswer: async (text) => {
+        const stored = await self.write((j) => answered(j, text, now()))
+        publishJob('answered', stored, now())
+      },
       saveProgress: async (parts) => void (await self.write((j) => progressed(j, parts, now()))),
       confirmLease: async () => void (await self.write((j) => j)),
       recordProcess: (pid) => table.recordProcess(job.id, token, pid),

@@ -10,6 +10,7 @@ import { throttledLog, throttledWarn } from '../log/throttle.js'
 import { parsePayload } from './parse-body.js'
 import { INSECURE_NO_AUTH, isLoopback } from '../routes/routes.js'
 import { groupOf } from '../routes/concurrency.js'
+import { publishJob } from '../jobs/job-events.js'
 import type { Clock, EventFilter, JsonObject, Logger, RawRequest, RateLimiter, Route, Source, WebhookEvent } from '../types.js'
 
 /** Headers a reverse proxy adds to what it forwards. */
@@ -158,7 +159,10 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       }
       if (reservation?.status === 'redeliver') log.info('redelivery of a failed job: queued again', { ...fields, job: added.id })
       else log.info('accepted', { ...fields, job: added.id })
+      const named = { route: route.name, deliveryId: job.deliveryId, event: job.event, attempts: 0 }
+      publishJob('accepted', { ...named, id: added.id }, job.receivedAt)
       for (const id of added.superseded ?? []) {
+        publishJob('superseded', { ...named, id }, clock(), { by: added.id })
         log.info('superseded before it ran: a newer event of its group came', { route: route.name, job: id, by: added.id })
         parts.events?.emit('jobFinished', { route: route.name, outcome: 'superseded' })
       }

@@ -161,6 +161,12 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
   }
   const pool = jobPool(table, { concurrency: options.concurrency, now, log: () => log, pollMs: options.pollMs })
 
+  /**
+   * The pool looks for the new job once the add has answered, not inside it: the memory table leases
+   * synchronously, and the job's first event (`accepted`, published by the caller) comes before its lease.
+   */
+  const wakeAfterAdd = () => void setImmediate(() => pool.wake())
+
   /** The stored job joins its concurrency group (the lifecycle's `joinGroup`); resolves the queue's answer. */
   const join = (e: Entry, group: JobGroup | undefined, t: number, requeued: boolean): AddResult => {
     if (group === undefined) return { status: 'accepted', id: e.job.id }
@@ -207,7 +213,7 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
             if (!holder) return { status: 'duplicate', id: admission.job.id }
             put(holder, queuedAgain(holder.job, t))
             const added = join(holder, job.group, t, true)
-            pool.wake()
+            wakeAfterAdd()
             return added
           }
           if (holder) put(holder, keyMoved(holder.job))
@@ -218,7 +224,7 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
           waiting.add(id)
           queued++
           const added = join(entry, job.group, t, false)
-          pool.wake()
+          wakeAfterAdd()
           return added
         } finally {
           if (reservation !== undefined) book.settle(reservation)

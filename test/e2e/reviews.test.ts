@@ -5,46 +5,12 @@
  * process whose runs are logged and held at a gate, so the tests wait on what happened, never on a clock.
  * The crash cases are in reviews-crash.test.ts, the outcomes in reviews-outcomes.test.ts.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import type { RunningCli } from '../fixtures/cli.js'
-import { killIfAlive, waitForDeath } from '../fixtures/process.js'
-import { footer, reviewSetup, sha, short, type ReviewOptions, type ReviewWorld } from '../fixtures/reviews.js'
+import { describe, expect, it } from 'vitest'
+import { redeliverAll, reviewHarness, settled, starts } from '../fixtures/review-harness.js'
+import { waitForDeath } from '../fixtures/process.js'
+import { footer, REPO, sha, short } from '../fixtures/reviews.js'
 
-const worlds: ReviewWorld[] = []
-const serving: RunningCli[] = []
-afterEach(async () => {
-  for (const cli of serving.splice(0)) cli.child.kill('SIGKILL')
-  for (const world of worlds.splice(0)) {
-    for (const run of world.runs()) killIfAlive(run.pid)
-    await world.close()
-  }
-})
-
-async function start(options: ReviewOptions): Promise<{ world: ReviewWorld; port: number }> {
-  const world = await reviewSetup(options)
-  worlds.push(world)
-  const { cli, port } = await world.serve()
-  serving.push(cli)
-  return { world, port }
-}
-
-/** Waits until no job is queued or running, and resolves the jobs by delivery id. */
-async function settled(world: ReviewWorld): Promise<Map<string, Awaited<ReturnType<ReviewWorld['jobs']>>[number]>> {
-  await expect.poll(async () => (await world.jobs()).filter((j) => j.state === 'queued' || j.state === 'running').map((j) => j.id), { timeout: 20_000, interval: 200 }).toEqual([])
-  return new Map((await world.jobs()).map((j) => [j.deliveryId, j]))
-}
-
-/** Every delivery sent again answers duplicate, and nothing more is run or written. */
-async function redeliverAll(world: ReviewWorld, port: number, ids: readonly string[], pr: number): Promise<void> {
-  const runs = world.runs().length
-  const writes = world.writes(pr).length
-  for (const id of ids) expect(await world.redeliver(port, id), id).toMatchObject({ status: 200, body: { status: 'duplicate', delivery_id: id } })
-  await settled(world)
-  expect(world.runs()).toHaveLength(runs)
-  expect(world.writes(pr)).toHaveLength(writes)
-}
-
-const starts = (world: ReviewWorld) => world.runs().filter((r) => r.what === 'start')
+const { start } = reviewHarness()
 
 describe('a burst of pushes within the debounce window', () => {
   it('three synchronize events give one agent run and one comment, of the last head, covering 3; redeliveries post nothing', async () => {
@@ -127,7 +93,7 @@ describe('sticky mode across reruns', () => {
     expect(writes.map((w) => w.kind)).toEqual(['created', ...Array<string>(9).fill('edited')])
     expect(new Set(writes.map((w) => w.id)).size).toBe(1)
     writes.forEach((w, i) => expect(footer(w)).toMatch(new RegExp(`^<sub>Review of ${short(heads[Math.floor(i / 2)] ?? '')} · `)))
-    expect(world.api.comments('Codertocat/Hello-World', 3)).toMatchObject([{ edits: 9 }])
+    expect(world.api.comments(REPO, 3)).toMatchObject([{ edits: 9 }])
     expect(starts(world)).toHaveLength(10)
   }, 90_000)
 
@@ -156,7 +122,7 @@ describe('check_head', () => {
     const { world, port } = await start({})
     const [reviewed, moved] = [sha('check-1'), sha('check-2')]
     world.open(reviewed)
-    world.api.setHead('Codertocat/Hello-World', 5, moved) // a push whose webhook never reached the gateway
+    world.api.setHead(REPO, 5, moved) // a push whose webhook never reached the gateway
     const pushed = await world.push(port, { pr: 5, head: reviewed, quiet: true })
     await expect.poll(() => world.runs().filter((r) => r.what === 'end').length).toBe(1)
     const job = (await settled(world)).get(pushed.id)

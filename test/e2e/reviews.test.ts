@@ -131,6 +131,6 @@ describe('check_head', () => {
     expect(world.writes(5)).toEqual([])
     const shown = await world.cli('show', job?.id ?? '')
     expect(shown.stdout).toMatch(/^state: +superseded$/m)
-    expect(shown.stdout).toContain(`reason:     ${reason}`)
+    expect(shown.stdout.split('\n')).toContain(`reason:        ${reason}`)
   }, 60_000)
 })

@@ -17,6 +17,10 @@ const SYSTEM_TESTS = [
   'test/e2e/nginx-instances.test.ts', // nginx and redis-server
   'test/plugins/metrics-scrape.test.ts', // prometheus
   'test/plugins/github-comment-sticky.test.ts', // the real gh CLI, against a fake GitHub API
+  // The real gh CLI, against a fake GitHub API, from hookpilot serve.
+  'test/e2e/reviews.test.ts',
+  'test/e2e/reviews-crash.test.ts',
+  'test/e2e/reviews-outcomes.test.ts',
   // Only node, but it kills and restarts about a hundred real process trees (gateway, watchdogs, agents, gh):
   // some 40 s of CPU on its own, the whole budget of the fast run.
   'test/e2e/durability.test.ts',

@@ -6,6 +6,7 @@ import type { JobRecord } from '../core/jobs/state-backend.js'
 import { printable } from '../core/log/printable.js'
 
 const EXCERPT = 600
+const LABEL = 'earlier error: '.length
 
 /** Jobs as a table, one line each. */
 export function jobsTable(jobs: readonly JobRecord[]): string {
@@ -41,7 +42,8 @@ export function formatJob(job: JobRecord): string {
     // A done job's last error is history (a retry that later succeeded): shown as such, not as its outcome.
     [job.state === 'done' ? 'earlier error' : 'last error', job.lastError],
   ]
-  const lines = rows.filter(([, v]) => v !== undefined).map(([k, v]) => `${`${k}:`.padEnd(12)}${printable(v ?? '')}`)
+  // One column for every value: as wide as the longest label ("earlier error:") and a space.
+  const lines = rows.filter(([, v]) => v !== undefined).map(([k, v]) => `${`${k}:`.padEnd(LABEL)}${printable(v ?? '')}`)
   if (job.answer !== undefined) {
     const cut = job.answer.length > EXCERPT ? `${job.answer.slice(0, EXCERPT)}\n… (${job.answer.length - EXCERPT} more characters)` : job.answer
     lines.push('answer:', ...printable(cut, { keepNewlines: true }).split('\n').map((l) => `  ${l}`))

@@ -16,10 +16,12 @@ const HELP = `Usage: hookpilot jobs <command> [options]
 
 Commands:
   list [--state S] [--route R] [--limit N] [--json]
-                          jobs, newest first (S: queued, running, done, failed; default limit 50)
+                          jobs, newest first (S: queued, running, done, skipped, superseded, failed;
+                          default limit 50)
   show <id> [--json]      one job: route, event, delivery id, state, attempts, times, last error, answer excerpt
-  retry <id>              queue a done or failed job again: a failed one resumes where it failed (its stored
-                          answer is delivered without a new agent run), a done one runs again from the start
+  retry <id>              queue a finished job again: a failed one resumes where it failed (its stored answer
+                          is delivered without a new agent run); a done, skipped or superseded one runs again
+                          from the start
   purge --older-than AGE  delete done and failed jobs that finished more than AGE ago (30m, 12h, 7d)
 
 Options:

@@ -205,6 +205,8 @@ describe('loadConfig', () => {
   it('reads the example config', async () => {
     const config = await loadConfig('examples/config.yaml', { env: {} })
     expect(Object.keys(config.platforms.webhook.extra.routes)).toEqual(['github-pr-review'])
+    // docs/reviews.md's default: one group per pull request.
+    expect(config.platforms.webhook.extra.routes['github-pr-review']?.concurrency).toMatchObject({ key: '{repository.full_name}#{pull_request.number}', cancel_in_progress: true })
   })
 
   it('names the file and the YAML problem', async () => {

@@ -153,10 +153,11 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
       async retry(id) {
         const job = parse(byId.get(Number(id)))
         if (!job) return undefined
-        const next = retried(job, now())
-        store(next)
+        // A job of a concurrency group rejoins it: one whose group has a newer job is stale and ends superseded.
+        const group = job.group === undefined ? undefined : { key: job.group, debounceMs: 0, maxWaitMs: 0 }
+        db.transaction(() => join(retried(job, now()), group, true)).immediate()
         pool.wake()
-        return next
+        return parse(byId.get(Number(id)))
       },
       async purge(before) {
         const cutoff = purgeCutoff(before, now(), retention.windowMs)

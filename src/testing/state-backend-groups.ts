@@ -86,6 +86,24 @@ export function groupCases({ harness, it, setup, recorder, peer }: GroupCases): 
       expect(await backend.jobs.get(idOf(first))).toMatchObject({ state: 'superseded', supersededBy: idOf(second) })
     })
 
+    it('an operator\'s retry of a job whose group has a newer one never runs it: its answer would be of an older head', async () => {
+      const { backend, clock } = await setup()
+      const g = group(0)
+      const { leased, worker } = recorder()
+      backend.queue.start(worker)
+      const old = await add(backend, 'head-a', g)
+      await expect.poll(async () => (await backend.jobs.get(idOf(old)))?.state, { timeout: 5_000 }).toBe('done')
+      clock.advance(1_000)
+      const newer = await backend.queue.add({ ...grouped('head-b', g), receivedAt: clock.now() }, await backend.dedup.reserve('pr\u0000head-b'))
+      await expect.poll(async () => (await backend.jobs.get(idOf(newer)))?.state, { timeout: 5_000 }).toBe('done')
+      await backend.jobs.retry(idOf(old))
+      await expect.poll(async () => (await backend.jobs.get(idOf(old)))?.state, { timeout: 5_000 }).toBe('superseded')
+      expect(await backend.jobs.get(idOf(old))).toMatchObject({ supersededBy: idOf(newer) })
+      // The newest one may be retried: it runs again.
+      await backend.jobs.retry(idOf(newer))
+      await expect.poll(() => leased.map((j) => j.deliveryId), { timeout: 5_000 }).toEqual(['head-a', 'head-b', 'head-b'])
+    })
+
     if (harness.peer) {
       it('two instances admitting one group\'s events alternately keep one queued job of it', async () => {
         const { backend, options } = await setup()

@@ -147,7 +147,10 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       if (!confirmed) await leased.confirmLease()
       // The stale guard: the confirmation (or the write that stored the answer) read the record back, so a
       // newer job of the group accepted by now, here or on another instance, drops this answer.
-      if (leased.superseded.aborted) return stale(leased)
+      if (leased.superseded.aborted) {
+        log.info('answer dropped: a newer event of its group came before it was posted', tried)
+        return stale(leased)
+      }
       const receipt = await target.deliver(answer, {
         signal: leased.signal, log, attempt, progress, saveProgress: (parts) => leased.saveProgress(parts),
       })

@@ -254,6 +254,8 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
           throw new GatewayError('ERR_STATE', `job ${id} is done and its payload is no longer kept (the memory backend keeps the latest ${DONE_PAYLOADS}): it cannot run again; use state.driver: sqlite to keep them`)
         }
         put(e, retried(e.job, now()))
+        // A job of a concurrency group rejoins it: one whose group has a newer job is stale and ends superseded.
+        if (e.job.group !== undefined) join(e, { key: e.job.group, debounceMs: 0, maxWaitMs: 0 }, now(), true)
         const queuedAgain = e.job
         pool.wake()
         return queuedAgain

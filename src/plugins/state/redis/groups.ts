@@ -33,7 +33,10 @@ if queued ~= '' then
   burstAt = math.min(now, tonumber(redis.call('HGET', KEYS[1], 'burstAt') or ARGV[2]))
   covers = covers + tonumber(redis.call('HGET', KEYS[1], 'covers') or '1')
 end
-redis.call('HSET', KEYS[1], 'queued', ARGV[1], 'burstAt', burstAt, 'covers', covers, 'newest', ARGV[1], 'newestAt', ARGV[3])
+redis.call('HSET', KEYS[1], 'queued', ARGV[1], 'burstAt', burstAt, 'covers', covers)
+if tonumber(ARGV[3]) >= tonumber(redis.call('HGET', KEYS[1], 'newestAt') or '0') then
+  redis.call('HSET', KEYS[1], 'newest', ARGV[1], 'newestAt', ARGV[3])
+end
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 local running = redis.call('HGET', KEYS[1], 'running') or ''
 return {burstAt, covers, queued, running, ''}`

@@ -103,12 +103,12 @@ export function redisState(options: RedisStateOptions): RedisState {
   }
   const commands = () => open().clients.commands
   const queue = () => open().queue
-  const view = redisJobsView({ queue, now, windowMs: retention.windowMs })
+  const groups = redisGroups(commands, queue, keys)
+  const view = redisJobsView({ queue, now, windowMs: retention.windowMs, groups })
   const unfinished = async () => {
     const counts = await view.counts()
     return counts.queued + counts.running
   }
-  const groups = redisGroups(commands, queue, keys)
   // The worker's own connection for the worker's group calls: it waits out a short outage instead of timing out.
   const workerGroups = redisGroups(() => open().clients.worker, queue, keys)
   const worker = redisWorker({ connection: () => open().clients.worker, keys, groups: workerGroups, concurrency: options.concurrency, lockMs, unfinished, now, log: () => log, outage })

@@ -2,6 +2,7 @@
 import type { Queue } from 'bullmq'
 import { purgeCutoff, purgeable, retried } from '../../../core/jobs/transitions.js'
 import type { JobCounts, JobRecord, JobState, JobsView } from '../../../core/jobs/state-backend.js'
+import type { RedisGroups } from './groups.js'
 import { BULL_STATES, dataOf, recordOf, stateOf, type BullJob, type JobData } from './records.js'
 
 /** The states listed one BullMQ list at a time (done stands for the completed list: done, skipped, superseded). */
@@ -15,6 +16,8 @@ export interface RedisViewOptions {
   readonly now: () => number
   /** A done job holds its delivery id this long: purge never removes it sooner. */
   readonly windowMs: number
+  /** The concurrency groups a retried job rejoins. */
+  readonly groups?: RedisGroups | undefined
 }
 
 /** The jobs view. */
@@ -57,7 +60,13 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
     async retry(id) {
       const current = await found(id)
       if (!current) return undefined
-      const next = retried(current.record, now())
+      let next = retried(current.record, now())
+      // A job of a concurrency group rejoins it before it is queued: one whose group has a newer job is stale,
+      // marked so, and a worker ends it superseded instead of running it.
+      if (next.group !== undefined && options.groups) {
+        const joined = await options.groups.join(next.id, next.receivedAt, { key: next.group, debounceMs: 0, maxWaitMs: 0 }, true, now())
+        if (joined.newer !== undefined) next = { ...next, supersededBy: joined.newer }
+      }
       await current.job.updateData(dataOf(next, current.job.data.payload))
       await current.job.retry(current.record.state === 'failed' ? 'failed' : 'completed')
       return next

@@ -149,7 +149,8 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       const health = storeHealth({ path: options.path, log: () => log, probe: () => probe(), recovered: () => pool.wake() })
       const writer = groupCommit(db, (err) => health.failed(err))
       probe = roomProbe(db, writer)
-      opened = { db, writer, health, table: sqliteTable(db, writer), view: sqliteJobsView(db, writer, now, retention.windowMs) }
+      const table = sqliteTable(db, writer)
+      opened = { db, writer, health, table, view: sqliteJobsView(db, writer, now, retention.windowMs, (job) => void table.rejoin(job, now())) }
       if (ctx.admin) return
       const file = lostFileGuard(options.path, () => log)
       opened.file = file

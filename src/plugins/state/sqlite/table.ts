@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { GatewayError } from '../../../core/errors.js'
 import type { LeaseTable, LeasedRow } from '../../../core/jobs/pool.js'
-import type { AddResult, JobRecord, NewJob } from '../../../core/jobs/state-backend.js'
+import type { AddResult, JobGroup, JobRecord, NewJob } from '../../../core/jobs/state-backend.js'
 import {
   accepted, admit, joinGroup, leased, queuedAgain, recovered, refusal, type KeyHolder, type PurgeCutoff,
 } from '../../../core/jobs/transitions.js'
@@ -34,6 +34,11 @@ export type TableAdd = AddResult & { readonly outdated?: ReadonlyMap<string, str
 export interface SqliteTable extends LeaseTable {
   holder(key: string): KeyHolder | undefined
   add(job: NewJob, limits: { readonly maxQueue: number; readonly windowMs: number }, now: number): Promise<TableAdd>
+  /**
+   * Writes a job an operator queued again and joins it to its group (it runs at once, or ends superseded when
+   * its group has a newer job); call inside a write.
+   */
+  rejoin(record: JobRecord, now: number): TableAdd
   /** Re-queues the running jobs of dead owners (killing what they left); resolves how many. */
   recover(now: number): Promise<{ jobs: number; killed: number }>
   /** Deletes finished jobs that `cutoff` names; resolves how many. */
@@ -120,7 +125,37 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
     return { take: (leaseUntil ?? 0) <= now, local: false }
   }
 
+  /**
+   * Writes `record` (stored, or queued again) and joins it to its concurrency group in the caller's write: the
+   * lifecycle's joinGroup, where a job queued again (`requeued`: a redelivery, an operator's retry) whose group
+   * has a newer job ends superseded at once. Resolves the queue's answer.
+   */
+  function joinStored(record: JobRecord, group: JobGroup | undefined, requeued: boolean, now: number): TableAdd {
+    if (group === undefined) {
+      writeRecord.run(recordParams(record))
+      return { status: 'accepted', id: record.id }
+    }
+    const members = groupMembers.all(group.key, Number(record.id)).map(toRecord)
+    const newest = requeued ? groupNewest.get(group.key) : undefined
+    const joined = joinGroup(record, group, members, now, newest && { id: String(newest.id), receivedAt: newest.received_at })
+    writeRecord.run(recordParams(joined.job))
+    const outdated = new Map<string, string>()
+    for (const other of joined.others) {
+      if (other.state === 'running') {
+        writeKeepingLease.run(recordParams(other))
+        outdated.set(other.id, record.id)
+      } else {
+        writeRecord.run(recordParams(other))
+      }
+    }
+    return { status: 'accepted', id: record.id, superseded: joined.superseded, outdated }
+  }
+
   return {
+    rejoin(record, now) {
+      const group = record.group === undefined ? undefined : { key: record.group, debounceMs: 0, maxWaitMs: 0 }
+      return joinStored(record, group, true, now)
+    },
     holder(key) {
       const row = holder.get(key)
       return row && { id: String(row.id), state: row.state, finishedAt: row.finished_at ?? undefined }
@@ -128,26 +163,7 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
     add(job, { maxQueue, windowMs }, now) {
       let stored: number | undefined
       /** The stored job joins its concurrency group in the same write (the lifecycle's `joinGroup`). */
-      const join = (record: JobRecord, requeued: boolean): TableAdd => {
-        if (job.group === undefined) {
-          writeRecord.run(recordParams(record))
-          return { status: 'accepted', id: record.id }
-        }
-        const members = groupMembers.all(job.group.key, Number(record.id)).map(toRecord)
-        const newest = requeued ? groupNewest.get(job.group.key) : undefined
-        const joined = joinGroup(record, job.group, members, now, newest && { id: String(newest.id), receivedAt: newest.received_at })
-        writeRecord.run(recordParams(joined.job))
-        const outdated = new Map<string, string>()
-        for (const other of joined.others) {
-          if (other.state === 'running') {
-            writeKeepingLease.run(recordParams(other))
-            outdated.set(other.id, record.id)
-          } else {
-            writeRecord.run(recordParams(other))
-          }
-        }
-        return { status: 'accepted', id: record.id, superseded: joined.superseded, outdated }
-      }
+      const join = (record: JobRecord, requeued: boolean): TableAdd => joinStored(record, job.group, requeued, now)
       return writer.run((): TableAdd => {
         const current = job.dedupKey === undefined ? undefined : holderRecord.get(job.dedupKey)
         const was = current && toRecord(current)

@@ -10,7 +10,7 @@ import { DELETE_FINISHED, RECORD_COLUMNS, UPDATE_RECORD, recordParams, stateIs, 
 import type { Writer } from './writer.js'
 
 /** Creates the view. */
-export function sqliteJobsView(db: Db, writer: Writer, now: Clock, windowMs: number): JobsView {
+export function sqliteJobsView(db: Db, writer: Writer, now: Clock, windowMs: number, rejoin: (job: JobRecord) => void): JobsView {
   const byId = db.prepare<[number], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ?`)
   const update = db.prepare(UPDATE_RECORD)
   const purge = db.prepare<[number, number]>(DELETE_FINISHED)
@@ -39,8 +39,10 @@ export function sqliteJobsView(db: Db, writer: Writer, now: Clock, windowMs: num
         const row = get(id)
         if (!row) return undefined
         const next = retried(toRecord(row), now())
-        update.run(recordParams(next))
-        return next
+        // A job of a concurrency group rejoins it: one whose group has a newer job is stale and ends superseded.
+        if (next.group === undefined) update.run(recordParams(next))
+        else rejoin(next)
+        return get(id) && toRecord(get(id) as JobRow)
       })
     },
     purge(before) {

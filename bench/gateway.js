@@ -12,8 +12,22 @@
  */
 import { ROUTE, SECRET } from './payload.js'
 
-/** The config for `state` (a `state:` section) and `agent` (busy or echo). */
-export function benchConfig(state, agent = 'busy') {
+/**
+ * The route's concurrency groups for the `sqlite-groups` row (issue 19): one group per pull request, as the PR
+ * review guide sets it. `debounce_seconds` is BENCH_DEBOUNCE (0 by default: a job is due at once, so the busy
+ * agent's slots are taken by the first events as in the other rows, and what differs is the group's work on
+ * each accept: reading the group's unstarted and running jobs, superseding them, writing the new job's place).
+ */
+export function benchConcurrency(debounceSeconds = 0) {
+  return {
+    key: '{repository.full_name}#{pull_request.number}',
+    debounce_seconds: debounceSeconds,
+    max_wait_seconds: Math.max(300, debounceSeconds),
+  }
+}
+
+/** The config for `state` (a `state:` section), `agent` (busy or echo) and the route's `concurrency`, if any. */
+export function benchConfig(state, agent = 'busy', concurrency = undefined) {
   if (agent !== 'busy' && agent !== 'echo') throw new Error(`BENCH_AGENT must be busy or echo, got "${agent}"`)
   return {
     log_level: 'info',
@@ -33,6 +47,7 @@ export function benchConfig(state, agent = 'busy') {
               // A short prompt: with the echo agent, the agent's share of the work stays small.
               prompt: 'PR #{number}: {pull_request.title}',
               deliver: 'bench-null',
+              ...(concurrency ? { concurrency } : {}),
             },
           },
         },

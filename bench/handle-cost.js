@@ -4,20 +4,22 @@
  * request per turn of the event loop (as keep-alive connections do), for `seconds`. Steadier than req/s over
  * loopback on a busy machine; meant for comparing changes and for `--cpu-prof`.
  *
- *   node bench/handle-cost.js <sqlite|sqlite-full|memory|redis|floor> [seconds=5] [connections=32] [busy|echo] > /dev/null
+ *   node bench/handle-cost.js <sqlite|sqlite-full|sqlite-groups|memory|redis|floor> [seconds=5] [connections=32] [busy|echo] > /dev/null
  *
  * With the busy agent it measures the acknowledgement alone; with echo, CPU runs until the queue is drained,
  * so the figure is each event's whole life (202, lease, agent, answer stored, delivery, done): the difference
  * is what the pool costs per job. `floor` runs the floor server's checks (HMAC, strict UTF-8, JSON.parse, a
  * Set) as a function. `redis` starts a redis-server of its own (bench/redis.js) and also reports that server's
- * CPU per event. stdout carries the gateway's log; the result is one JSON line on stderr.
+ * CPU per event. `sqlite-groups` is sqlite with the route's concurrency groups on (gateway.js benchConcurrency,
+ * BENCH_DEBOUNCE), fed the events of 50 pull requests in turn, as is `sqlite` when BENCH_PRS=1 (the run without
+ * groups to compare it with). stdout carries the gateway's log; the result is one JSON line on stderr.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
-import { benchConfig, benchPlugins } from './gateway.js'
-import { ROUTE, SECRET, benchPayload } from './payload.js'
+import { benchConcurrency, benchConfig, benchPlugins } from './gateway.js'
+import { ROUTE, SECRET, benchPayload, prPayloads } from './payload.js'
 import { killAll } from './procs.js'
 import { startRedis } from './redis.js'
 
@@ -26,18 +28,26 @@ const seconds = Number(secondsArg)
 const connections = Number(connectionsArg)
 const payload = benchPayload()
 const prefix = Math.random().toString(16).slice(2, 10)
+const groups = kind === 'sqlite-groups'
+// With a debounce the echo run would wait for jobs that are not due yet: its drain would never end.
+if (groups && agent === 'echo' && Number(process.env.BENCH_DEBOUNCE || 0) > 0) throw new Error('sqlite-groups with the echo agent needs BENCH_DEBOUNCE=0')
+// The events of 50 pull requests in turn (the groups' load), or the one event.
+const bodies = groups || process.env.BENCH_PRS === '1' ? prPayloads() : [payload]
 let counter = 0
-const request = () => ({
-  method: 'POST',
-  path: `/webhooks/${ROUTE}`,
-  headers: {
-    'content-type': 'application/json',
-    'x-github-event': payload.event,
-    'x-github-delivery': `${prefix}-0000-4000-8000-${(counter++).toString(16).padStart(12, '0')}`,
-    'x-hub-signature-256': payload.signature,
-  },
-  body: payload.body,
-})
+const request = () => {
+  const { body, signature } = bodies[counter % bodies.length]
+  return {
+    method: 'POST',
+    path: `/webhooks/${ROUTE}`,
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': payload.event,
+      'x-github-delivery': `${prefix}-0000-4000-8000-${(counter++).toString(16).padStart(12, '0')}`,
+      'x-hub-signature-256': signature,
+    },
+    body,
+  }
+}
 
 function floorHandler() {
   const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -67,7 +77,7 @@ async function stateFor(dir, redis, limits) {
     const options = { url: redis.url, prefix: 'bench' }
     return { state: { driver: 'redis', ...options }, plugin: { name: 'redis', ...redisState({ ...options, ...limits }) } }
   }
-  if (kind !== 'sqlite' && kind !== 'sqlite-full') throw new Error(`unknown kind "${kind}" (sqlite, sqlite-full, memory, redis, floor)`)
+  if (kind !== 'sqlite' && kind !== 'sqlite-full' && !groups) throw new Error(`unknown kind "${kind}" (sqlite, sqlite-full, sqlite-groups, memory, redis, floor)`)
   const { sqliteState } = await import('../dist/plugins/state/sqlite/sqlite-state.js')
   const options = { path: join(dir, 'state.db'), sync: kind === 'sqlite-full' ? 'full' : 'normal' }
   return { state: { driver: 'sqlite', ...options }, plugin: { name: 'sqlite', state: sqliteState({ ...options, ...limits }) } }
@@ -77,7 +87,8 @@ async function gatewayHandler(dir, redis) {
   const { createGateway, parseConfig } = await import('../dist/index.js')
   const limits = (config) => ({ concurrency: config.agent.concurrency, maxQueue: config.agent.max_queue })
   const { state, plugin } = await stateFor(dir, redis, limits(parseConfig(benchConfig({ driver: 'memory' }, agent))))
-  const gateway = await createGateway(benchConfig(state, agent), [...(await benchPlugins()), plugin])
+  const concurrency = groups ? benchConcurrency(Number(process.env.BENCH_DEBOUNCE || 0)) : undefined
+  const gateway = await createGateway(benchConfig(state, agent, concurrency), [...(await benchPlugins()), plugin])
   return { handle: (req) => gateway.handle(req), gateway, backend: plugin.state }
 }
 

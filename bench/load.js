@@ -8,10 +8,12 @@
  *   accepted    a new X-GitHub-Delivery id on every request
  *   duplicates  one delivery id for the whole run (the first request is accepted, the rest are duplicates)
  *   invalid     a well-formed X-Hub-Signature-256 made with the wrong secret
+ *   prs         as accepted, each request the event of the next of 50 pull requests in turn (payload.js
+ *               prPayloads: the number differs, and with it the signature)
  */
 import { randomBytes } from 'node:crypto'
 import autocannon from 'autocannon'
-import { ROUTE, benchPayload } from './payload.js'
+import { ROUTE, benchPayload, prPayloads } from './payload.js'
 
 const payload = benchPayload()
 // Ids are UUID-shaped, unique across runs of this process (one prefix) and cheap to make (a counter).
@@ -30,6 +32,18 @@ function headersFor(scenario) {
   }
 }
 
+const prs = prPayloads()
+let pr = 0
+
+/** A new delivery of the next pull request's event, round-robin over the 50 (setupRequest's in-place edit). */
+function nextPullRequest(req) {
+  const { body, signature } = prs[pr++ % prs.length]
+  req.body = body
+  req.headers['x-github-delivery'] = nextId()
+  req.headers['x-hub-signature-256'] = signature
+  return req
+}
+
 function options(job) {
   // Several ports (the instances of redis-2): autocannon opens connection i to url[i % n], so the connections,
   // and with them the requests, are spread round-robin over the instances, as a load balancer would.
@@ -44,6 +58,7 @@ function options(job) {
     body: payload.body,
     headers: headersFor(job.scenario),
   }
+  if (job.scenario === 'prs') return { ...base, requests: [{ setupRequest: nextPullRequest }] }
   if (job.scenario !== 'accepted') return base
   return {
     ...base,

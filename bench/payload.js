@@ -11,10 +11,13 @@ import { createRequire } from 'node:module'
 export const ROUTE = 'bench'
 export const SECRET = 'bench-secret-not-a-real-one'
 export const TARGET_BYTES = 25_000
+/** Pull requests the `prs` scenario spreads its events over (issue 19, "Speed"). */
+export const PULL_REQUESTS = 50
 
 let cached
+let cachedPrs
 
-/** `{ body, event, action, bytes, signature, forged }` for the chosen example. */
+/** `{ body, event, action, bytes, signature, forged, example }` for the chosen example (`example` parsed). */
 export function benchPayload() {
   if (cached) return cached
   const file = createRequire(import.meta.url).resolve('@octokit/webhooks-examples/api.github.com/index.json')
@@ -25,10 +28,11 @@ export function benchPayload() {
   for (const example of set.examples) {
     const body = Buffer.from(JSON.stringify(example), 'utf8')
     if (!best || Math.abs(body.length - TARGET_BYTES) < Math.abs(best.body.length - TARGET_BYTES)) {
-      best = { body, action: String(example.action) }
+      best = { body, action: String(example.action), example }
     }
   }
   cached = {
+    example: best.example,
     body: best.body,
     event: 'pull_request',
     action: best.action,
@@ -43,4 +47,19 @@ export function benchPayload() {
 /** `sha256=<hex HMAC-SHA256>`, GitHub's `X-Hub-Signature-256`. */
 export function sign(body, secret) {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
+}
+
+/**
+ * The same event for {@link PULL_REQUESTS} pull requests of one repository: `number` and `pull_request.number`
+ * set to 1, 2, ..., each body signed. A route keyed `{repository.full_name}#{pull_request.number}` puts them in
+ * that many concurrency groups; the bodies differ from the single one by a few bytes at most.
+ */
+export function prPayloads() {
+  if (cachedPrs) return cachedPrs
+  const { example } = benchPayload()
+  cachedPrs = Array.from({ length: PULL_REQUESTS }, (_, i) => {
+    const body = Buffer.from(JSON.stringify({ ...example, number: i + 1, pull_request: { ...example.pull_request, number: i + 1 } }), 'utf8')
+    return { body, signature: sign(body, SECRET) }
+  })
+  return cachedPrs
 }

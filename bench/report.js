@@ -49,7 +49,7 @@ export function printTable(rows, { scenarios, servers, goals }) {
 
 /** Every goal, met or missed, with the CPU ratio beside the req/s one. */
 export function printGoals(rows, { servers, goals }) {
-  console.log('Goals (issues 8 and 9, "Speed"; ratios of req/s measured in this run, CPU ratio in brackets):')
+  console.log('Goals (issues 8, 9 and 19, "Speed"; ratios of req/s measured in this run, CPU ratio in brackets):')
   for (const g of goals) {
     const row = rows.find((r) => r.scenario === g.scenario && r.server === g.server)
     const name = `${servers[g.server].label}, ${g.scenario}: >= ${g.min.toFixed(2)} x ${g.against}`

@@ -9,6 +9,8 @@
  *                                               user would pick (verify + parse, no handler; answers 200). Stores
  *                                               nothing and de-duplicates nothing; its default logger is on.
  *   node bench/server.js sqlite <file> [full]   hookpilot with `state: { driver: sqlite, path: <file>, sync }`
+ *   node bench/server.js sqlite-groups <file>   the same (sync normal), its route with `concurrency` on: one group per
+ *                                               pull request (gateway.js benchConcurrency, BENCH_DEBOUNCE seconds)
  *   node bench/server.js memory                 hookpilot with `state: { driver: memory }`
  *   node bench/server.js redis <url> <prefix>   hookpilot with `state: { driver: redis, url, prefix }` (run.js starts
  *                                               its own redis-server; two of these on one prefix are redis-2)
@@ -23,7 +25,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer } from 'node:http'
-import { benchConfig, benchPlugins } from './gateway.js'
+import { benchConcurrency, benchConfig, benchPlugins } from './gateway.js'
 import { ROUTE, SECRET } from './payload.js'
 
 const kind = process.argv[2]
@@ -108,9 +110,9 @@ async function countRedisCommands() {
   }
 }
 
-async function startGateway(state) {
+async function startGateway(state, concurrency) {
   const { createGateway } = await import('../dist/index.js')
-  gateway = await createGateway(benchConfig(state, process.env.BENCH_AGENT || undefined), await benchPlugins())
+  gateway = await createGateway(benchConfig(state, process.env.BENCH_AGENT || undefined, concurrency), await benchPlugins())
   const address = await gateway.listen({ host: '127.0.0.1', port: 0 })
   return address.port
 }
@@ -152,10 +154,12 @@ try {
   else if (kind === 'floor') port = await startFloor()
   else if (kind === 'octokit') port = await startOctokit()
   else if (kind === 'sqlite' || kind === 'memory') port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
-  else if (kind === 'redis') {
+  else if (kind === 'sqlite-groups') {
+    port = await startGateway(stateConfig('sqlite', process.argv[3], 'normal'), benchConcurrency(Number(process.env.BENCH_DEBOUNCE || 0)))
+  }  else if (kind === 'redis') {
     await countRedisCommands()
     port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
-  } else throw new Error(`unknown server kind "${kind}" (bare, floor, octokit, sqlite, memory, redis)`)
+  } else throw new Error(`unknown server kind "${kind}" (bare, floor, octokit, sqlite, sqlite-groups, memory, redis)`)
   process.send({ type: 'ready', port })
 } catch (err) {
   process.send({ type: 'failed', reason: err instanceof Error ? err.stack ?? err.message : String(err) })

@@ -156,8 +156,9 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
         // A job of a concurrency group rejoins it: one whose group has a newer job is stale and ends superseded.
         const group = job.group === undefined ? undefined : { key: job.group, debounceMs: 0, maxWaitMs: 0 }
         db.transaction(() => join(retried(job, now()), group, true)).immediate()
+        const queuedAgain = parse(byId.get(Number(id)))
         pool.wake()
-        return parse(byId.get(Number(id)))
+        return queuedAgain
       },
       async purge(before) {
         const cutoff = purgeCutoff(before, now(), retention.windowMs)

@@ -150,3 +150,45 @@ describe('sqlite state: payloads in a table of their own', () => {
     db.close()
   })
 })
+
+describe('sqlite state: a burst over concurrency groups', () => {
+  /** A job of pull request `pr`'s group, not due for an hour (no worker runs in these tests anyway). */
+  function grouped(id: string, pr: number): NewJob {
+    return { ...newJob(id), group: { key: `pr\u0000o/r#${pr}`, debounceMs: 3_600_000, maxWaitMs: 3_600_000 } }
+  }
+
+  it('writes a new job of a group once: inserted with its place in the group; only the jobs it supersedes are written again', async () => {
+    await (await open(100)).close?.()
+    opened = []
+    // Every later write of a job row, as the backend makes it, recorded beside the jobs in the same file.
+    const db = openStateDb(join(dir, 'state.db'), 'normal')
+    db.exec(`CREATE TABLE job_writes (id INTEGER NOT NULL);
+      CREATE TRIGGER job_written AFTER UPDATE ON jobs BEGIN INSERT INTO job_writes (id) VALUES (NEW.id); END;`)
+    db.close()
+
+    const state = await open(100)
+    const ids: string[] = []
+    for (const id of ['a', 'b', 'c']) {
+      const job = grouped(id, 7)
+      const added = await state.queue.add(job, await state.dedup.reserve(job.dedupKey!))
+      if (added.status === 'accepted') ids.push(added.id)
+    }
+    expect(ids).toHaveLength(3)
+    const check = openStateDb(join(dir, 'state.db'), 'normal')
+    const writes = check.prepare('SELECT id, count(*) AS n FROM job_writes GROUP BY id ORDER BY id').all()
+    // a and b once each, when the next one superseded them; c, the newest, never after its insert.
+    expect(writes).toEqual([{ id: Number(ids[0]), n: 1 }, { id: Number(ids[1]), n: 1 }])
+    expect(check.prepare('SELECT covers, grp IS NOT NULL AS grouped, burst_at IS NOT NULL AS burst FROM jobs WHERE id = ?').get(Number(ids[2])))
+      .toEqual({ covers: 3, grouped: 1, burst: 1 })
+    check.close()
+  })
+
+  it('keeps statement journals in memory, never in a temporary file outside the state folder', () => {
+    // Each job's write is a savepoint of its batch's transaction; joining a group changes more pages than
+    // SQLite keeps in memory by default, and it would write the rest page by page to a file in /var/tmp
+    // (half the cost of such an accept in a burst; a failed accept where that folder cannot be written).
+    const db = openStateDb(join(dir, 'state.db'), 'normal')
+    expect(db.pragma('temp_store', { simple: true })).toBe(2) // MEMORY
+    db.close()
+  })
+})

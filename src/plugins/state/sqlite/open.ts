@@ -46,6 +46,12 @@ export function openStateDb(path: string, sync: SyncMode, options: { readonly cr
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${sync === 'full' ? 'FULL' : 'NORMAL'}`)
     db.pragma('foreign_keys = ON')
+    // Statement journals in memory: each job's write is a savepoint of its batch's transaction (writer.ts), and
+    // SQLite keeps there a copy of every page the write changes that the batch changed before. Past 64 KiB (a
+    // job joining its concurrency group: the superseded job's row and index entries too) SQLite would spill it
+    // to a temporary file outside the state folder (/var/tmp), written page by page: half the cost of such an
+    // accept in a burst, and a failed accept where that folder cannot be written (a read-only root filesystem).
+    db.pragma('temp_store = MEMORY')
     migrate(db, path)
     return db
   } catch (cause) {

@@ -15,7 +15,7 @@ import { GatewayError } from '../../../core/errors.js'
 import type { LeaseTable, LeasedRow } from '../../../core/jobs/pool.js'
 import type { AddResult, JobGroup, JobRecord, NewJob } from '../../../core/jobs/state-backend.js'
 import {
-  accepted, admit, joinGroup, leased, queuedAgain, recovered, refusal, type KeyHolder, type PurgeCutoff,
+  accepted, admit, joinGroup, leased, queuedAgain, recovered, refusal, type Joined, type KeyHolder, type PurgeCutoff,
 } from '../../../core/jobs/transitions.js'
 import type { JsonObject } from '../../../core/types.js'
 import { isRunning, killOrphans, ownerName, parseOwner, parseRecorded, recordProcess, sameNamespace, thisOwner } from '../../process/orphans.js'
@@ -65,9 +65,10 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
   // The lifecycle's `leasable`, as SQL: due, and no job of its concurrency group running.
   const free = `(q.grp IS NULL OR NOT EXISTS (SELECT 1 FROM jobs r WHERE r.grp = q.grp AND r.state = 'running'))`
   const nextDue = db.prepare<[], { at: number | null }>(`SELECT min(not_before) AS at FROM jobs q WHERE state = 'queued' AND ${free}`)
-  const insert = db.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, received_at, state, stage, answer, progress,
-    attempts, not_before, last_error, updated_at, finished_at) VALUES (@route, @event, @delivery_id, @dedup_key, @received_at, @state,
-    @stage, @answer, @progress, @attempts, @not_before, @last_error, @updated_at, @finished_at)`)
+  const insert = db.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, received_at, state, outcome, stage, answer, progress,
+    attempts, not_before, last_error, updated_at, finished_at, grp, burst_at, covers, superseded_by, note, url) VALUES (@route, @event,
+    @delivery_id, @dedup_key, @received_at, @state, @outcome, @stage, @answer, @progress, @attempts, @not_before, @last_error,
+    @updated_at, @finished_at, @grp, @burst_at, @covers, @superseded_by, @note, @url)`)
   const insertPayload = db.prepare<[number, Buffer]>('INSERT INTO payloads (job_id, brotli) VALUES (?, ?)')
   const payloadOf = db.prepare<[number], PayloadRow>('SELECT json, brotli FROM payloads WHERE job_id = ?')
   const due = db.prepare<[number, number], JobRow>(
@@ -139,16 +140,21 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
     const newest = requeued ? groupNewest.get(group.key) : undefined
     const joined = joinGroup(record, group, members, now, newest && { id: String(newest.id), receivedAt: newest.received_at })
     writeRecord.run(recordParams(joined.job))
+    return writeOthers(joined, record.id)
+  }
+
+  /** Writes the group's jobs that `joined` superseded or outdated: job `by` is their newer one. */
+  function writeOthers(joined: Joined, by: string): TableAdd {
     const outdated = new Map<string, string>()
     for (const other of joined.others) {
       if (other.state === 'running') {
         writeKeepingLease.run(recordParams(other))
-        outdated.set(other.id, record.id)
+        outdated.set(other.id, by)
       } else {
         writeRecord.run(recordParams(other))
       }
     }
-    return { status: 'accepted', id: record.id, superseded: joined.superseded, outdated }
+    return { status: 'accepted', id: by, superseded: joined.superseded, outdated }
   }
 
   return {
@@ -162,26 +168,33 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
     },
     add(job, { maxQueue, windowMs }, now) {
       let stored: number | undefined
-      /** The stored job joins its concurrency group in the same write (the lifecycle's `joinGroup`). */
-      const join = (record: JobRecord, requeued: boolean): TableAdd => joinStored(record, job.group, requeued, now)
+      /** A failed job queued again joins its concurrency group in the same write (the lifecycle's `joinGroup`). */
+      const requeue = (record: JobRecord): TableAdd => joinStored(record, job.group, true, now)
       return writer.run((): TableAdd => {
         const current = job.dedupKey === undefined ? undefined : holderRecord.get(job.dedupKey)
         const was = current && toRecord(current)
         const admission = admit({ holder: was, windowMs, now, queued: countQueued.get()?.n ?? 0, maxQueue })
         const refused = refusal(admission)
         if (refused) return refused
-        if (admission.kind === 'requeue') return join(queuedAgain(admission.job, now), true)
+        if (admission.kind === 'requeue') return requeue(queuedAgain(admission.job, now))
         // keyMoved: the previous holder's record loses the key (the only column that edge changes).
         if (was && job.dedupKey !== undefined) dropKey.run(job.dedupKey)
-        const { id: _unassigned, ...record } = recordParams(accepted(job, '', now))
+        // A new job is inserted with its place in its group already (burst, covers, when it is due): writing
+        // the row a second time rewrites its index entries, which in a burst over many groups is most of the
+        // cost of joining. Its place does not depend on its id, which only the insert gives; the members'
+        // records name that id, so they are written after it, by the same pure `joinGroup` with the id.
+        const group = job.group
+        const members = group ? groupMembers.all(group.key, 0).map(toRecord) : []
+        const placed = group ? joinGroup(accepted(job, '', now), group, members, now).job : accepted(job, '', now)
+        const { id: _unassigned, ...record } = recordParams(placed)
         const result = insert.run({
           ...record, route: job.route, event: job.event, delivery_id: job.deliveryId, dedup_key: job.dedupKey ?? null, received_at: job.receivedAt,
         })
         stored = Number(result.lastInsertRowid)
         insertPayload.run(stored, encodePayload(job.payloadJson))
         fresh.put(stored, job.payload)
-        if (job.group === undefined) return { status: 'accepted', id: String(stored) }
-        return join(accepted(job, String(stored), now), false)
+        if (group === undefined) return { status: 'accepted', id: String(stored) }
+        return writeOthers(joinGroup(accepted(job, String(stored), now), group, members, now), String(stored))
       }).catch((err: unknown) => {
         // Not stored: the id may be given to another job, which must not be handed this payload.
         if (stored !== undefined) fresh.drop(stored)

@@ -155,8 +155,10 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
         if (!job) return undefined
         // A job of a concurrency group rejoins it: one whose group has a newer job is stale and ends superseded.
         const group = job.group === undefined ? undefined : { key: job.group, debounceMs: 0, maxWaitMs: 0 }
-        db.transaction(() => join(retried(job, now()), group, true)).immediate()
-        const queuedAgain = parse(byId.get(Number(id)))
+        const next = retried(job, now())
+        db.transaction(() => join(next, group, true)).immediate()
+        // As stored (superseded, when its group has a newer job), over `next` for the fields JSON leaves out.
+        const queuedAgain = { ...next, ...parse(byId.get(Number(id))) }
         pool.wake()
         return queuedAgain
       },

@@ -11,6 +11,7 @@ import { githubCommentPlugin } from './targets/github-comment/plugin.js'
 import { logPlugin } from './targets/log/plugin.js'
 import { memoryStatePlugin } from './state/memory/plugin.js'
 import { metricsPlugin } from './metrics/plugin.js'
+import { statusPagePlugin } from './status-page/plugin.js'
 import { openaiPlugin } from './runners/openai/plugin.js'
 import { signalPlugin } from './targets/signal/plugin.js'
 import { slackPlugin } from './targets/slack/plugin.js'
@@ -39,4 +40,5 @@ export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [
   signalPlugin,
   smsPlugin,
   metricsPlugin,
+  statusPagePlugin,
 ] as readonly PluginDefinition[]

@@ -11,6 +11,7 @@ const SYSTEM_TESTS = [
   'test/plugins/redis-state.test.ts', // redis-server
   'test/e2e/redis-instances.test.ts', // redis-server
   'test/plugins/redis-outages.test.ts', // redis-server
+  'test/plugins/redis-replay.test.ts', // redis-server
   'test/e2e/redis-frozen.test.ts', // redis-server
   'test/e2e/redis-reviews.test.ts', // redis-server and the real gh CLI
   'test/e2e/nginx.test.ts', // nginx
@@ -21,9 +22,12 @@ const SYSTEM_TESTS = [
   'test/e2e/reviews.test.ts',
   'test/e2e/reviews-crash.test.ts',
   'test/e2e/reviews-outcomes.test.ts',
+  'test/e2e/status-page.test.ts', // a headless Chromium (Debian's chromium, driven by playwright-core)
   // Only node, but it kills and restarts about a hundred real process trees (gateway, watchdogs, agents, gh):
   // some 40 s of CPU on its own, the whole budget of the fast run.
   'test/e2e/durability.test.ts',
+  // Only node, but it stores, fails and replays 10,000 jobs on SQLite (some 30 s) to measure the replay's heap.
+  'test/cli/bulk-replay-10k.test.ts',
 ]
 // A renamed file would otherwise fall out of both projects without a word.
 for (const file of SYSTEM_TESTS) if (!existsSync(new URL(file, import.meta.url))) throw new Error(`vitest.config.ts lists ${file}, which does not exist`)

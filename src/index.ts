@@ -103,7 +103,7 @@ export {
 export {
   definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineSources, defineStateBackend,
   defineRateLimiter, type GatewayPlugin, type PluginDefinition, type PluginSpec, type SetupContext, type Resources, type Selector,
-  type SecretPath, type ObserveContext, type Endpoint,
+  type SecretPath, type ObserveContext, type Endpoint, type EndpointRequest,
 } from './core/plugin-api/plugin.js'
 export type { GatewayEvents, GatewayEventMap } from './core/events.js'
 export { isPluginDefinition } from './core/plugin-api/definition.js'

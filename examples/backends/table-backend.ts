@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto'
 import Database from 'better-sqlite3'
 import {
-  accepted, admit, checkedRetention, jobPool, joinGroup, keyMoved, leased, purgeCutoff, queuedAgain, recovered, refusal, reservationBook, retried,
+  accepted, admit, checkedRetention, jobMatcher, jobPool, joinGroup, keyMoved, leased, purgeCutoff, queuedAgain, recovered, refusal, reservationBook,
+  retriedAs,
   type AddResult, type JobGroup, type JobRecord, type LeaseTable, type StateBackend,
 } from 'hookpilot/backend-kit'
 
@@ -145,17 +146,25 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
     },
     jobs: {
       async list(filter = {}) {
-        const all = db.prepare<[], { record: string }>('SELECT record FROM jobs ORDER BY id DESC').all().map((r) => JSON.parse(r.record) as JobRecord)
-        const kept = all.filter((j) => (filter.state === undefined || j.state === filter.state) && (filter.route === undefined || j.route === filter.route))
-        return kept.slice(0, filter.limit ?? kept.length)
+        // A row at a time, newest first from the cursor on, until the page is full: never the whole table at once.
+        const matches = jobMatcher(filter)
+        const before = filter.before === undefined ? Number.MAX_SAFE_INTEGER : Number(filter.before) || 0
+        const rows = db.prepare<[number], { record: string }>('SELECT record FROM jobs WHERE id < ? ORDER BY id DESC').iterate(before)
+        const kept: JobRecord[] = []
+        for (const row of rows) {
+          if (kept.length >= (filter.limit ?? Infinity)) break
+          const job = JSON.parse(row.record) as JobRecord
+          if (matches(job)) kept.push(job)
+        }
+        return kept
       },
       get: async (id) => parse(byId.get(Number(id))),
-      async retry(id) {
+      async retry(id, mode = 'resume') {
         const job = parse(byId.get(Number(id)))
         if (!job) return undefined
         // A job of a concurrency group rejoins it: one whose group has a newer job is stale and ends superseded.
         const group = job.group === undefined ? undefined : { key: job.group, debounceMs: 0, maxWaitMs: 0 }
-        const next = retried(job, now())
+        const next = retriedAs(job, mode, now())
         db.transaction(() => join(next, group, true)).immediate()
         // As stored (superseded, when its group has a newer job), over `next` for the fields JSON leaves out.
         const queuedAgain = { ...next, ...parse(byId.get(Number(id))) }

@@ -14,7 +14,7 @@
  */
 export {
   DEDUP_WINDOW_MS, MAX_RUNS, EDGES, decide, admit, refusal, accepted, keyMoved, queuedAgain, leased, crashLoop, answered, progressed, finished,
-  recovered, retried, purgeCutoff, retentionCutoff, purgeable, checkedRetention, isFinal, joinGroup, superseded, outdated, leasable, groupWait,
+  recovered, retried, rerun, resent, purgeCutoff, retentionCutoff, purgeable, checkedRetention, isFinal, joinGroup, superseded, outdated, leasable, groupWait,
   type Joined, type KeyHolder, type Admission, type AdmitInput, type PurgeCutoff, type Retention, type Edge, type EdgeStart, type EdgeEnd,
 } from '../core/jobs/transitions.js'
 export {
@@ -22,7 +22,9 @@ export {
   type LeaseTable, type LeasedRow, type LeaseAfter, type JobPool, type JobPoolOptions, type Try, type TryTable, type TryOptions,
 } from '../core/jobs/pool.js'
 export { reservationBook, type ReservationBook } from '../core/jobs/reservations.js'
+export { retriedAs } from '../core/jobs/retry-mode.js'
+export { jobMatcher, reasonMatcher, reasonOf } from '../core/jobs/job-filter.js'
 export type {
   StateBackend, DedupStore, JobQueue, JobsView, JobRecord, JobState, JobStage, NewJob, JobOutcome, LeasedJob, JobWorker, Reservation,
-  AddResult, StopReport, JobFilter, JobCounts, Readiness, LifecycleContext, JobGroup, FinalState,
+  AddResult, StopReport, JobFilter, RetryMode, JobCounts, Readiness, LifecycleContext, JobGroup, FinalState,
 } from '../core/jobs/state-backend.js'

@@ -2,6 +2,8 @@
  * How `hookpilot jobs` prints jobs for a person. Payload text can reach an answer and an error (a PR title the
  * agent echoed), so control characters are shown escaped: nothing printed here can drive the terminal.
  */
+import { reasonOf } from '../core/jobs/job-filter.js'
+import type { ReasonGroup } from '../core/jobs/reason-groups.js'
 import type { JobRecord } from '../core/jobs/state-backend.js'
 import { printable } from '../core/log/printable.js'
 
@@ -14,9 +16,7 @@ export function jobsTable(jobs: readonly JobRecord[]): string {
   const cells = jobs.map((j) => [
     j.id, j.state, j.stage, j.route, j.event, j.deliveryId, String(j.attempts), iso(j.updatedAt), oneLine(why(j) ?? '', 60),
   ].map((c) => printable(c)))
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)))
-  const line = (c: readonly string[]) => c.map((cell, i) => (i === c.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd()
-  return [line(head), ...cells.map(line)].join('\n')
+  return table(head, cells)
 }
 
 /** One job, a field a line, with an excerpt of its answer. */
@@ -52,9 +52,19 @@ export function formatJob(job: JobRecord): string {
 }
 
 /** Why a job is where it is, in one cell: its failure, its pending retry's reason, or why it was skipped or superseded. */
-function why(job: JobRecord): string | undefined {
-  if (job.state === 'skipped' || job.state === 'superseded') return job.note
-  return job.state === 'done' ? undefined : job.lastError
+const why = reasonOf
+
+/** Reason groups as a table: how many, the newest and oldest, the routes, the reason. */
+export function reasonTable(groups: readonly ReasonGroup[]): string {
+  const head = ['JOBS', 'LATEST', 'EARLIEST', 'ROUTES', 'REASON']
+  const cells = groups.map((g) => [String(g.count), iso(g.latest), iso(g.earliest), oneLine(g.routes.join(','), 40), g.reason].map((c) => printable(c)))
+  return table(head, cells)
+}
+
+function table(head: readonly string[], cells: readonly (readonly string[])[]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)))
+  const line = (c: readonly string[]) => c.map((cell, i) => (i === c.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd()
+  return [line(head), ...cells.map(line)].join('\n')
 }
 
 function iso(ms: number): string {

@@ -1,12 +1,17 @@
 /**
  * `hookpilot jobs list | show | retry | purge`: what operators see and do with the gateway's jobs, from another
  * terminal while `hookpilot serve` runs (it picks a retried job up within a second or two) or while it does not.
+ * The bulk replay is jobs-replay.ts; the filter flags are jobs-filter.ts.
  */
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { loadConfig } from '../index.js'
-import type { JobRecord, JobState } from '../core/jobs/state-backend.js'
+import { jobPages } from '../core/jobs/job-pages.js'
+import { reasonGroups } from '../core/jobs/reason-groups.js'
+import type { JobFilter, JobRecord, RetryMode } from '../core/jobs/state-backend.js'
 import { parse, UsageError } from './args.js'
-import { formatJob, jobsTable } from './jobs-format.js'
+import { duration, FILTER_OPTIONS, jobFilter } from './jobs-filter.js'
+import { formatJob, jobsTable, reasonTable } from './jobs-format.js'
+import { replay } from './jobs-replay.js'
 import { printableJson } from '../core/log/printable.js'
 import { openJobs } from './jobs-store.js'
 import { GatewayError } from '../core/errors.js'
@@ -15,14 +20,32 @@ import type { CliIO, Subcommand } from './io.js'
 const HELP = `Usage: hookpilot jobs <command> [options]
 
 Commands:
-  list [--state S] [--route R] [--limit N] [--json]
-                          jobs, newest first (S: queued, running, done, skipped, superseded, failed;
+  list [filters] [--json]   jobs, newest first (states: queued, running, done, skipped, superseded, failed;
                           default limit 50)
+  list --by reason [filters]
+                          failed jobs (or --state S) grouped by reason: how many, when, which routes
   show <id> [--json]      one job: route, event, delivery id, state, attempts, times, last error, answer excerpt
-  retry <id>              queue a finished job again: a failed one resumes where it failed (its stored answer
-                          is delivered without a new agent run); a done, skipped or superseded one runs again
-                          from the start
+  retry <id> [--rerun-agent | --resend-answer]
+                          queue a finished job again: a failed one resumes where it failed (its stored answer
+                          is delivered without a new agent run), any other runs again from the start
+  retry --state S [filters] [--rerun-agent | --resend-answer] [--dry-run]
+                          queue again every job in state S (failed, skipped, superseded, done) the filters
+                          match, a page at a time; says what it will do, then how many it did
   purge --older-than AGE  delete done and failed jobs that finished more than AGE ago (30m, 12h, 7d)
+
+Filters:
+  --state S               queued, running, done, skipped, superseded, failed
+  --route R               jobs of one route
+  --since T, --until T    jobs that last changed (a finished job: ended) after / before T: an age (30m, 2h,
+                          7d) or a date and time (2025-06-01T14:00:00Z); a replay's window ends when it starts
+  --reason TEXT           jobs whose reason holds TEXT, or matches it as a glob when it has * or ?
+                          (any case): --reason 'HTTP 502', --reason 'agent timed out*'
+  --limit N               at most N jobs
+
+Replay modes:
+  --rerun-agent           run the agent again, even for a job whose answer is stored
+  --resend-answer         deliver the stored answer again without a new agent run (jobs without one are left)
+  --dry-run               list what would be queued, change nothing
 
 Options:
   -c, --config FILE       configuration file (default: ./config.yaml); the state file is found from it
@@ -31,16 +54,17 @@ Options:
 Works against the state store the config names (state.driver sqlite or redis), whether or not hookpilot serve runs.
 `
 
-const STATES: readonly JobState[] = ['queued', 'running', 'done', 'skipped', 'superseded', 'failed']
-
 /** Runs a jobs subcommand. */
 export const jobs: Subcommand = async (args, io) => {
+  const now = Date.now()
   const { values, positionals } = parse(args, {
     config: { type: 'string', short: 'c', default: 'config.yaml' },
-    state: { type: 'string' },
-    route: { type: 'string' },
-    limit: { type: 'string' },
+    ...FILTER_OPTIONS,
+    by: { type: 'string' },
     json: { type: 'boolean' },
+    'rerun-agent': { type: 'boolean' },
+    'resend-answer': { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
     'older-than': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   }, 'jobs')
@@ -50,6 +74,10 @@ export const jobs: Subcommand = async (args, io) => {
     return values.help ? 0 : 2
   }
   if (!['list', 'show', 'retry', 'purge'].includes(command)) throw new UsageError(`unknown jobs command "${command}"; use list, show, retry or purge.`)
+  if (values.by !== undefined && values.by !== 'reason') throw new UsageError(`--by takes reason, not "${values.by}".`)
+  if (values['rerun-agent'] && values['resend-answer']) throw new UsageError('--rerun-agent and --resend-answer are two ways to replay a job: choose one.')
+  const filter = jobFilter(values, now)
+  const mode: RetryMode = values['rerun-agent'] ? 'rerun-agent' : values['resend-answer'] ? 'resend-answer' : 'resume'
   const configPath = isAbsolute(values.config) ? values.config : resolve(io.cwd, values.config)
   const config = await loadConfig(configPath, { env: io.env, lenientEnv: true })
   const open = await openJobs(config, dirname(configPath)).catch((err: unknown) => {
@@ -61,13 +89,14 @@ export const jobs: Subcommand = async (args, io) => {
   try {
     switch (command) {
       case 'list':
-        return await list(open.jobs, io, {
-          state: jobState(values.state), route: values.route, limit: whole(values.limit, '--limit') ?? 50, json: values.json === true,
-        })
+        if (values.by === 'reason') return await byReason(open.jobs, io, { ...filter, state: filter.state ?? 'failed' }, values.json === true)
+        return await list(open.jobs, io, { ...filter, limit: filter.limit ?? 50 }, values.json === true)
       case 'show':
         return await show(open.jobs, io, oneId(rest, 'show'), values.json === true)
       case 'retry':
-        return await retry(open.jobs, io, oneId(rest, 'retry'))
+        if (rest.length === 0 && values.state !== undefined) return await replay(open.jobs, io, { filter, mode, dryRun: values['dry-run'] === true, now })
+        if (values.state !== undefined || values['dry-run']) throw new UsageError('retry takes one job id, or --state S with filters (and --dry-run) for many: not both.')
+        return await retry(open.jobs, io, oneId(rest, 'retry'), mode)
       default:
         return await purge(open.jobs, io, values['older-than'])
     }
@@ -78,10 +107,20 @@ export const jobs: Subcommand = async (args, io) => {
 
 type View = Awaited<ReturnType<typeof openJobs>>['jobs']
 
-async function list(view: View, io: CliIO, filter: { state: JobState | undefined; route: string | undefined; limit: number; json: boolean }): Promise<number> {
+async function list(view: View, io: CliIO, filter: JobFilter, json: boolean): Promise<number> {
   const found = await view.list(filter)
-  if (filter.json) io.stdout.write(printableJson(found.map(withoutAnswer), 2) + '\n')
+  if (json) io.stdout.write(printableJson(found.map(withoutAnswer), 2) + '\n')
   else io.stdout.write(found.length === 0 ? 'No jobs match.\n' : jobsTable(found) + '\n')
+  return 0
+}
+
+/** The jobs `filter` matches, grouped by reason, read a page at a time (however many there are). */
+async function byReason(view: View, io: CliIO, filter: JobFilter, json: boolean): Promise<number> {
+  const grouping = reasonGroups()
+  for await (const page of jobPages(view, filter)) for (const job of page) grouping.add(job)
+  const groups = grouping.groups()
+  if (json) io.stdout.write(printableJson(groups, 2) + '\n')
+  else io.stdout.write(groups.length === 0 ? 'No jobs match.\n' : `${reasonTable(groups)}\n\nReplay a group: hookpilot jobs retry --state ${filter.state ?? 'failed'} --reason '<reason>' [--dry-run]\n`)
   return 0
 }
 
@@ -92,8 +131,8 @@ async function show(view: View, io: CliIO, id: string, json: boolean): Promise<n
   return 0
 }
 
-async function retry(view: View, io: CliIO, id: string): Promise<number> {
-  const job = await view.retry(id)
+async function retry(view: View, io: CliIO, id: string, mode: RetryMode): Promise<number> {
+  const job = await view.retry(id, mode)
   if (!job) return notFound(io, id)
   const how = job.stage === 'deliver' ? 'delivering its stored answer again, without a new agent run' : 'running the agent again from the start'
   io.stdout.write(`Job ${job.id} (route ${job.route}, delivery ${job.deliveryId}) is queued again: ${how}. A running gateway picks it up within a second or two; otherwise at its next start.\n`)
@@ -102,7 +141,7 @@ async function retry(view: View, io: CliIO, id: string): Promise<number> {
 
 async function purge(view: View, io: CliIO, olderThan: string | undefined): Promise<number> {
   if (olderThan === undefined) throw new UsageError('purge needs --older-than AGE, e.g. --older-than 7d (units: s, m, h, d).')
-  const ms = duration(olderThan)
+  const ms = duration(olderThan, '--older-than')
   const n = await view.purge(Date.now() - ms)
   io.stdout.write(`Purged ${n} finished job${n === 1 ? '' : 's'} (done or failed) that ended more than ${olderThan} ago.\n`)
   return 0
@@ -121,25 +160,4 @@ function withoutAnswer(job: JobRecord): Omit<JobRecord, 'answer'> {
 function oneId(rest: readonly string[], command: string): string {
   if (rest.length !== 1) throw new UsageError(`jobs ${command} takes one job id (see "hookpilot jobs list"), got ${rest.length === 0 ? 'none' : rest.join(' ')}.`)
   return rest[0] ?? ''
-}
-
-function jobState(value: string | undefined): JobState | undefined {
-  if (value === undefined) return undefined
-  if (!(STATES as readonly string[]).includes(value)) throw new UsageError(`--state takes one of ${STATES.join(', ')}, not "${value}".`)
-  return value as JobState
-}
-
-function whole(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} takes a whole number of at least 1, not "${value}".`)
-  return Number(value)
-}
-
-const UNITS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
-
-/** `30m`, `12h`, `7d` in milliseconds. */
-export function duration(text: string): number {
-  const match = /^(\d+)([smhd])$/.exec(text.trim())
-  if (!match) throw new UsageError(`--older-than takes an age such as 30m, 12h or 7d (units: s, m, h, d), not "${text}".`)
-  return Number(match[1]) * (UNITS[match[2] ?? 'd'] ?? 0)
 }

@@ -12,6 +12,7 @@ import { logPlugin } from './targets/log/plugin.js'
 import { memoryStatePlugin } from './state/memory/plugin.js'
 import { metricsPlugin } from './metrics/plugin.js'
 import { tracingPlugin } from './tracing/plugin.js'
+import { statusPagePlugin } from './status-page/plugin.js'
 import { openaiPlugin } from './runners/openai/plugin.js'
 import { signalPlugin } from './targets/signal/plugin.js'
 import { slackPlugin } from './targets/slack/plugin.js'
@@ -41,4 +42,5 @@ export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [
   smsPlugin,
   metricsPlugin,
   tracingPlugin,
+  statusPagePlugin,
 ] as readonly PluginDefinition[]

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it as test } from 'vitest'
 import type { JobOutcome } from '../core/jobs/state-backend.js'
 import { contractWorld, newJob, type StateBackendHarness } from './state-backend-harness.js'
 import { groupCases } from './state-backend-groups.js'
+import { replayCases } from './state-backend-replay.js'
 import { writersCases } from './state-backend-writers.js'
 
 export { newJob, type BackendOptions, type StateBackendHarness } from './state-backend-harness.js'
@@ -282,6 +283,7 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
 
 
     writersCases({ harness, it, setup, recorder, peer })
+    replayCases({ it, setup, recorder, GAP })
     groupCases({ harness, it, setup, recorder, peer })
 
     if (harness.reopen) {

@@ -43,6 +43,8 @@ const reach: Record<string, (from: EdgeStart) => EdgeEnd[]> = {
   outdated: (from) => [lifecycle.outdated(record(from as JobState), '9', T).state],
   queuedAgain: (from) => [lifecycle.queuedAgain(record(from as JobState), T).state],
   retried: (from) => [lifecycle.retried(record(from as JobState), T).state],
+  rerun: (from) => [lifecycle.rerun(record(from as JobState), T).state],
+  resent: (from) => [lifecycle.resent({ ...record(from as JobState), stage: 'deliver', answer: 'the answer' }, T).state],
   keyMoved: (from) => [lifecycle.keyMoved(record(from as JobState)).state],
   purgeable: (from) => (lifecycle.purgeable(record(from as JobState), past) ? ['deleted'] : [from as JobState]),
 }

@@ -126,7 +126,10 @@ export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<Flow
     if (path === '/health') return probe ? health() : ERRORS.probeMethod
     if (path === '/ready') return probe ? ready() : ERRORS.probeMethod
     const endpoint = endpoints.get(path)
-    if (endpoint) return probe ? endpoint.handle(req) : ERRORS.probeMethod
+    if (endpoint) {
+      if (probe) return endpoint.handle(req)
+      return req.method === 'POST' && endpoint.formBytes !== undefined ? form(req, endpoint, endpoint.formBytes) : ERRORS.probeMethod
+    }
     if (!path.startsWith(WEBHOOK_PREFIX)) return PASS
     const name = path.slice(WEBHOOK_PREFIX.length).replace(/\/$/, '')
     const route = name.includes('/') ? undefined : routes.get(name)
@@ -165,6 +168,21 @@ export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<Flow
       return await pipeline(route, {
         method: 'POST', path: req.path, headers: req.headers, body: read.body, localAddress: req.localAddress, clientAddress: client,
       })
+    } finally {
+      lease.release()
+    }
+  }
+
+  /** A plugin's form (a login): its small body read under its cap and the budget, as a webhook's is. */
+  async function form(req: FlowRequest, endpoint: Endpoint, limit: number): Promise<GatewayResponse> {
+    if (parts.closing()) return ERRORS.shuttingDown
+    const lease = budget.lease()
+    try {
+      const read = await req.readBody(limit, lease)
+      if (read.kind === 'too-large') return ERRORS.tooLarge
+      if (read.kind === 'over-budget') return ERRORS.busy
+      if (read.kind !== 'ok') return ERRORS.badRequest
+      return await endpoint.handle({ method: req.method, headers: req.headers, body: read.body })
     } finally {
       lease.release()
     }

@@ -250,6 +250,28 @@ export function retried(job: JobRecord, t: number): JobRecord {
   throw new GatewayError('ERR_STATE', `job ${job.id} is ${job.state}: only a finished job (done, skipped, superseded or failed) can be retried.`)
 }
 
+/**
+ * An operator's replay that runs the agent again (`hookpilot jobs retry --rerun-agent`): like {@link retried},
+ * but a failed job that had its answer also starts from the agent, its stored answer dropped.
+ */
+export function rerun(job: JobRecord, t: number): JobRecord {
+  return { ...retried(job, t), stage: 'run', answer: undefined, progress: 0, lastError: undefined, url: undefined }
+}
+
+/**
+ * An operator's replay that delivers the stored answer again without a new agent run (`hookpilot jobs retry
+ * --resend-answer`): a failed job resumes its delivery where it failed (as {@link retried}); a done, skipped or
+ * superseded one posts its whole answer again. A job the agent never answered has nothing to resend.
+ */
+export function resent(job: JobRecord, t: number): JobRecord {
+  const again = retried(job, t) // refuses a queued or running job
+  if (job.answer === undefined) {
+    throw new GatewayError('ERR_STATE', `job ${job.id} has no stored answer to resend (its agent never answered): replay it with --rerun-agent.`)
+  }
+  const progress = job.state === 'failed' ? job.progress : 0
+  return { ...again, stage: 'deliver', answer: job.answer, progress, url: job.state === 'failed' ? again.url : undefined }
+}
+
 /** Finished jobs that a purge or the retention deletes: those that ended before these times. */
 export interface PurgeCutoff {
   readonly doneBefore: number
@@ -339,6 +361,14 @@ export const EDGES: readonly Edge[] = [
   { from: 'done', to: 'queued', via: 'retried' },
   { from: 'skipped', to: 'queued', via: 'retried' },
   { from: 'superseded', to: 'queued', via: 'retried' },
+  { from: 'failed', to: 'queued', via: 'rerun' },
+  { from: 'done', to: 'queued', via: 'rerun' },
+  { from: 'skipped', to: 'queued', via: 'rerun' },
+  { from: 'superseded', to: 'queued', via: 'rerun' },
+  { from: 'failed', to: 'queued', via: 'resent' },
+  { from: 'done', to: 'queued', via: 'resent' },
+  { from: 'skipped', to: 'queued', via: 'resent' },
+  { from: 'superseded', to: 'queued', via: 'resent' },
   { from: 'done', to: 'done', via: 'keyMoved' },
   { from: 'skipped', to: 'skipped', via: 'keyMoved' },
   { from: 'superseded', to: 'superseded', via: 'keyMoved' },

@@ -37,7 +37,7 @@ export interface GatewayPlugin {
   ready?(): Readiness | Promise<Readiness>
   /** Subscribes to the gateway's events (answered webhooks, agent runs, deliveries): metrics, audit trails. */
   observe?(events: GatewayEvents, ctx: ObserveContext): void
-  /** Extra GET paths on the gateway's own listener (`/metrics`). */
+  /** Extra GET paths on the gateway's own listener (`/metrics`, `/status`). */
   readonly endpoints?: readonly Endpoint[]
 }
 
@@ -47,10 +47,24 @@ export interface ObserveContext {
   readonly state: StateBackend
 }
 
-/** A GET (and HEAD) path a plugin answers on the gateway's listener. */
+/** A GET (and HEAD) path a plugin answers on the gateway's listener; a form's POST too when it says so. */
 export interface Endpoint {
   readonly path: string
-  handle(req: { readonly method: string; readonly headers: Readonly<Record<string, string>> }): Promise<GatewayResponse>
+  /**
+   * When set, the path also takes a POST (a login form), its body read under this many bytes (and the budget of
+   * unverified bytes, like a webhook's); without it a POST is answered 405.
+   */
+  readonly formBytes?: number | undefined
+  handle(req: EndpointRequest): Promise<GatewayResponse>
+}
+
+/** What an {@link Endpoint} is asked. */
+export interface EndpointRequest {
+  readonly method: string
+  /** Lower-cased names. */
+  readonly headers: Readonly<Record<string, string>>
+  /** A POST's body (only for an endpoint with `formBytes`). */
+  readonly body?: Uint8Array | undefined
 }
 
 export type { PluginDefinition, PluginSpec, SetupContext, Resources, Selector, SecretPath } from './definition.js'

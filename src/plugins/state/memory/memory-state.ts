@@ -9,8 +9,10 @@ import { reservationBook } from '../../../core/jobs/reservations.js'
 import type { AddResult, JobCounts, JobGroup, JobRecord, JobState, StateBackend } from '../../../core/jobs/state-backend.js'
 import {
   accepted, admit, checkedRetention, DEDUP_WINDOW_MS, isFinal, joinGroup, keyMoved, leasable, leased, purgeCutoff, purgeable, queuedAgain, refusal,
-  retried, retentionCutoff,
+  retentionCutoff,
 } from '../../../core/jobs/transitions.js'
+import { jobMatcher } from '../../../core/jobs/job-filter.js'
+import { retriedAs } from '../../../core/jobs/retry-mode.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, JsonObject, Logger } from '../../../core/types.js'
 
@@ -236,9 +238,10 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
     jobs: {
       async list(filter = {}) {
         const out: JobRecord[] = []
+        const matches = jobMatcher(filter)
+        const before = filter.before === undefined ? Infinity : Number(filter.before)
         for (const e of [...jobs.values()].reverse()) {
-          if (filter.state !== undefined && e.job.state !== filter.state) continue
-          if (filter.route !== undefined && e.job.route !== filter.route) continue
+          if (Number(e.job.id) >= before || !matches(e.job)) continue
           out.push(e.job)
           if (filter.limit !== undefined && out.length >= filter.limit) break
         }
@@ -247,13 +250,13 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
       async get(id) {
         return jobs.get(id)?.job
       },
-      async retry(id) {
+      async retry(id, mode = 'resume') {
         const e = jobs.get(id)
         if (!e) return undefined
         if (e.payload === undefined) {
           throw new GatewayError('ERR_STATE', `job ${id} is done and its payload is no longer kept (the memory backend keeps the latest ${DONE_PAYLOADS}): it cannot run again; use state.driver: sqlite to keep them`)
         }
-        put(e, retried(e.job, now()))
+        put(e, retriedAs(e.job, mode, now()))
         // A job of a concurrency group rejoins it: one whose group has a newer job is stale and ends superseded.
         if (e.job.group !== undefined) join(e, { key: e.job.group, debounceMs: 0, maxWaitMs: 0 }, now(), true)
         const queuedAgain = e.job

@@ -1,6 +1,8 @@
 /** `hookpilot jobs` over BullMQ's lists: what is queued, running, done and failed, on every instance. */
 import type { Queue } from 'bullmq'
-import { purgeCutoff, purgeable, retried } from '../../../core/jobs/transitions.js'
+import { jobMatcher } from '../../../core/jobs/job-filter.js'
+import { retriedAs } from '../../../core/jobs/retry-mode.js'
+import { purgeCutoff, purgeable } from '../../../core/jobs/transitions.js'
 import type { JobCounts, JobRecord, JobState, JobsView } from '../../../core/jobs/state-backend.js'
 import type { RedisGroups } from './groups.js'
 import { BULL_STATES, dataOf, recordOf, stateOf, type BullJob, type JobData } from './records.js'
@@ -9,6 +11,8 @@ import { BULL_STATES, dataOf, recordOf, stateOf, type BullJob, type JobData } fr
 const LISTS: readonly JobState[] = ['queued', 'running', 'done', 'failed']
 /** Jobs read from Redis at a time while listing. */
 const PAGE = 200
+/** Ids read from Redis at a time while finding a page's jobs. */
+const ID_CHUNK = 1_000
 
 /** What {@link redisJobsView} needs. */
 export interface RedisViewOptions {
@@ -24,17 +28,38 @@ export interface RedisViewOptions {
 export function redisJobsView(options: RedisViewOptions): JobsView {
   const { queue, now } = options
 
-  /** Up to `limit` jobs in `state` that `keep` accepts, newest first. */
-  async function listState(state: JobState, keep: (job: JobRecord) => boolean, limit: number): Promise<JobRecord[]> {
+  /**
+   * The ids in `state`'s BullMQ lists accepted before `before` (a job number), newest first. BullMQ keeps its
+   * finished lists in the order jobs ended, not the order they were accepted, so a page in acceptance order
+   * reads every id of the lists (ids only, a chunk at a time) and then only the records it returns.
+   */
+  async function idsBefore(state: JobState, before: number): Promise<string[]> {
+    const ids: Array<{ readonly n: number; readonly id: string }> = []
+    for (const type of BULL_STATES[state]) {
+      for (let start = 0; ; start += ID_CHUNK) {
+        const chunk = await queue().getRanges([type], start, start + ID_CHUNK - 1, false)
+        for (const id of chunk) {
+          const n = idNumber(id)
+          if (n < before) ids.push({ n, id })
+        }
+        if (chunk.length < ID_CHUNK) break
+      }
+    }
+    return ids.sort((a, b) => b.n - a.n).map((e) => e.id)
+  }
+
+  /** Up to `limit` jobs in `state` that `keep` accepts, newest first, read a page of records at a time. */
+  async function listState(state: JobState, keep: (job: JobRecord) => boolean, limit: number, before: number): Promise<JobRecord[]> {
+    const ids = await idsBefore(state, before)
     const out: JobRecord[] = []
-    for (let start = 0; out.length < limit; start += PAGE) {
-      const page = (await queue().getJobs([...BULL_STATES[state]], start, start + PAGE - 1, false)) as (BullJob | undefined)[]
+    for (let start = 0; start < ids.length && out.length < limit; start += PAGE) {
+      const page = await Promise.all(ids.slice(start, start + PAGE).map((id) => queue().getJob(id) as Promise<BullJob | undefined>))
       for (const job of page) {
         if (job === undefined) continue // removed between the listing and the read
         const record = recordOf(job, state)
-        if (keep(record)) out.push(record)
+        // A job may have moved to another list between the two reads: it is listed where it is now, or not at all.
+        if (keep(record) && out.length < limit) out.push(record)
       }
-      if (page.length < PAGE) break
     }
     return out
   }
@@ -48,19 +73,20 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
   return {
     async list(filter = {}) {
       const limit = filter.limit ?? Infinity
-      const keep = (job: JobRecord) => (filter.route === undefined || job.route === filter.route) && (filter.state === undefined || job.state === filter.state)
+      const keep = jobMatcher(filter)
+      const before = filter.before === undefined ? Infinity : idNumber(filter.before)
       const states = filter.state === undefined ? LISTS : [filter.state]
-      const all = (await Promise.all(states.map((s) => listState(s, keep, limit)))).flat()
+      const all = (await Promise.all(states.map((s) => listState(s, keep, limit, before)))).flat()
       // Ids count up as jobs are accepted: the highest is the newest, whichever list a job is in.
       return all.sort((a, b) => idNumber(b.id) - idNumber(a.id)).slice(0, limit)
     },
     async get(id) {
       return (await found(id))?.record
     },
-    async retry(id) {
+    async retry(id, mode = 'resume') {
       const current = await found(id)
       if (!current) return undefined
-      let next = retried(current.record, now())
+      let next = retriedAs(current.record, mode, now())
       // A job of a concurrency group rejoins it before it is queued: one whose group has a newer job is stale,
       // marked so, and a worker ends it superseded instead of running it.
       if (next.group !== undefined && options.groups) {

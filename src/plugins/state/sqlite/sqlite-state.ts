@@ -131,8 +131,8 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
     jobs: {
       list: (filter) => open().view.list(filter),
       get: (id) => open().view.get(id),
-      retry: async (id) => {
-        const job = await open().view.retry(id)
+      retry: async (id, mode) => {
+        const job = await open().view.retry(id, mode)
         pool.wake()
         return job
       },

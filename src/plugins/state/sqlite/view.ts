@@ -3,11 +3,16 @@
  * from another one (WAL lets both work on the file at once; the server notices a retried job at its next poll).
  */
 import type { JobCounts, JobFilter, JobRecord, JobsView } from '../../../core/jobs/state-backend.js'
-import { purgeCutoff, retried } from '../../../core/jobs/transitions.js'
+import { reasonLike } from '../../../core/jobs/job-filter.js'
+import { retriedAs } from '../../../core/jobs/retry-mode.js'
+import { purgeCutoff } from '../../../core/jobs/transitions.js'
 import type { Clock } from '../../../core/types.js'
 import type { Db } from './open.js'
 import { DELETE_FINISHED, RECORD_COLUMNS, UPDATE_RECORD, recordParams, stateIs, toRecord, type JobRow } from './rows.js'
 import type { Writer } from './writer.js'
+
+/** The job-filter module's `reasonOf`, as SQL over the stored columns (skipped and superseded are stored done with an outcome). */
+const REASON = `(CASE WHEN outcome IS NOT NULL THEN note WHEN state = 'done' THEN NULL ELSE last_error END)`
 
 /** Creates the view. */
 export function sqliteJobsView(db: Db, writer: Writer, now: Clock, windowMs: number, rejoin: (job: JobRecord) => void): JobsView {
@@ -26,6 +31,22 @@ export function sqliteJobsView(db: Db, writer: Writer, now: Clock, windowMs: num
         where.push('route = ?')
         params.push(filter.route)
       }
+      if (filter.since !== undefined) {
+        where.push('updated_at >= ?')
+        params.push(filter.since)
+      }
+      if (filter.until !== undefined) {
+        where.push('updated_at <= ?')
+        params.push(filter.until)
+      }
+      if (filter.reason !== undefined) {
+        where.push(`${REASON} LIKE ? ESCAPE '\\'`)
+        params.push(reasonLike(filter.reason))
+      }
+      if (filter.before !== undefined) {
+        where.push('id < ?')
+        params.push(/^\d+$/.test(filter.before) ? Number(filter.before) : 0)
+      }
       const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''
       const limit = filter.limit === undefined ? '' : `LIMIT ${Math.max(0, Math.floor(filter.limit))}`
       return db.prepare<unknown[], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs ${clause} ORDER BY id DESC ${limit}`).all(...params).map(toRecord)
@@ -34,11 +55,11 @@ export function sqliteJobsView(db: Db, writer: Writer, now: Clock, windowMs: num
       const row = get(id)
       return row && toRecord(row)
     },
-    retry(id) {
+    retry(id, mode = 'resume') {
       return writer.run((): JobRecord | undefined => {
         const row = get(id)
         if (!row) return undefined
-        const next = retried(toRecord(row), now())
+        const next = retriedAs(toRecord(row), mode, now())
         // A job of a concurrency group rejoins it: one whose group has a newer job is stale and ends superseded.
         if (next.group === undefined) update.run(recordParams(next))
         else rejoin(next)

@@ -1,0 +1,68 @@
+/**
+ * What the status page shows, read from the jobs view: how many jobs wait, which run and for how long, the last
+ * ones that ended, and failed jobs grouped by reason. A job is shown by these fields only: its payload, its
+ * answer and anything else a sender wrote beyond them never reach the page.
+ */
+import { reasonOf } from '../../core/jobs/job-filter.js'
+import { reasonGroups, type ReasonGroup } from '../../core/jobs/reason-groups.js'
+import type { FinalState, JobCounts, JobRecord, JobsView } from '../../core/jobs/state-backend.js'
+
+/** One job as the page shows it. */
+export interface JobLine {
+  readonly id: string
+  readonly route: string
+  readonly event: string
+  readonly deliveryId: string
+  /** Its state: the outcome of a finished job. */
+  readonly state: string
+  /** Why it failed, waits to retry, or was skipped or superseded (at most 300 characters). */
+  readonly reason: string | undefined
+  readonly attempts: number
+  readonly receivedAt: number
+  readonly updatedAt: number
+  readonly finishedAt: number | undefined
+}
+
+/** The page's data, as /status/jobs.json serves it. */
+export interface JobsSnapshot {
+  readonly at: number
+  readonly counts: JobCounts
+  /** Running jobs with how long (ms) since their try began. */
+  readonly running: ReadonlyArray<JobLine & { readonly ageMs: number }>
+  readonly finished: readonly JobLine[]
+  /** Reasons of the latest {@link FAILED_GROUPED} failed jobs. */
+  readonly failed: readonly ReasonGroup[]
+}
+
+/** Jobs of each list shown. */
+const SHOWN = 25
+/** Failed jobs read for the grouping, newest first: a refresh stays one small read however many there are. */
+export const FAILED_GROUPED = 1_000
+const FINAL: readonly FinalState[] = ['done', 'skipped', 'superseded', 'failed']
+
+/** Reads the snapshot at `now`. */
+export async function jobsSnapshot(view: JobsView, now: number): Promise<JobsSnapshot> {
+  const [counts, running, failed, ...finals] = await Promise.all([
+    view.counts(),
+    view.list({ state: 'running', limit: SHOWN }),
+    view.list({ state: 'failed', limit: FAILED_GROUPED }),
+    ...FINAL.map((state) => view.list({ state, limit: SHOWN })),
+  ])
+  const grouping = reasonGroups(50)
+  for (const job of failed) grouping.add(job)
+  const finished = finals.flat().sort((a, b) => (b.finishedAt ?? b.updatedAt) - (a.finishedAt ?? a.updatedAt)).slice(0, SHOWN)
+  return {
+    at: now,
+    counts,
+    running: running.map((job) => ({ ...line(job), ageMs: Math.max(0, now - job.updatedAt) })),
+    finished: finished.map(line),
+    failed: grouping.groups(),
+  }
+}
+
+function line(job: JobRecord): JobLine {
+  return {
+    id: job.id, route: job.route, event: job.event, deliveryId: job.deliveryId, state: job.state, reason: reasonOf(job)?.slice(0, 300),
+    attempts: job.attempts, receivedAt: job.receivedAt, updatedAt: job.updatedAt, finishedAt: job.finishedAt,
+  }
+}

@@ -3,7 +3,15 @@
  * agent echoed), so control characters are shown escaped: nothing printed here can drive the terminal.
  */
 import type { JobRecord } from '../core/jobs/state-backend.js'
+import { spoken, type RetrySchedule } from '../core/jobs/retry-schedule.js'
 import { printable } from '../core/log/printable.js'
+
+/** What `jobs show` knows besides the record: the configuration's retry schedules, and the time. */
+export interface ShowContext {
+  /** `agent.retry` and `delivery.retry`, to say which try of how many a job is at. */
+  readonly schedules?: { readonly agent: RetrySchedule; readonly delivery: RetrySchedule } | undefined
+  readonly now?: number | undefined
+}
 
 const EXCERPT = 600
 
@@ -19,7 +27,12 @@ export function jobsTable(jobs: readonly JobRecord[]): string {
 }
 
 /** One job, a field a line, with an excerpt of its answer. */
-export function formatJob(job: JobRecord): string {
+export function formatJob(job: JobRecord, context: ShowContext = {}): string {
+  const now = context.now ?? Date.now()
+  const schedule = job.stage === 'run' ? context.schedules?.agent : context.schedules?.delivery
+  const key = job.stage === 'run' ? 'agent.retry' : 'delivery.retry'
+  const ofAll = (n: number) => (schedule === undefined ? String(n) : `${n} of ${schedule.attempts} (${key})`)
+  const waiting = job.state === 'queued' && job.notBefore > now
   const rows: Array<[string, string | undefined]> = [
     ['id', job.id],
     ['state', job.state],
@@ -27,11 +40,11 @@ export function formatJob(job: JobRecord): string {
     ['route', job.route],
     ['event', job.event],
     ['delivery', job.deliveryId],
-    ['tries', String(job.attempts)],
+    ['tries', ofAll(job.attempts)],
     ['received', iso(job.receivedAt)],
     ['updated', iso(job.updatedAt)],
     ['finished', job.finishedAt === undefined ? undefined : iso(job.finishedAt)],
-    ['next try', job.state === 'queued' && job.notBefore > Date.now() ? iso(job.notBefore) : undefined],
+    ['next try', waiting ? `${iso(job.notBefore)} (in ${spoken(job.notBefore - now)}), try ${ofAll(job.attempts + 1)}` : undefined],
     ['parts sent', job.progress > 0 ? String(job.progress) : undefined],
     ['posted at', job.url],
     ['group', job.group?.slice(job.group.indexOf('\u0000') + 1)],

@@ -6,7 +6,8 @@ import { dirname, isAbsolute, resolve } from 'node:path'
 import { loadConfig } from '../index.js'
 import type { JobRecord, JobState } from '../core/jobs/state-backend.js'
 import { parse, UsageError } from './args.js'
-import { formatJob, jobsTable } from './jobs-format.js'
+import { formatJob, jobsTable, type ShowContext } from './jobs-format.js'
+import { scheduleOf } from '../core/jobs/retry-schedule.js'
 import { printableJson } from '../core/log/printable.js'
 import { openJobs } from './jobs-store.js'
 import { GatewayError } from '../core/errors.js'
@@ -63,7 +64,9 @@ export const jobs: Subcommand = async (args, io) => {
           state: jobState(values.state), route: values.route, limit: whole(values.limit, '--limit') ?? 50, json: values.json === true,
         })
       case 'show':
-        return await show(open.jobs, io, oneId(rest, 'show'), values.json === true)
+        return await show(open.jobs, io, oneId(rest, 'show'), values.json === true, {
+          schedules: { agent: scheduleOf(config.agent.retry), delivery: scheduleOf(config.delivery.retry) },
+        })
       case 'retry':
         return await retry(open.jobs, io, oneId(rest, 'retry'))
       default:
@@ -83,10 +86,10 @@ async function list(view: View, io: CliIO, filter: { state: JobState | undefined
   return 0
 }
 
-async function show(view: View, io: CliIO, id: string, json: boolean): Promise<number> {
+async function show(view: View, io: CliIO, id: string, json: boolean, context: ShowContext): Promise<number> {
   const job = await view.get(id)
   if (!job) return notFound(io, id)
-  io.stdout.write(json ? printableJson(job, 2) + '\n' : formatJob(job) + '\n')
+  io.stdout.write(json ? printableJson(job, 2) + '\n' : formatJob(job, context) + '\n')
   return 0
 }
 

@@ -51,6 +51,22 @@ describe('hookpilot jobs', () => {
     expect(await runCli(['jobs', 'frobnicate', '--config', config])).toMatchObject({ code: 2, stderr: expect.stringContaining('use list, show, retry or purge') })
   })
 
+  it('show says which try of how many a job is at, when the next one runs and why the last failed (issue 25, item 7)', async () => {
+    const { dir, config } = await configIn('agent:\n  retry: { attempts: 4 }\n')
+    const state = sqliteState({ path: join(dir, '.hookpilot', 'state.db'), concurrency: 1, maxQueue: 10 })
+    await state.start?.({ log: silentLogger })
+    await state.queue.add(newJob('cli-r'), await state.dedup.reserve('pr\u0000cli-r'))
+    state.queue.start(async () => ({ kind: 'retry', at: Date.now() + 12 * 60_000, reason: 'exited with code 1: overloaded' }))
+    await expect.poll(async () => (await state.jobs.get('1'))?.lastError, { timeout: 5_000 }).toBe('exited with code 1: overloaded')
+    await state.queue.stop(1_000)
+    await state.close?.()
+
+    const show = await runCli(['jobs', 'show', '1', '--config', config])
+    expect(show.stdout).toMatch(/\ntries:\s+1 of 4 \(agent\.retry\)\n/)
+    expect(show.stdout).toMatch(/\nnext try:\s+\d{4}-\d\d-\d\dT[\d:.]+Z \(in 1[12] min\), try 2 of 4 \(agent\.retry\)\n/)
+    expect(show.stdout).toMatch(/\nlast error:\s+exited with code 1: overloaded\n/)
+  })
+
   it('state.driver memory: says jobs cannot be seen from outside the gateway', async () => {
     const { config } = await configIn('state:\n  driver: memory\n')
     const result = await runCli(['jobs', 'list', '--config', config])

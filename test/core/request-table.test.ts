@@ -404,7 +404,10 @@ describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (tr
 
   it('a failed run gives its claim back, so a redelivery runs again', async () => {
     let calls = 0
-    const { send, answered, runs } = await start({ agent: () => (++calls === 1 ? { ok: false, reason: 'boom' } : { ok: true, text: 'fine' }) })
+    const { send, answered, runs } = await start({
+      agent: () => (++calls === 1 ? { ok: false, reason: 'boom' } : { ok: true, text: 'fine' }),
+      config: { agent: { runner: 'recording', retry: { attempts: 1 } } }, // the job fails at its first failed run
+    })
     const req = signed('pull_request', pullRequest, 'retry-1')
     expect((await send(req)).status).toBe(202)
     await expect.poll(() => runs.length).toBe(1)

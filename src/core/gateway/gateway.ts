@@ -10,6 +10,7 @@ import { createBodyBudget } from '../http/body-budget.js'
 import { clientAddressResolver, trustedProxy } from '../http/client-address.js'
 import { clientErrorListener, type ClientErrorListener } from '../http/client-error.js'
 import { createDispatcher } from '../jobs/dispatcher.js'
+import { scheduleOf } from '../jobs/retry-schedule.js'
 import { createEvents } from '../events.js'
 import { ConfigError, GatewayError } from '../errors.js'
 import { createFetchHandler, type FetchHandler } from '../http/fetch.js'
@@ -157,6 +158,8 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
       clock,
       skillsDir: resolve(options.baseDir ?? process.cwd(), config.skills_dir),
       timeoutMs: config.agent.timeout_seconds * 1000,
+      retry: scheduleOf(config.delivery.retry),
+      agentRetry: scheduleOf(config.agent.retry),
       events,
       redact: secrets.redact,
     }),

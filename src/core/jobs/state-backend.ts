@@ -127,8 +127,12 @@ export interface LeasedJob {
   recordProcess(pid: number): void
 }
 
-/** Runs one try of a job and says how it ended. It never throws: a failure is an outcome. */
-export type JobWorker = (job: LeasedJob) => Promise<JobOutcome>
+/**
+ * Runs one try of a job and says how it ended. It never throws: a failure is an outcome. `maxRuns`, when set,
+ * is how many times the worker may start a job's agent stage (its own retries of failed runs included): the
+ * lifecycle's crash-loop rule then allows that many starts instead of `MAX_RUNS`, and never fewer.
+ */
+export type JobWorker = ((job: LeasedJob) => Promise<JobOutcome>) & { readonly maxRuns?: number | undefined }
 
 /**
  * The answer of {@link DedupStore.reserve}. `new` and `redeliver` hold the key for this request until

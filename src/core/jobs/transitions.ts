@@ -179,12 +179,17 @@ export function leased(job: JobRecord, t: number): JobRecord {
 }
 
 /**
- * Why a job just leased must not run again, or undefined: its agent stage has started {@link MAX_RUNS} times
- * before, each ended by the gateway dying. The worker then ends the try `failed` with this reason.
+ * Why a job just leased must not run again, or undefined: its agent stage has started `maxRuns` times before
+ * ({@link MAX_RUNS}, or the worker's own retry budget when that is larger), the last of them ended by the
+ * gateway dying (a run that failed by itself was retried, or failed, by its worker). The worker then ends the
+ * try `failed` with this reason. A job whose runs failed before is said so, with the last failure.
  */
-export function crashLoop(job: JobRecord): string | undefined {
-  if (job.stage !== 'run' || job.attempts <= MAX_RUNS) return undefined
-  return `the gateway stopped during each of ${MAX_RUNS} runs of this job; retry it with hookpilot jobs retry ${job.id}`
+export function crashLoop(job: JobRecord, maxRuns: number = MAX_RUNS): string | undefined {
+  const limit = Math.max(MAX_RUNS, maxRuns)
+  if (job.stage !== 'run' || job.attempts <= limit) return undefined
+  const retry = `retry it with hookpilot jobs retry ${job.id}`
+  if (job.lastError === undefined) return `the gateway stopped during each of ${limit} runs of this job; ${retry}`
+  return `${limit} runs of this job ended without an answer, the last one by the gateway stopping (the last failure before it: ${job.lastError}); ${retry}`
 }
 
 /** The agent's answer stored: the job moves to stage `deliver` (a crash from here on only delivers again). */

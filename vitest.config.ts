@@ -19,6 +19,7 @@ const SYSTEM_TESTS = [
   // Only node, but it kills and restarts about a hundred real process trees (gateway, watchdogs, agents, gh):
   // some 40 s of CPU on its own, the whole budget of the fast run.
   'test/e2e/durability.test.ts',
+  'test/e2e/crash-recovery.test.ts', // the same kind of kill -9 and restart
 ]
 // A renamed file would otherwise fall out of both projects without a word.
 for (const file of SYSTEM_TESTS) if (!existsSync(new URL(file, import.meta.url))) throw new Error(`vitest.config.ts lists ${file}, which does not exist`)

@@ -14,7 +14,7 @@
  */
 export {
   DEDUP_WINDOW_MS, MAX_RUNS, EDGES, decide, admit, refusal, accepted, keyMoved, queuedAgain, leased, crashLoop, answered, progressed, finished,
-  recovered, retried, purgeCutoff, retentionCutoff, purgeable, checkedRetention,
+  recovered, retried, leaseOrder, purgeCutoff, retentionCutoff, purgeable, checkedRetention,
   type KeyHolder, type Admission, type AdmitInput, type PurgeCutoff, type Retention, type Edge, type EdgeStart, type EdgeEnd,
 } from '../core/jobs/transitions.js'
 export {

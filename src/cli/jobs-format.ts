@@ -41,6 +41,8 @@ export function formatJob(job: JobRecord, context: ShowContext = {}): string {
     ['event', job.event],
     ['delivery', job.deliveryId],
     ['tries', ofAll(job.attempts)],
+    // Every start of the agent, a run a crash cut off included: `tries` counts only the current stage's.
+    ['agent runs', String(job.runs)],
     ['received', iso(job.receivedAt)],
     ['updated', iso(job.updatedAt)],
     ['finished', job.finishedAt === undefined ? undefined : iso(job.finishedAt)],

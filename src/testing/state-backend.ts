@@ -280,7 +280,7 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
     })
 
 
-    writersCases({ harness, it, setup, recorder, peer })
+    writersCases({ harness, it, setup, recorder, peer, GAP })
 
     if (harness.reopen) {
       describe('durability', () => {

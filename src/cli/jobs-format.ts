@@ -11,6 +11,8 @@ export interface ShowContext {
   /** `agent.retry` and `delivery.retry`, to say which try of how many a job is at. */
   readonly schedules?: { readonly agent: RetrySchedule; readonly delivery: RetrySchedule } | undefined
   readonly now?: number | undefined
+  /** The delivery target each static route names (`deliver`), to say where a job's answer goes. */
+  readonly targets?: ReadonlyMap<string, string> | undefined
 }
 
 const EXCERPT = 600
@@ -48,6 +50,7 @@ export function formatJob(job: JobRecord, context: ShowContext = {}): string {
     ['finished', job.finishedAt === undefined ? undefined : iso(job.finishedAt)],
     ['next try', waiting ? `${iso(job.notBefore)} (in ${spoken(job.notBefore - now)}), try ${ofAll(job.attempts + 1)}` : undefined],
     ['parts sent', job.progress > 0 ? String(job.progress) : undefined],
+    ['target', context.targets?.get(job.route)],
     ['posted at', job.url],
     ['group', job.group?.slice(job.group.indexOf('\u0000') + 1)],
     ['covers', job.group === undefined ? undefined : `${job.covers} event(s)`],

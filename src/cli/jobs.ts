@@ -66,6 +66,8 @@ export const jobs: Subcommand = async (args, io) => {
       case 'show':
         return await show(open.jobs, io, oneId(rest, 'show'), values.json === true, {
           schedules: { agent: scheduleOf(config.agent.retry), delivery: scheduleOf(config.delivery.retry) },
+          // The route as the configuration names it now (a subscription's route is not in it: no line then).
+          targets: new Map(Object.entries(config.platforms.webhook.extra.routes).map(([name, route]) => [name, route.deliver])),
         })
       case 'retry':
         return await retry(open.jobs, io, oneId(rest, 'retry'))
@@ -104,8 +106,18 @@ async function retry(view: View, io: CliIO, id: string): Promise<number> {
 async function purge(view: View, io: CliIO, olderThan: string | undefined): Promise<number> {
   if (olderThan === undefined) throw new UsageError('purge needs --older-than AGE, e.g. --older-than 7d (units: s, m, h, d).')
   const ms = duration(olderThan)
-  const n = await view.purge(Date.now() - ms)
+  const before = Date.now() - ms
+  const n = await view.purge(before)
   io.stdout.write(`Purged ${n} finished job${n === 1 ? '' : 's'} (done or failed) that ended more than ${olderThan} ago.\n`)
+  // What the purge left although it ended before the cutoff: done (skipped, superseded) jobs inside the de-dup
+  // window, which hold their delivery id. Said, so "Purged 0" is not read as "nothing was old enough".
+  let kept = 0
+  for (const state of ['done', 'skipped', 'superseded'] as const) {
+    kept += (await view.list({ state, limit: Number.MAX_SAFE_INTEGER })).filter((j) => j.finishedAt !== undefined && j.finishedAt < before).length
+  }
+  if (kept > 0) {
+    io.stdout.write(`Kept ${kept} done job${kept === 1 ? '' : 's'} that ended within the de-dup window: each holds its delivery id, so a redelivery of its event is answered "duplicate" instead of running again. They can be purged once the window (1 hour after each ended) has passed.\n`)
+  }
   return 0
 }
 

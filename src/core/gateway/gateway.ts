@@ -228,7 +228,10 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
       throw err
     })
     const names = routes.list().map((r) => r.name)
-    log.info(`[webhook] Listening on ${address.host}:${address.port} — routes: ${names.length ? names.join(', ') : '(none configured)'}`)
+    // Where accepted jobs are kept and what answers them, said where an operator looks first (never a password:
+    // a backend's `where` names a file or a server without one).
+    const kept = state.where === undefined ? state.name : `${state.name} (${state.where})`
+    log.info(`[webhook] Listening on ${address.host}:${address.port} — routes: ${names.length ? names.join(', ') : '(none configured)'} — state: ${kept} — runner: ${runner.name}`)
     return address
   }
 

@@ -28,6 +28,7 @@ const SYSTEM_TESTS = [
   'test/e2e/durability.test.ts',
   // Only node, but it stores, fails and replays 10,000 jobs on SQLite (some 30 s) to measure the replay's heap.
   'test/cli/bulk-replay-10k.test.ts',
+  'test/e2e/crash-recovery.test.ts', // the same kind of kill -9 and restart
 ]
 // A renamed file would otherwise fall out of both projects without a word.
 for (const file of SYSTEM_TESTS) if (!existsSync(new URL(file, import.meta.url))) throw new Error(`vitest.config.ts lists ${file}, which does not exist`)

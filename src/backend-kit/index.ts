@@ -14,7 +14,7 @@
  */
 export {
   DEDUP_WINDOW_MS, MAX_RUNS, EDGES, decide, admit, refusal, accepted, keyMoved, queuedAgain, leased, crashLoop, answered, progressed, finished,
-  recovered, retried, rerun, resent, purgeCutoff, retentionCutoff, purgeable, checkedRetention, isFinal, joinGroup, superseded, outdated, leasable, groupWait,
+  recovered, retried, leaseOrder, rerun, resent, purgeCutoff, retentionCutoff, purgeable, checkedRetention, isFinal, joinGroup, superseded, outdated, leasable, groupWait,
   type Joined, type KeyHolder, type Admission, type AdmitInput, type PurgeCutoff, type Retention, type Edge, type EdgeStart, type EdgeEnd,
 } from '../core/jobs/transitions.js'
 export {

@@ -5,7 +5,17 @@
 import { reasonOf } from '../core/jobs/job-filter.js'
 import type { ReasonGroup } from '../core/jobs/reason-groups.js'
 import type { JobRecord } from '../core/jobs/state-backend.js'
+import { spoken, type RetrySchedule } from '../core/jobs/retry-schedule.js'
 import { printable } from '../core/log/printable.js'
+
+/** What `jobs show` knows besides the record: the configuration's retry schedules, and the time. */
+export interface ShowContext {
+  /** `agent.retry` and `delivery.retry`, to say which try of how many a job is at. */
+  readonly schedules?: { readonly agent: RetrySchedule; readonly delivery: RetrySchedule } | undefined
+  readonly now?: number | undefined
+  /** The delivery target each static route names (`deliver`), to say where a job's answer goes. */
+  readonly targets?: ReadonlyMap<string, string> | undefined
+}
 
 const EXCERPT = 600
 const LABEL = 'earlier error: '.length
@@ -20,7 +30,12 @@ export function jobsTable(jobs: readonly JobRecord[]): string {
 }
 
 /** One job, a field a line, with an excerpt of its answer. */
-export function formatJob(job: JobRecord): string {
+export function formatJob(job: JobRecord, context: ShowContext = {}): string {
+  const now = context.now ?? Date.now()
+  const schedule = job.stage === 'run' ? context.schedules?.agent : context.schedules?.delivery
+  const key = job.stage === 'run' ? 'agent.retry' : 'delivery.retry'
+  const ofAll = (n: number) => (schedule === undefined ? String(n) : `${n} of ${schedule.attempts} (${key})`)
+  const waiting = job.state === 'queued' && job.notBefore > now
   const rows: Array<[string, string | undefined]> = [
     ['id', job.id],
     ['state', job.state],
@@ -28,12 +43,15 @@ export function formatJob(job: JobRecord): string {
     ['route', job.route],
     ['event', job.event],
     ['delivery', job.deliveryId],
-    ['tries', String(job.attempts)],
+    ['tries', ofAll(job.attempts)],
+    // Every start of the agent, a run a crash cut off included: `tries` counts only the current stage's.
+    ['agent runs', String(job.runs)],
     ['received', iso(job.receivedAt)],
     ['updated', iso(job.updatedAt)],
     ['finished', job.finishedAt === undefined ? undefined : iso(job.finishedAt)],
-    ['next try', job.state === 'queued' && job.notBefore > Date.now() ? iso(job.notBefore) : undefined],
+    ['next try', waiting ? `${iso(job.notBefore)} (in ${spoken(job.notBefore - now)}), try ${ofAll(job.attempts + 1)}` : undefined],
     ['parts sent', job.progress > 0 ? String(job.progress) : undefined],
+    ['target', context.targets?.get(job.route)],
     ['posted at', job.url],
     ['group', job.group?.slice(job.group.indexOf('\u0000') + 1)],
     ['covers', job.group === undefined ? undefined : `${job.covers} event(s)`],

@@ -10,8 +10,9 @@ import { reasonGroups } from '../core/jobs/reason-groups.js'
 import type { JobFilter, JobRecord, RetryMode } from '../core/jobs/state-backend.js'
 import { parse, UsageError } from './args.js'
 import { duration, FILTER_OPTIONS, jobFilter } from './jobs-filter.js'
-import { formatJob, jobsTable, reasonTable } from './jobs-format.js'
+import { formatJob, jobsTable, reasonTable, type ShowContext } from './jobs-format.js'
 import { replay } from './jobs-replay.js'
+import { scheduleOf } from '../core/jobs/retry-schedule.js'
 import { printableJson } from '../core/log/printable.js'
 import { openJobs } from './jobs-store.js'
 import { GatewayError } from '../core/errors.js'
@@ -92,7 +93,11 @@ export const jobs: Subcommand = async (args, io) => {
         if (values.by === 'reason') return await byReason(open.jobs, io, { ...filter, state: filter.state ?? 'failed' }, values.json === true)
         return await list(open.jobs, io, { ...filter, limit: filter.limit ?? 50 }, values.json === true)
       case 'show':
-        return await show(open.jobs, io, oneId(rest, 'show'), values.json === true)
+        return await show(open.jobs, io, oneId(rest, 'show'), values.json === true, {
+          schedules: { agent: scheduleOf(config.agent.retry), delivery: scheduleOf(config.delivery.retry) },
+          // The route as the configuration names it now (a subscription's route is not in it: no line then).
+          targets: new Map(Object.entries(config.platforms.webhook.extra.routes).map(([name, route]) => [name, route.deliver])),
+        })
       case 'retry':
         if (rest.length === 0 && values.state !== undefined) return await replay(open.jobs, io, { filter, mode, dryRun: values['dry-run'] === true, now })
         if (values.state !== undefined || values['dry-run']) throw new UsageError('retry takes one job id, or --state S with filters (and --dry-run) for many: not both.')
@@ -124,10 +129,10 @@ async function byReason(view: View, io: CliIO, filter: JobFilter, json: boolean)
   return 0
 }
 
-async function show(view: View, io: CliIO, id: string, json: boolean): Promise<number> {
+async function show(view: View, io: CliIO, id: string, json: boolean, context: ShowContext): Promise<number> {
   const job = await view.get(id)
   if (!job) return notFound(io, id)
-  io.stdout.write(json ? printableJson(job, 2) + '\n' : formatJob(job) + '\n')
+  io.stdout.write(json ? printableJson(job, 2) + '\n' : formatJob(job, context) + '\n')
   return 0
 }
 
@@ -142,8 +147,18 @@ async function retry(view: View, io: CliIO, id: string, mode: RetryMode): Promis
 async function purge(view: View, io: CliIO, olderThan: string | undefined): Promise<number> {
   if (olderThan === undefined) throw new UsageError('purge needs --older-than AGE, e.g. --older-than 7d (units: s, m, h, d).')
   const ms = duration(olderThan, '--older-than')
-  const n = await view.purge(Date.now() - ms)
+  const before = Date.now() - ms
+  const n = await view.purge(before)
   io.stdout.write(`Purged ${n} finished job${n === 1 ? '' : 's'} (done or failed) that ended more than ${olderThan} ago.\n`)
+  // What the purge left although it ended before the cutoff: done (skipped, superseded) jobs inside the de-dup
+  // window, which hold their delivery id. Said, so "Purged 0" is not read as "nothing was old enough".
+  let kept = 0
+  for (const state of ['done', 'skipped', 'superseded'] as const) {
+    kept += (await view.list({ state, limit: Number.MAX_SAFE_INTEGER })).filter((j) => j.finishedAt !== undefined && j.finishedAt < before).length
+  }
+  if (kept > 0) {
+    io.stdout.write(`Kept ${kept} done job${kept === 1 ? '' : 's'} that ended within the de-dup window: each holds its delivery id, so a redelivery of its event is answered "duplicate" instead of running again. They can be purged once the window (1 hour after each ended) has passed.\n`)
+  }
   return 0
 }
 

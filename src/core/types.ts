@@ -156,8 +156,14 @@ export interface AgentInput {
   readonly deliveryId: string
 }
 
-/** The outcome of one agent run. */
-export type AgentResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly reason: string }
+/**
+ * The outcome of one agent run. A failure is tried again on `agent.retry`'s schedule unless the runner marks it
+ * `retryable: false`: what another try cannot fix (a program that is not installed, a rejected API key, an
+ * answer past `max_output_bytes`). `retryAfterMs` is the wait the model API asked for (its `Retry-After`).
+ */
+export type AgentResult =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly reason: string; readonly retryable?: boolean | undefined; readonly retryAfterMs?: number | undefined }
 
 /** What an agent run receives besides its input. */
 export interface AgentContext extends PluginContext {

@@ -19,10 +19,11 @@ export interface WritersCases {
   readonly setup: World['setup']
   readonly recorder: World['recorder']
   readonly peer: World['peer']
+  readonly GAP: World['GAP']
 }
 
 /** Registers the cases. */
-export function writersCases({ harness, it, setup, recorder, peer }: WritersCases): void {
+export function writersCases({ harness, it, setup, recorder, peer, GAP }: WritersCases): void {
   describe('one lifecycle, whoever writes', () => {
     it('a redelivery racing an operator retry is a duplicate, and leaves the job as the retry queued it', async () => {
       const { backend, accept, settled } = await setup()
@@ -96,6 +97,32 @@ export function writersCases({ harness, it, setup, recorder, peer }: WritersCase
       await expect.poll(async () => (await backend.jobs.get(id))?.state, { timeout: 5_000 }).toBe('failed')
       expect(runs).toBe(MAX_RUNS)
       expect((await backend.jobs.get(id))?.lastError).toMatch(new RegExp(`stopped during each of ${MAX_RUNS} runs`))
+    })
+
+    it('a job whose worker died goes before the jobs queued after it, and every start of its agent counts', async () => {
+      const { backend, accept, options, clock } = await setup({ concurrency: 1 })
+      const added = await accept('cut-off')
+      const id = added.status === 'accepted' ? added.id : ''
+      let started = false
+      backend.queue.start(async (job) => {
+        started = true
+        return parked(job) // its gateway dies during the run
+      })
+      await expect.poll(() => started).toBe(true)
+      clock.advance(GAP)
+      for (const later of ['later-1', 'later-2', 'later-3']) await accept(later)
+      clock.advance(4 * GAP) // the recovery comes after them (and after any lease of 30 s): a job due from then would run last
+      const next = await peer(backend, options)
+      const order: string[] = []
+      next.queue.start(async (job) => {
+        order.push(job.job.deliveryId)
+        if (job.job.stage === 'run') await job.saveAnswer('the answer')
+        return { kind: 'done' }
+      })
+      await expect.poll(() => order.length, { timeout: 5_000 }).toBe(4)
+      expect(order[0]).toBe('cut-off')
+      // Its agent started twice; storing the answer began the delivery's tries afresh, not the count of runs.
+      expect(await next.jobs.get(id)).toMatchObject({ state: 'done', stage: 'deliver', runs: 2, attempts: 1 })
     })
 
     it('a try whose lease another worker took writes nothing more, and its confirmLease rejects', async () => {

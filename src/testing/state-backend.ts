@@ -282,7 +282,7 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
     })
 
 
-    writersCases({ harness, it, setup, recorder, peer })
+    writersCases({ harness, it, setup, recorder, peer, GAP })
     replayCases({ it, setup, recorder, GAP })
     groupCases({ harness, it, setup, recorder, peer })
 

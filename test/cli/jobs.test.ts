@@ -48,7 +48,38 @@ describe('hookpilot jobs', () => {
     expect(await runCli(['jobs', 'purge', '--config', config])).toMatchObject({ code: 2, stderr: expect.stringContaining('purge needs --older-than AGE') })
     expect(await runCli(['jobs', 'purge', '--older-than', 'week', '--config', config])).toMatchObject({ code: 2, stderr: expect.stringContaining('such as 30m, 12h or 7d') })
     expect(await runCli(['jobs', 'purge', '--older-than', '1s', '--config', config])).toMatchObject({ code: 0, stdout: 'Purged 0 finished jobs (done or failed) that ended more than 1s ago.\n' })
+    expect(show.stdout).toMatch(/\ntarget:\s+log\n/) // the route's deliver (issue 25, item 12)
     expect(await runCli(['jobs', 'frobnicate', '--config', config])).toMatchObject({ code: 2, stderr: expect.stringContaining('use list, show, retry or purge') })
+  })
+
+  it('show says which try of how many a job is at, when the next one runs and why the last failed (issue 25, item 7)', async () => {
+    const { dir, config } = await configIn('agent:\n  retry: { attempts: 4 }\n')
+    const state = sqliteState({ path: join(dir, '.hookpilot', 'state.db'), concurrency: 1, maxQueue: 10 })
+    await state.start?.({ log: silentLogger })
+    await state.queue.add(newJob('cli-r'), await state.dedup.reserve('pr\u0000cli-r'))
+    state.queue.start(async () => ({ kind: 'retry', at: Date.now() + 12 * 60_000, reason: 'exited with code 1: overloaded' }))
+    await expect.poll(async () => (await state.jobs.get('1'))?.lastError, { timeout: 5_000 }).toBe('exited with code 1: overloaded')
+    await state.queue.stop(1_000)
+    await state.close?.()
+
+    const show = await runCli(['jobs', 'show', '1', '--config', config])
+    expect(show.stdout).toMatch(/\ntries:\s+1 of 4 \(agent\.retry\)\n/)
+    expect(show.stdout).toMatch(/\nnext try:\s+\d{4}-\d\d-\d\dT[\d:.]+Z \(in 1[12] min\), try 2 of 4 \(agent\.retry\)\n/)
+    expect(show.stdout).toMatch(/\nlast error:\s+exited with code 1: overloaded\n/)
+  })
+
+  it('purge says how many done jobs it kept because they are inside the de-dup window, and why (issue 25, item 12)', async () => {
+    const { dir, config } = await configIn()
+    const state = sqliteState({ path: join(dir, '.hookpilot', 'state.db'), concurrency: 1, maxQueue: 10, now: () => Date.now() - 60_000 })
+    await state.start?.({ log: silentLogger })
+    for (const id of ['old-1', 'old-2']) await state.queue.add(newJob(id), await state.dedup.reserve(`pr\u0000${id}`))
+    state.queue.start(async () => ({ kind: 'done' }))
+    await expect.poll(async () => (await state.jobs.counts()).done, { timeout: 5_000 }).toBe(2)
+    await state.queue.stop(1_000)
+    await state.close?.()
+    const purged = await runCli(['jobs', 'purge', '--older-than', '1s', '--config', config])
+    expect(purged.stdout).toBe('Purged 0 finished jobs (done or failed) that ended more than 1s ago.\n'
+      + 'Kept 2 done jobs that ended within the de-dup window: each holds its delivery id, so a redelivery of its event is answered "duplicate" instead of running again. They can be purged once the window (1 hour after each ended) has passed.\n')
   })
 
   it('state.driver memory: says jobs cannot be seen from outside the gateway', async () => {

@@ -65,7 +65,7 @@ describe('JSON logs', () => {
       expect(['debug', 'info', 'warn', 'error']).toContain(line['level'])
       expect(typeof line['msg']).toBe('string')
     }
-    expect(lines[0]).toMatchObject({ level: 'info', msg: expect.stringMatching(/^\[webhook\] Listening on 127\.0\.0\.1:\d+ — routes: pr$/) })
+    expect(lines[0]).toMatchObject({ level: 'info', msg: expect.stringMatching(/^\[webhook\] Listening on 127\.0\.0\.1:\d+ — routes: pr — state: memory — runner: echo$/) })
     expect(lines).toContainEqual(expect.objectContaining({ level: 'info', msg: 'accepted', route: 'pr', delivery: 'json-1', event: 'pull_request' }))
     // Counts are JSON numbers, so a log system can sum and compare them (issue 25, item 10); ids stay strings.
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'agent run finished', chars: expect.any(Number) }))

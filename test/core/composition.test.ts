@@ -64,14 +64,15 @@ describe('one composition root', () => {
         },
       }],
     }
-    const gateway = await createGateway(config, [flaky])
+    // A first wait of 1 s (±20 %), which the target's Retry-After of 1 s sets at least.
+    const gateway = await createGateway({ ...config, delivery: { retry: { first_delay_seconds: 1 } } }, [flaky])
     try {
       await gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('pull_request', body, SECRET, 'd-clock'), body })
       await expect.poll(() => tries).toBe(1)
       // Real time passes, the fake clock does not: the retry waits for the clock the gateway was given.
       await new Promise((resolve) => setTimeout(resolve, 1_200))
       expect(tries).toBe(1)
-      clock.advance(1_000)
+      clock.advance(1_200)
       await expect.poll(() => tries, { timeout: 3_000 }).toBe(2)
     } finally {
       await gateway.close()

@@ -130,6 +130,8 @@ describe('dispatcher', () => {
     let calls = 0
     const { run, prompts, log } = setup({
       clock: () => 1_000_000,
+      retry: { attempts: 5, firstDelayMs: 1000, maxDelayMs: 60_000 },
+      random: () => 0.5, // no jitter
       deliver: async () => {
         calls++
         if (calls === 1) throw new DeliveryError('t', 'HTTP 503', { retryable: true })
@@ -167,12 +169,12 @@ describe('dispatcher', () => {
     expect(log.lines.at(-1)).toMatchObject({ level: 'error', message: 'delivery failed', fields: { route: 'pr', delivery: 'd1', target: 't', reason: 't: HTTP 403 forbidden' } })
   })
 
-  it('gives up after the bounded number of tries', async () => {
+  it('gives up after delivery.retry.attempts tries (8 by default), saying so', async () => {
     let calls = 0
     const { run } = setup({ deliver: async () => { calls++; throw new DeliveryError('t', 'down', { retryable: true }) } })
     const { outcomes } = await run()
-    expect(calls).toBe(5)
-    expect(outcomes.at(-1)).toEqual({ kind: 'failed', reason: 't: down' })
+    expect(calls).toBe(8)
+    expect(outcomes.at(-1)).toEqual({ kind: 'failed', reason: 't: down (gave up after 8 tries; delivery.retry.attempts is 8)' })
   })
 
   it('a job leased at stage deliver delivers its stored answer without running the agent', async () => {
@@ -191,7 +193,7 @@ describe('dispatcher', () => {
     ]
     const reasons = []
     for (const runner of runners) {
-      const { run, log } = setup({ runner })
+      const { run, log } = setup({ runner, agentRetry: { attempts: 1, firstDelayMs: 1000, maxDelayMs: 1000 } })
       const { outcomes, job } = await run()
       expect(job.state).toBe('failed')
       expect(log.lines.at(-1)).toMatchObject({ level: 'error', message: 'agent run failed', fields: { delivery: 'd1', route: 'pr' } })
@@ -207,7 +209,7 @@ describe('dispatcher', () => {
       name: 'slow',
       run: (_input, { signal }) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ ok: false, reason: 'aborted: the run was cancelled' }))),
     }
-    const { run, log } = setup({ runner, timeoutMs: 50 })
+    const { run, log } = setup({ runner, timeoutMs: 50, agentRetry: { attempts: 1, firstDelayMs: 1000, maxDelayMs: 1000 } })
     const { outcomes } = await run()
     expect(outcomes).toEqual([{ kind: 'failed', reason: 'timed out after 0.05 s (agent.timeout_seconds)' }])
     expect(log.lines.at(-1)).toMatchObject({ message: 'agent run failed', fields: { reason: 'timed out after 0.05 s (agent.timeout_seconds)' } })

@@ -35,7 +35,7 @@ describe('createGateway', () => {
     })
     expect((await gateway.handle(request('a'))).status).toBe(202)
     const refused = await gateway.handle(request('b'))
-    expect([refused.status, JSON.parse(refused.body)]).toEqual([200, { status: 'ignored', event: 'pull_request' }])
+    expect([refused.status, JSON.parse(refused.body)]).toEqual([200, { status: 'ignored', event: 'pull_request', reason: 'the event filter "no-b" declined it' }])
     expect(seen).toEqual(['first:a', 'second:a', 'first:b', 'second:b'])
     await expect.poll(() => runs.length).toBe(1)
     await gateway.close()

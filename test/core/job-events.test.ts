@@ -25,14 +25,21 @@ afterEach(() => {
 describe('job events', () => {
   it('the channel sees every transition of a job in order: accepted, leased, answered, delivered; a failure and a retry too', async () => {
     subscribe(JOB_CHANNEL, listen)
-    let calls = 0
-    const { gateway, idle } = await testGateway({ agent: () => (++calls === 2 ? { ok: false, reason: 'the model is down' } : { ok: true, text: 'fine' }) })
+    const { gateway, idle } = await testGateway({
+      agent: (input) => {
+        if (input.deliveryId === 'd-fail') return { ok: false, reason: 'the model is down', retryable: false }
+        if (input.deliveryId === 'd-retry') return { ok: false, reason: 'the model timed out' }
+        return { ok: true, text: 'fine' }
+      },
+    })
+    const of = (delivery: string) => seen.filter((e) => e.deliveryId === delivery).map((e) => e.kind)
     expect((await gateway.handle(request('d-ok'))).status).toBe(202)
     await idle()
     expect((await gateway.handle(request('d-fail'))).status).toBe(202)
     await idle()
+    expect((await gateway.handle(request('d-retry'))).status).toBe(202)
+    await expect.poll(() => of('d-retry')).toEqual(['accepted', 'leased', 'retried'])
     await gateway.close()
-    const of = (delivery: string) => seen.filter((e) => e.deliveryId === delivery).map((e) => e.kind)
     expect(of('d-ok')).toEqual(['accepted', 'leased', 'answered', 'delivered'])
     expect(of('d-fail')).toEqual(['accepted', 'leased', 'failed'])
     expect(seen.find((e) => e.kind === 'failed')).toMatchObject({ route: 'pr', reason: 'the model is down', attempts: 1 })

@@ -245,9 +245,14 @@ describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (tr
     const { send, runs, log } = await start()
     const ping = githubPayload('ping')
     const res = await send(signed('ping', ping))
-    expect(res).toMatchObject({ status: 200, body: { status: 'ignored', event: 'ping' } })
+    expect(res).toMatchObject({ status: 200, body: { status: 'ignored', event: 'ping', reason: 'event "ping" is not in the route\'s events [pull_request]' } })
+    // The sender's event type is quoted and cut in the reason (issue 25, item 12): it cannot pass for the reason's words.
+    const hostile = `${'x'.repeat(300)}" is fine; ignore "`
+    const long = await send(signed(hostile, ping))
+    const reason = String((long.body as { reason?: unknown }).reason)
+    expect(reason).toBe(`event ${JSON.stringify(`${'x'.repeat(63)}…`)} is not in the route's events [pull_request]`)
     expect(runs).toHaveLength(0)
-    expect(log.lines.filter((l) => l.message.includes('ignored')).map((l) => l.level)).toEqual(['debug'])
+    expect(log.lines.filter((l) => l.message.includes('ignored')).map((l) => l.level)).toEqual(['debug', 'debug'])
   })
 
   it('step 6: a delivery id seen within the hour is 200 duplicate and runs once', async () => {
@@ -327,7 +332,7 @@ describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (tr
     const { send, idle, runs } = first
     const closed = githubPayload('pull_request', 'closed')
     const labeled = githubPayload('pull_request', 'labeled')
-    expect(await send(signed('pull_request', closed, 'act-1'))).toMatchObject({ status: 200, body: { status: 'ignored', event: 'pull_request' } })
+    expect(await send(signed('pull_request', closed, 'act-1'))).toMatchObject({ status: 200, body: { status: 'ignored', event: 'pull_request', reason: expect.stringMatching(/^action "closed" is not in the route's actions \[/) } })
     expect(await send(signed('pull_request', labeled, 'act-2'))).toMatchObject({ status: 200, body: { status: 'ignored' } })
     expect((await send(signed('pull_request', pullRequest, 'act-3'))).status).toBe(202)
     // GitLab's merge request action sits in object_attributes.action.
@@ -404,7 +409,10 @@ describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (tr
 
   it('a failed run gives its claim back, so a redelivery runs again', async () => {
     let calls = 0
-    const { send, answered, runs } = await start({ agent: () => (++calls === 1 ? { ok: false, reason: 'boom' } : { ok: true, text: 'fine' }) })
+    const { send, answered, runs } = await start({
+      agent: () => (++calls === 1 ? { ok: false, reason: 'boom' } : { ok: true, text: 'fine' }),
+      config: { agent: { runner: 'recording', retry: { attempts: 1 } } }, // the job fails at its first failed run
+    })
     const req = signed('pull_request', pullRequest, 'retry-1')
     expect((await send(req)).status).toBe(202)
     await expect.poll(() => runs.length).toBe(1)

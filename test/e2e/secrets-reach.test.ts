@@ -47,6 +47,7 @@ async function setup(extraConfig = '') {
     'agent:',
     '  runner: command',
     `  command: [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(AGENT)}, ${JSON.stringify(subscriptions)}]`,
+    '  retry: { attempts: 1 }', // the failed run fails its job at once: what it told is read from there
     extraConfig,
     'platforms:',
     '  webhook:',

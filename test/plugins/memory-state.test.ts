@@ -11,6 +11,7 @@ stateBackendContract('memoryState', {
     'two instances reserving one delivery at once store one job': ONE_PROCESS,
     'max_queue is never overshot by two instances adding at once': ONE_PROCESS,
     'a job whose worker died is recovered and counted; past MAX_RUNS starts it fails with one reason, unrun': ONE_PROCESS,
+    'a job whose worker died goes before the jobs queued after it, and every start of its agent counts': ONE_PROCESS,
     'a try whose lease another worker took writes nothing more, and its confirmLease rejects': ONE_PROCESS,
   },
 })

@@ -228,6 +228,18 @@ describe('openaiAgent', () => {
     expect(reasonOf(await run())).toBe(reason)
   })
 
+  it('marks what another run may fix as retryable (429 with its Retry-After, 5xx, network) and what it cannot as not (issue 25, item 7)', async () => {
+    script = () => ({ status: 429, body: { error: { message: 'Rate limit reached' } }, retryAfter: '20' })
+    expect(await run()).toMatchObject({ ok: false, retryable: true, retryAfterMs: 20_000 })
+    script = () => ({ status: 503, body: 'overloaded' })
+    expect(await run()).toMatchObject({ ok: false, retryable: true })
+    for (const status of [400, 401, 403, 404]) {
+      script = () => ({ status, body: { error: { message: 'no' } } })
+      expect(await run()).toMatchObject({ ok: false, retryable: false })
+    }
+    expect(await run({ baseUrl: 'http://127.0.0.1:9/v1' })).not.toHaveProperty('retryable', false)
+  })
+
   it('fails when the server cannot be reached', async () => {
     expect(reasonOf(await run({ baseUrl: 'http://127.0.0.1:9/v1' }))).toMatch(/^could not reach the model API at 127\.0\.0\.1:9: /)
   })

@@ -166,7 +166,7 @@ describe('hookpilot test and send', () => {
     const live = await running(config, dir)
     const res = await hookpilot(['test', 'dyn', '--payload', 'push.json', '--event', 'push', '--url', live.url], dir)
     expect(res.code).toBe(0)
-    expect(res.stdout).toContain('{"status":"ignored","event":"push"}')
+    expect(res.stdout).toContain('{"status":"ignored","event":"push","reason":"event \\"push\\" is not in the route\'s events [pull_request]"}')
     expect(res.stderr).toContain('does not accept event "push", so no agent ran')
   })
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { backoffDelay, fullJitter, type Backoff } from '../../src/util/backoff.js'
-import { DEFAULT_RETRY } from '../../src/core/jobs/dispatcher.js'
+import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, retryDelay } from '../../src/core/jobs/retry-schedule.js'
 import { retryPolicy } from '../../src/sdk/retry.js'
 import { reconnectDelayMs } from '../../src/sdk/stream/socket.js'
 
@@ -28,8 +28,11 @@ describe('backoffDelay', () => {
   })
 
   it('gives the waits each loop had before it was shared', () => {
-    // The dispatcher's delivery retries: 1, 2, 4, 8 s between its five tries.
-    expect(waits(DEFAULT_RETRY, 4)).toEqual([1000, 2000, 4000, 8000])
+    // The dispatcher's delivery retries: 3, 6, 12... minutes up to 3 h; its agent retries: 2, 4, 8, 15 minutes
+    // (before their ±20 % jitter).
+    const schedule = (s: typeof DEFAULT_DELIVERY_RETRY) => Array.from({ length: s.attempts - 1 }, (_, i) => retryDelay(s, i + 1, undefined, () => 0.5) / 60_000)
+    expect(schedule(DEFAULT_DELIVERY_RETRY)).toEqual([3, 6, 12, 24, 48, 96, 180])
+    expect(schedule(DEFAULT_AGENT_RETRY)).toEqual([2, 4, 8, 15])
     // The SDK's request retries by default: 0.5, 1, 2 s, capped at 30 s.
     expect(waits(retryPolicy(undefined), 8)).toEqual([500, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000])
     // The job pool's store retries (100 ms doubling to 5 s) and the Redis de-dup wait (2 ms doubling to 50 ms).

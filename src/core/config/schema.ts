@@ -9,6 +9,7 @@ import * as v from 'valibot'
 import { boolean, idText, integer, nonBlank, text, textList } from './schema-kit.js'
 import { trustListProblem } from '../http/client-address.js'
 import { reservedNameProblem } from '../routes/reserved-names.js'
+import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, type RetrySchedule } from '../jobs/retry-schedule.js'
 
 export { boolean, integer } from './schema-kit.js'
 
@@ -81,6 +82,21 @@ const webhookSchema = v.strictObject({
 })
 
 /**
+ * A retry schedule (`agent.retry`, `delivery.retry`): tries in all, the first wait and the longest one, in
+ * seconds; each wait doubles from the first, with jitter. Defaults from `defaults`.
+ */
+function retrySchema(defaults: RetrySchedule) {
+  return v.pipe(
+    v.strictObject({
+      attempts: v.optional(integer(1, 100), defaults.attempts),
+      first_delay_seconds: v.optional(integer(1, 86_400), defaults.firstDelayMs / 1000),
+      max_delay_seconds: v.optional(integer(1, 7 * 86_400), defaults.maxDelayMs / 1000),
+    }),
+    v.check((r) => r.max_delay_seconds >= r.first_delay_seconds, 'max_delay_seconds must be at least first_delay_seconds'),
+  )
+}
+
+/**
  * `agent:`: which runner answers, and the bounds every run has. Runner plugins own their keys beside these
  * (`command` for the command runner; `base_url`, `model`, ... for openai).
  */
@@ -95,6 +111,13 @@ export const agentSchema = v.looseObject({
   // the account the agent and its commands run as (a name or a number; the gateway must run as root to switch)
   user: v.optional(nonBlank('the account the agent runs as, e.g. hookpilot-agent')),
   group: v.optional(nonBlank('the group the agent runs as; the user\'s own by default')),
+  // a failed or timed-out run (not an empty answer, not a configuration problem) is tried again on this schedule
+  retry: v.optional(retrySchema(DEFAULT_AGENT_RETRY), {}),
+})
+
+/** `delivery:`: how every delivery target's passing failures (a 5xx, a 429, a network error) are retried. */
+export const deliverySchema = v.strictObject({
+  retry: v.optional(retrySchema(DEFAULT_DELIVERY_RETRY), {}),
 })
 
 /**
@@ -120,6 +143,7 @@ export const platformsSchema = v.looseObject({
 export const configSchema = v.looseObject({
   agent: v.optional(agentSchema, {}),
   state: v.optional(stateSchema, {}),
+  delivery: v.optional(deliverySchema, {}),
   skills_dir: v.optional(text, './skills'),
   log_level: v.optional(v.picklist(['debug', 'info', 'warn', 'error'], 'expected debug, info, warn or error'), 'info'),
   plugins: v.optional(v.array(pluginEntrySchema, 'expected a list of { use: <module>, with: <options> }'), []),

@@ -10,6 +10,7 @@ import { createBodyBudget } from '../http/body-budget.js'
 import { clientAddressResolver, trustedProxy } from '../http/client-address.js'
 import { clientErrorListener, type ClientErrorListener } from '../http/client-error.js'
 import { createDispatcher } from '../jobs/dispatcher.js'
+import { scheduleOf } from '../jobs/retry-schedule.js'
 import { createEvents } from '../events.js'
 import { ConfigError, GatewayError } from '../errors.js'
 import { createFetchHandler, type FetchHandler } from '../http/fetch.js'
@@ -157,6 +158,8 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
       clock,
       skillsDir: resolve(options.baseDir ?? process.cwd(), config.skills_dir),
       timeoutMs: config.agent.timeout_seconds * 1000,
+      retry: scheduleOf(config.delivery.retry),
+      agentRetry: scheduleOf(config.agent.retry),
       events,
       redact: secrets.redact,
     }),
@@ -225,7 +228,10 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
       throw err
     })
     const names = routes.list().map((r) => r.name)
-    log.info(`[webhook] Listening on ${address.host}:${address.port} — routes: ${names.length ? names.join(', ') : '(none configured)'}`)
+    // Where accepted jobs are kept and what answers them, said where an operator looks first (never a password:
+    // a backend's `where` names a file or a server without one).
+    const kept = state.where === undefined ? state.name : `${state.name} (${state.where})`
+    log.info(`[webhook] Listening on ${address.host}:${address.port} — routes: ${names.length ? names.join(', ') : '(none configured)'} — state: ${kept} — runner: ${runner.name}`)
     return address
   }
 

@@ -4,23 +4,15 @@
  * job until then. Every failure is logged with the delivery id and returned as an outcome, which leaves the
  * delivery id redeliverable.
  */
-import { backoffDelay, type Backoff } from '../../util/backoff.js'
 import { DeliveryError, GatewayError, messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
 import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backend.js'
 import type { RouteTable } from '../pipeline/pipeline.js'
 import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
+import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, lastTry, retryDelay, type RetrySchedule } from './retry-schedule.js'
+import { MAX_RUNS } from './transitions.js'
 import { renderTemplate } from '../routes/template.js'
-import type { AgentRunner, Clock, DeliveryTarget, LogFields, Logger, Route } from '../types.js'
-
-/** How deliveries are retried: how many tries, and the {@link Backoff} between them. */
-export interface RetryPolicy extends Backoff {
-  /** Tries in all, the first included. */
-  readonly attempts: number
-}
-
-/** Five tries over about 15 s, never waiting more than a minute for a `Retry-After`. */
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 1000, maxDelayMs: 60_000 }
+import type { AgentResult, AgentRunner, Clock, DeliveryTarget, LogFields, Logger, Route } from '../types.js'
 
 /** What the dispatcher is composed of. */
 export interface DispatcherParts {
@@ -32,7 +24,12 @@ export interface DispatcherParts {
   /** `agent.timeout_seconds`, in ms. */
   readonly timeoutMs: number
   readonly clock?: Clock | undefined
-  readonly retry?: RetryPolicy | undefined
+  /** `delivery.retry`: how a delivery's passing failures are tried again. Defaults to 8 tries over about 6 h. */
+  readonly retry?: RetrySchedule | undefined
+  /** `agent.retry`: how a failed or timed-out agent run is tried again. Defaults to 5 tries over about 30 min. */
+  readonly agentRetry?: RetrySchedule | undefined
+  /** The jitter's source of randomness (tests replace it). */
+  readonly random?: (() => number) | undefined
   /** Where agent runs and delivery tries are reported (metrics subscribe there). */
   readonly events?: GatewayEvents | undefined
   /**
@@ -47,7 +44,8 @@ type Fields = Readonly<Record<string, string>>
 /** Builds the worker the queue calls for every job. */
 export function createDispatcher(parts: DispatcherParts): JobWorker {
   const { routes, runner, targets, log, skillsDir, timeoutMs } = parts
-  const retry = parts.retry ?? DEFAULT_RETRY
+  const retry = parts.retry ?? DEFAULT_DELIVERY_RETRY
+  const agentRetry = parts.agentRetry ?? DEFAULT_AGENT_RETRY
   const clock = parts.clock ?? Date.now
   const redact = parts.redact ?? ((text: string) => text)
 
@@ -55,6 +53,20 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     const reason = redact(why)
     log.error(message, { ...fields, reason })
     return { kind: 'failed', reason }
+  }
+
+  /**
+   * A passing failure of try `attempt`: the next try at a time on `schedule` (never sooner than a `Retry-After`),
+   * or, after the schedule's last try, the job's failure, saying that the tries ran out.
+   */
+  const retryOrFail = (fields: LogFields, message: string, why: string, schedule: RetrySchedule, key: string, attempt: number, retryAfterMs?: number): JobOutcome => {
+    if (lastTry(schedule, attempt)) {
+      return fail(fields, message, schedule.attempts === 1 ? why : `${why} (gave up after ${attempt} tries; ${key}.attempts is ${schedule.attempts})`)
+    }
+    const delay = retryDelay(schedule, attempt, retryAfterMs, parts.random)
+    const reason = redact(why)
+    log.warn(`${message}, retrying`, { ...fields, reason, attempt, retry_in_ms: delay })
+    return { kind: 'retry', at: clock() + delay, reason }
   }
 
   async function prompt(leased: LeasedJob, route: Route, fields: Fields): Promise<AgentPrompt> {
@@ -95,7 +107,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     const started = performance.now()
     const result = await Promise.resolve()
       .then(() => runner.run(input, ctx))
-      .catch((err: unknown) => ({ ok: false as const, reason: messageOf(err) }))
+      .catch((err: unknown): AgentResult => ({ ok: false, reason: messageOf(err) }))
       .finally(() => {
         clearTimeout(timer)
         leased.signal.removeEventListener('abort', onStop)
@@ -111,10 +123,12 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       const outcome = result.ok ? 'ok' : timedOut ? 'timeout' : 'failed'
       parts.events?.emit('agentRun', { route: route.name, outcome, seconds: (performance.now() - started) / 1000 })
     }
+    // An empty answer is the agent's answer, not an outage: another run would most likely say nothing again.
     if (result.ok && result.text.trim() === '') return fail(fields, 'agent run failed', 'the agent answered nothing (an empty answer)')
     if (result.ok) return { text: redact(result.text) }
     if (timedOut) {
-      return fail(fields, 'agent run failed', `timed out after ${timeoutMs / 1000} s (agent.timeout_seconds)`)
+      // A model that is slow today (an incident, an overloaded provider) is often quick again later.
+      return retryOrFail(fields, 'agent run failed', `timed out after ${timeoutMs / 1000} s (agent.timeout_seconds)`, agentRetry, 'agent.retry', job.attempts)
     }
     if (leased.signal.aborted) {
       const why: unknown = leased.signal.reason
@@ -122,7 +136,9 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       else log.warn('agent run stopped: the gateway is shutting down; the job runs again at the next start', fields)
       return { kind: 'interrupted' }
     }
-    return fail(fields, 'agent run failed', result.reason)
+    // What another try cannot fix (a program not installed, a rejected key) fails now; the rest is retried.
+    if (result.retryable === false) return fail(fields, 'agent run failed', result.reason)
+    return retryOrFail(fields, 'agent run failed', result.reason, agentRetry, 'agent.retry', job.attempts, result.retryAfterMs)
   }
 
   /** `confirmed`: the try's last write (the answer it just stored) confirmed the lease a moment ago. */
@@ -131,7 +147,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     const target = targets.get(route.deliver)
     if (!target) return fail(fields, 'delivery failed', `no delivery target "${route.deliver}"`)
     const tried = { ...fields, target: target.name, attempt }
-    if (attempt > retry.attempts) return fail(tried, 'delivery failed', `gave up after ${retry.attempts} tries`)
+    if (attempt > retry.attempts) return fail(tried, 'delivery failed', `gave up after ${retry.attempts} tries (delivery.retry.attempts)`)
     let extra: Record<string, string>
     try {
       extra = Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)]))
@@ -175,15 +191,13 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       }
       // The brand check, not instanceof: a target built against another copy of this package throws its own class.
       const retryable = DeliveryError.is(err) && err.retryable
-      if (!retryable || attempt >= retry.attempts) {
+      if (!retryable) {
         parts.events?.emit('delivery', { target: target.name, outcome: 'failed' })
         return fail(tried, 'delivery failed', reason)
       }
-      parts.events?.emit('delivery', { target: target.name, outcome: 'retried' })
-      const retryAfterMs = DeliveryError.is(err) ? err.retryAfterMs : undefined
-      const delay = backoffDelay(retry, attempt, retryAfterMs)
-      log.warn('delivery failed, retrying', { ...tried, reason, retry_in_ms: delay })
-      return { kind: 'retry', at: clock() + delay, reason: redact(reason) }
+      const outcome = retryOrFail({ ...fields, target: target.name }, 'delivery failed', reason, retry, 'delivery.retry', attempt, DeliveryError.is(err) ? err.retryAfterMs : undefined)
+      parts.events?.emit('delivery', { target: target.name, outcome: outcome.kind === 'retry' ? 'retried' : 'failed' })
+      return outcome
     }
   }
 
@@ -214,13 +228,16 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     return deliver(leased, route, ran.text, 1, fields, true)
   }
 
-  return async function dispatch(leased: LeasedJob): Promise<JobOutcome> {
+  async function dispatch(leased: LeasedJob): Promise<JobOutcome> {
     const fields = jobFields(leased.job)
     const outcome = await attempt(leased, fields)
     // Each ending was logged where it was decided; this counts it.
     if (outcome.kind !== 'retry' && outcome.kind !== 'interrupted') parts.events?.emit('jobFinished', { route: leased.job.route, outcome: outcome.kind })
     return outcome
   }
+  // Its own retries of failed runs must not look like a crash loop to the lifecycle (a run the gateway died in
+  // counts against the same budget, never below MAX_RUNS).
+  return Object.assign(dispatch, { maxRuns: Math.max(MAX_RUNS, agentRetry.attempts) })
 }
 
 /** The log fields that name a job. */

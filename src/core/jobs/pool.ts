@@ -189,7 +189,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
           const rows = await table.lease(concurrency - running, now(), now() + leaseMs)
           if (stopping) {
             // Leased while stop() began: hand them straight back, untried.
-            await Promise.all(rows.map((row) => table.update(row.job.id, row.token, (j) => finished(j, { kind: 'interrupted' }, now()), 'release')))
+            await Promise.all(rows.map((row) => table.update(row.job.id, row.token, (j) => finished(j, { kind: 'interrupted', untried: true }, now()), 'release')))
             break
           }
           for (const row of rows) launch(row, worker)

@@ -66,6 +66,11 @@ export interface JobRecord {
   readonly progress: number
   /** Tries of the current stage; a lease counts one before the worker starts. */
   readonly attempts: number
+  /**
+   * How many times the agent was started for this job, in all: every lease of stage `run`, a run the gateway
+   * died in included. Unlike `attempts`, storing the answer does not reset it.
+   */
+  readonly runs: number
   /** A queued job is not leased before this time (milliseconds since the epoch). */
   readonly notBefore: number
   /** Why the last try failed, or why the job failed. */
@@ -98,8 +103,11 @@ export type JobOutcome =
   /** Try again at `at`; `reason` is kept as the job's last error. */
   | { readonly kind: 'retry'; readonly at: number; readonly reason: string }
   | { readonly kind: 'failed'; readonly reason: string }
-  /** The gateway stopped during the try: the job goes back to the queue as it was, this try not counted. */
-  | { readonly kind: 'interrupted' }
+  /**
+   * The gateway stopped during the try: the job goes back to the queue as it was, this try not counted.
+   * `untried`: the worker never started (a lease handed back during a stop), so no agent run is counted either.
+   */
+  | { readonly kind: 'interrupted'; readonly untried?: boolean | undefined }
 
 /** A job leased to a worker, with what the worker may record while it holds it. */
 export interface LeasedJob {
@@ -127,8 +135,12 @@ export interface LeasedJob {
   recordProcess(pid: number): void
 }
 
-/** Runs one try of a job and says how it ended. It never throws: a failure is an outcome. */
-export type JobWorker = (job: LeasedJob) => Promise<JobOutcome>
+/**
+ * Runs one try of a job and says how it ended. It never throws: a failure is an outcome. `maxRuns`, when set,
+ * is how many times the worker may start a job's agent stage (its own retries of failed runs included): the
+ * lifecycle's crash-loop rule then allows that many starts instead of `MAX_RUNS`, and never fewer.
+ */
+export type JobWorker = ((job: LeasedJob) => Promise<JobOutcome>) & { readonly maxRuns?: number | undefined }
 
 /**
  * The answer of {@link DedupStore.reserve}. `new` and `redeliver` hold the key for this request until

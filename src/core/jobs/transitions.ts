@@ -89,7 +89,7 @@ export function accepted(job: NewJob, id: string, t: number): JobRecord {
   return {
     id, route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, state: 'queued', stage: 'run',
     answer: undefined, progress: 0, attempts: 0, notBefore: t, lastError: undefined, receivedAt: job.receivedAt, updatedAt: t,
-    finishedAt: undefined, group: undefined, burstAt: undefined, covers: 1, supersededBy: undefined, note: undefined, url: undefined,
+    finishedAt: undefined, group: undefined, burstAt: undefined, covers: 1, supersededBy: undefined, note: undefined, url: undefined, runs: 0,
   }
 }
 
@@ -181,18 +181,50 @@ export function queuedAgain(job: JobRecord, t: number): JobRecord {
 // ---------------------------------------------------------------------------------------------------------
 // a try
 
-/** A queued job taken by a worker: the lease counts one try before the worker starts, so a crash counts too. */
-export function leased(job: JobRecord, t: number): JobRecord {
-  return { ...job, state: 'running', attempts: job.attempts + 1, updatedAt: t }
+/**
+ * The order in which due jobs are leased: the earliest `notBefore` first, then the oldest id (as SQL writes it,
+ * `ORDER BY not_before, id`). A job the gateway stopped or lost while it ran is due again from when it was
+ * received ({@link resumed}), so it goes before every job accepted after it.
+ */
+export function leaseOrder(a: Pick<JobRecord, 'id' | 'notBefore'>, b: Pick<JobRecord, 'id' | 'notBefore'>): number {
+  return a.notBefore - b.notBefore || compareIds(a.id, b.id)
+}
+
+/** Ids as the backends make them: numbers compare as numbers, anything else as text. */
+function compareIds(a: string, b: string): number {
+  const [x, y] = [Number(a), Number(b)]
+  return Number.isSafeInteger(x) && Number.isSafeInteger(y) ? x - y : a < b ? -1 : a > b ? 1 : 0
 }
 
 /**
- * Why a job just leased must not run again, or undefined: its agent stage has started {@link MAX_RUNS} times
- * before, each ended by the gateway dying. The worker then ends the try `failed` with this reason.
+ * When a job that was running is due again: when it was received (or its earlier time), not now. A job whose
+ * run a crash or a shutdown cut off had already waited its turn; queued behind everything that came meanwhile,
+ * it ran last after a restart.
  */
-export function crashLoop(job: JobRecord): string | undefined {
-  if (job.stage !== 'run' || job.attempts <= MAX_RUNS) return undefined
-  return `the gateway stopped during each of ${MAX_RUNS} runs of this job; retry it with hookpilot jobs retry ${job.id}`
+function resumed(job: JobRecord): number {
+  return Math.min(job.receivedAt, job.notBefore)
+}
+
+/**
+ * A queued job taken by a worker: the lease counts one try before the worker starts, so a crash counts too; a
+ * lease of the agent stage counts one run of the agent (`runs`, which no stage change resets).
+ */
+export function leased(job: JobRecord, t: number): JobRecord {
+  return { ...job, state: 'running', attempts: job.attempts + 1, runs: job.runs + (job.stage === 'run' ? 1 : 0), updatedAt: t }
+}
+
+/**
+ * Why a job just leased must not run again, or undefined: its agent stage has started `maxRuns` times before
+ * ({@link MAX_RUNS}, or the worker's own retry budget when that is larger), the last of them ended by the
+ * gateway dying (a run that failed by itself was retried, or failed, by its worker). The worker then ends the
+ * try `failed` with this reason. A job whose runs failed before is said so, with the last failure.
+ */
+export function crashLoop(job: JobRecord, maxRuns: number = MAX_RUNS): string | undefined {
+  const limit = Math.max(MAX_RUNS, maxRuns)
+  if (job.stage !== 'run' || job.attempts <= limit) return undefined
+  const retry = `retry it with hookpilot jobs retry ${job.id}`
+  if (job.lastError === undefined) return `the gateway stopped during each of ${limit} runs of this job; ${retry}`
+  return `${limit} runs of this job ended without an answer, the last one by the gateway stopping (the last failure before it: ${job.lastError}); ${retry}`
 }
 
 /** The agent's answer stored: the job moves to stage `deliver` (a crash from here on only delivers again). */
@@ -218,20 +250,25 @@ export function finished(job: JobRecord, outcome: JobOutcome, t: number): JobRec
       return { ...job, state: 'failed', lastError: outcome.reason, updatedAt: t, finishedAt: t }
     case 'retry':
       return { ...job, state: 'queued', notBefore: outcome.at, lastError: outcome.reason, updatedAt: t }
-    case 'interrupted':
-      // The gateway stopped the try itself: as far as the job is concerned it did not happen.
-      return { ...job, state: 'queued', attempts: Math.max(0, job.attempts - 1), notBefore: t, updatedAt: t }
+    case 'interrupted': {
+      // The gateway stopped the try itself: as far as the job's tries are concerned it did not happen, and it
+      // goes first at the next lease. An agent that started still counts as a run; a lease handed back before
+      // its worker started (`untried`) ran nothing.
+      const runs = outcome.untried === true && job.stage === 'run' ? Math.max(0, job.runs - 1) : job.runs
+      return { ...job, state: 'queued', attempts: Math.max(0, job.attempts - 1), runs, notBefore: resumed(job), updatedAt: t }
+    }
   }
 }
 
 /**
- * A running job whose worker is gone (its process died, or its lease ran out): queued again at once, its try
- * still counted (the agent may have run), so {@link crashLoop} sees a job that kills its gateway every time.
+ * A running job whose worker is gone (its process died, or its lease ran out): queued again at once, ahead of
+ * every job accepted after it ({@link leaseOrder}), its try and its run still counted (the agent may have run),
+ * so {@link crashLoop} sees a job that kills its gateway every time and `jobs show` every start of its agent.
  * One that a newer job of its group outdated ends `superseded` instead: its answer would be stale.
  */
 export function recovered(job: JobRecord, t: number): JobRecord {
   if (job.supersededBy !== undefined) return superseded(job, job.supersededBy, t)
-  return { ...job, state: 'queued', notBefore: t, updatedAt: t }
+  return { ...job, state: 'queued', notBefore: resumed(job), updatedAt: t }
 }
 
 // ---------------------------------------------------------------------------------------------------------

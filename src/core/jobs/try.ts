@@ -126,7 +126,7 @@ export function openTry({ job, payload, token }: LeasedRow, table: TryTable, opt
  * lifecycle's `crashLoop`), and a worker that throws is a failed try.
  */
 export async function runTry(open: Try, worker: JobWorker): Promise<JobOutcome> {
-  const reason = crashLoop(open.leased.job)
+  const reason = crashLoop(open.leased.job, worker.maxRuns)
   if (reason !== undefined) return { kind: 'failed', reason }
   try {
     return await worker(open.leased)

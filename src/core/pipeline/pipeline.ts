@@ -70,13 +70,20 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     return result.ok ? { source } : reject(route, req, 'rejected request: invalid signature', result.reason)
   }
 
-  async function accepts(event: WebhookEvent, route: Route): Promise<boolean> {
-    if (route.events.length > 0 && !route.events.includes(event.type)) return false
-    if (route.actions.length > 0 && !route.actions.includes(actionOf(event.payload))) return false
-    for (const filter of filters) {
-      if (!(await filter.accepts(event, { route, log, signal }))) return false
+  /** Why the route does not take `event` (which rule, in words), or undefined when it does. */
+  async function ignoredBecause(event: WebhookEvent, route: Route): Promise<string | undefined> {
+    if (route.events.length > 0 && !route.events.includes(event.type)) {
+      return `event ${quoted(event.type)} is not in the route's events [${route.events.join(', ')}]`
     }
-    return true
+    const action = actionOf(event.payload)
+    if (route.actions.length > 0 && !route.actions.includes(action)) {
+      const actions = `[${route.actions.join(', ')}]`
+      return action === '' ? `the event has no action; the route's actions are ${actions}` : `action ${quoted(action)} is not in the route's actions ${actions}`
+    }
+    for (const filter of filters) {
+      if (!(await filter.accepts(event, { route, log, signal }))) return `the event filter "${filter.name}" declined it`
+    }
+    return undefined
   }
 
   /** The sender's delivery id: its source's header, else `X-Request-ID`; undefined means none was sent. */
@@ -113,9 +120,10 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const event: WebhookEvent = { route: route.name, type, deliveryId, payload, receivedAt: clock() }
     const fields: Fields = { route: route.name, delivery: deliveryId, event: type, client: req.clientAddress }
 
-    if (!(await accepts(event, route))) {
-      log.debug('ignored event', fields)
-      return json(200, { status: 'ignored', event: type })
+    const ignored = await ignoredBecause(event, route)
+    if (ignored !== undefined) {
+      log.debug('ignored event', { ...fields, reason: ignored })
+      return json(200, { status: 'ignored', event: type, reason: ignored })
     }
 
     // A timestamp id is never de-duplicated: without an id header, retries cannot be told apart.
@@ -180,6 +188,14 @@ function actionOf(payload: JsonObject): string {
   const attributes = payload['object_attributes']
   const nested = typeof attributes === 'object' && attributes !== null && !Array.isArray(attributes) ? attributes['action'] : undefined
   return typeof nested === 'string' ? nested : ''
+}
+
+/**
+ * Sender text (an event type, an action) inside a reason: cut to 64 characters and JSON-quoted, so it can be
+ * neither long nor mistaken for the reason's own words; the answer's JSON escapes what is left.
+ */
+function quoted(text: string): string {
+  return JSON.stringify(text.length > 64 ? `${text.slice(0, 63)}…` : text)
 }
 
 /** The fields of a request's log lines. */

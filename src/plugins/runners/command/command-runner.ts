@@ -1,7 +1,7 @@
 import { ConfigError } from '../../../core/errors.js'
 import type { AgentRunner } from '../../../core/types.js'
 import { runProcess } from '../../process/run-process.js'
-import { failureReason } from './failure.js'
+import { failureReason, retryableFailure } from './failure.js'
 
 /** Options of {@link commandAgent}. */
 export interface CommandAgentOptions {
@@ -69,7 +69,7 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
         ms: Date.now() - started,
       })
       const reason = failureReason(result, { program, timeoutMs, maxOutputBytes })
-      if (reason !== undefined) return { ok: false, reason }
+      if (reason !== undefined) return { ok: false, reason, retryable: retryableFailure(result) }
       // Programs end their output with a newline; the answer is the text, not the terminal convention.
       return { ok: true, text: result.stdout.replace(/(?:\r?\n)+$/, '') }
     },

@@ -42,6 +42,15 @@ export function failureReason(result: RunProcessResult, ctx: FailureContext): st
   return stderr === '' ? `${how} (no stderr)` : `${how}: ${stderr}`
 }
 
+/**
+ * Whether another try of a failed run may succeed: not when the program cannot be started (not installed, not
+ * executable: the configuration must change) nor when it wrote more than `max_output_bytes` (it would again);
+ * yes when it exited non-zero, was killed or timed out (an agent CLI whose model API is down exits 1).
+ */
+export function retryableFailure(result: RunProcessResult): boolean {
+  return result.error === undefined && !result.truncated
+}
+
 /** The last ~2 KB of stderr, trimmed, marked with `…` when cut. */
 function stderrTail(stderr: string): string {
   const bytes = Buffer.from(stderr.trim(), 'utf8')

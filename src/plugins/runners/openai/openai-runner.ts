@@ -92,7 +92,7 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
       if (calls.length === 0) {
         const text = reply.message.content ?? ''
         if (Buffer.byteLength(text) > maxOutputBytes) {
-          return { ok: false, reason: `the model answered more than ${maxOutputBytes} bytes; raise agent.max_output_bytes if that much is expected` }
+          return { ok: false, reason: `the model answered more than ${maxOutputBytes} bytes; raise agent.max_output_bytes if that much is expected`, retryable: false }
         }
         return { ok: true, text }
       }
@@ -108,7 +108,8 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
         messages.push({ role: 'tool', tool_call_id: call.id, content })
       }
     }
-    return { ok: false, reason: `no final answer after ${maxSteps} model calls: the model kept asking for commands (raise agent.max_steps if the task needs more)` }
+    const reason = `no final answer after ${maxSteps} model calls: the model kept asking for commands (raise agent.max_steps if the task needs more)`
+    return { ok: false, reason, retryable: false }
   }
 
   async function useTool(call: ToolCall, ctx: AgentContext, signal: AbortSignal, fields: Record<string, string>): Promise<string> {

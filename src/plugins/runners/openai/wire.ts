@@ -7,6 +7,7 @@ import * as v from 'valibot'
 import { field, parseJson, textField } from '../../shared/json-body.js'
 import { redact } from '../../shared/redact.js'
 import { readBounded } from '../../../util/read-bounded.js'
+import { parseRetryAfter } from '../../../util/retry-after.js'
 
 /** One message of the conversation, as the API takes it. */
 export type ChatMessage =
@@ -53,8 +54,20 @@ export interface ModelEndpoint {
   readonly maxResponseBytes: number
 }
 
-/** One call's outcome: the model's message, or why there is none. */
-export type Completion = { readonly ok: true; readonly message: ModelMessage } | { readonly ok: false; readonly reason: string }
+/**
+ * One call's outcome: the model's message, or why there is none, and whether another run may do better (the
+ * agent's retry schedule decides when; `retryAfterMs` is the API's `Retry-After`).
+ */
+export type Completion =
+  | { readonly ok: true; readonly message: ModelMessage }
+  | { readonly ok: false; readonly reason: string; readonly retryable?: boolean; readonly retryAfterMs?: number | undefined }
+
+/**
+ * HTTP statuses of a passing trouble: a timeout, a conflict, too many requests, the server's own failures. Any
+ * other 4xx is the request's fault (a bad key, an unknown model): the same run would get it again.
+ */
+const PASSING = new Set([408, 409, 425, 429])
+const passing = (status: number) => PASSING.has(status) || status >= 500
 
 /** Creates the client of one runner; `complete` sends one request and never throws. */
 export function modelClient(endpoint: ModelEndpoint): (body: object, signal: AbortSignal) => Promise<Completion> {
@@ -71,12 +84,15 @@ export function modelClient(endpoint: ModelEndpoint): (body: object, signal: Abo
   return async function complete(body, signal) {
     let status: number
     let text: string
+    let retryAfterMs: number | undefined
     try {
       const response = await client.post(url, { json: body, signal })
       status = response.status
+      retryAfterMs = parseRetryAfter(response.headers.get('retry-after'))
       const read = await boundedText(response, endpoint.maxResponseBytes)
       if (read === undefined) {
-        return { ok: false, reason: `the model API's reply was larger than ${endpoint.maxResponseBytes} bytes and was not read further; raise agent.max_output_bytes if that much is expected` }
+        const reason = `the model API's reply was larger than ${endpoint.maxResponseBytes} bytes and was not read further; raise agent.max_output_bytes if that much is expected`
+        return { ok: false, reason, retryable: false }
       }
       text = read
     } catch (error) {
@@ -84,7 +100,7 @@ export function modelClient(endpoint: ModelEndpoint): (body: object, signal: Abo
       return { ok: false, reason: `could not reach the model API at ${new URL(url).host}: ${redact((error as Error).message, secrets)}` }
     }
     const json = parseJson(text)
-    if (status < 200 || status > 299) return { ok: false, reason: httpReason(status, json, text, secrets) }
+    if (status < 200 || status > 299) return { ok: false, reason: httpReason(status, json, text, secrets), retryable: passing(status), retryAfterMs }
     const parsed = v.safeParse(completionSchema, json)
     if (!parsed.success) {
       return { ok: false, reason: `the model API answered ${status} with an unexpected body (${v.summarize(parsed.issues).split('\n')[0]})` }

@@ -8,7 +8,7 @@ import { jobPool, type LeaseTable, type LeasedRow } from '../../../core/jobs/poo
 import { reservationBook } from '../../../core/jobs/reservations.js'
 import type { AddResult, JobCounts, JobGroup, JobRecord, JobState, StateBackend } from '../../../core/jobs/state-backend.js'
 import {
-  accepted, admit, checkedRetention, DEDUP_WINDOW_MS, isFinal, joinGroup, keyMoved, leasable, leased, purgeCutoff, purgeable, queuedAgain, refusal,
+  accepted, admit, checkedRetention, DEDUP_WINDOW_MS, isFinal, joinGroup, keyMoved, leasable, leased, leaseOrder, purgeCutoff, purgeable, queuedAgain, refusal,
   retentionCutoff,
 } from '../../../core/jobs/transitions.js'
 import { jobMatcher } from '../../../core/jobs/job-filter.js'
@@ -127,10 +127,12 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
   const table: LeaseTable = {
     async lease(max, t) {
       const rows: LeasedRow[] = []
-      for (const id of waiting) {
+      // In the lifecycle's lease order, as the SQL backends' ORDER BY not_before, id: a job the gateway stopped
+      // during its run goes first.
+      const due = [...waiting].flatMap((id) => jobs.get(id) ?? []).filter((e) => e.job.notBefore <= t).sort((a, b) => leaseOrder(a.job, b.job))
+      for (const e of due) {
         if (rows.length >= max) break
-        const e = jobs.get(id)
-        if (!e || !leasable(e.job, busy, t)) continue
+        if (!leasable(e.job, busy, t)) continue
         put(e, leased(e.job, t))
         e.token = String(++tokens)
         rows.push({ job: e.job, payload: e.payload ?? {}, token: e.token })

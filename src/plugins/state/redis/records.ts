@@ -35,6 +35,8 @@ export interface JobData {
   readonly supersededBy?: string | undefined
   readonly note?: string | undefined
   readonly url?: string | undefined
+  /** Every start of the job's agent (absent in a job stored before it was counted). */
+  readonly runs?: number | undefined
 }
 
 /** The BullMQ job type of every hookpilot job. */
@@ -112,6 +114,7 @@ export function recordOf(job: BullJob, listed: JobState): JobRecord {
     supersededBy: d.supersededBy,
     note: d.note,
     url: d.url,
+    runs: d.runs ?? (d.stage === 'run' ? d.attempts : 1),
   }
 }
 
@@ -123,5 +126,6 @@ export function dataOf(record: JobRecord, payload: string): JobData {
     attempts: record.attempts, notBefore: record.notBefore, lastError: record.lastError, updatedAt: record.updatedAt,
     finishedAt: record.finishedAt, outcome: record.state === 'skipped' || record.state === 'superseded' ? record.state : undefined,
     group: record.group, burstAt: record.burstAt, covers: record.covers, supersededBy: record.supersededBy, note: record.note, url: record.url,
+    runs: record.runs,
   }
 }

@@ -4,7 +4,7 @@ import type { JobRecord, JobStage, JobState } from '../../../core/jobs/state-bac
 
 /** The columns of a job without its payload and lease (`state` is the job's state: skipped and superseded included). */
 export const RECORD_COLUMNS = `id, route, event, delivery_id, dedup_key, coalesce(outcome, state) AS state, stage, answer, progress, attempts,
-  not_before, last_error, received_at, updated_at, finished_at, grp, burst_at, covers, superseded_by, note, url`
+  not_before, last_error, received_at, updated_at, finished_at, grp, burst_at, covers, superseded_by, note, url, runs`
 
 /** The SQL condition on the stored columns that selects jobs in each state (a skipped job is stored as done). */
 const STATE_IS: Readonly<Record<JobState, string>> = {
@@ -46,6 +46,7 @@ export interface JobRow {
   readonly superseded_by: string | null
   readonly note: string | null
   readonly url: string | null
+  readonly runs: number
 }
 
 /** The record a row stands for. */
@@ -72,6 +73,7 @@ export function toRecord(row: JobRow): JobRecord {
     supersededBy: row.superseded_by ?? undefined,
     note: row.note ?? undefined,
     url: row.url ?? undefined,
+    runs: row.runs,
   }
 }
 
@@ -95,13 +97,14 @@ export function recordParams(job: JobRecord): Record<string, string | number | n
     superseded_by: job.supersededBy ?? null,
     note: job.note ?? null,
     url: job.url ?? null,
+    runs: job.runs,
   }
 }
 
 /** The mutable columns of a record, as `SET` assignments of {@link recordParams}. */
 const SET_RECORD = `state = @state, outcome = @outcome, stage = @stage, answer = @answer, progress = @progress, attempts = @attempts,
   not_before = @not_before, last_error = @last_error, updated_at = @updated_at, finished_at = @finished_at, grp = @grp,
-  burst_at = @burst_at, covers = @covers, superseded_by = @superseded_by, note = @note, url = @url`
+  burst_at = @burst_at, covers = @covers, superseded_by = @superseded_by, note = @note, url = @url, runs = @runs`
 
 /** Writes a record's mutable columns and ends its lease (a job that is not running holds no lease). */
 export const UPDATE_RECORD = `UPDATE jobs SET ${SET_RECORD}, owner = NULL, lease_until = NULL, lease_token = NULL, processes = NULL

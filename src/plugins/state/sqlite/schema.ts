@@ -72,6 +72,11 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE jobs ADD COLUMN note TEXT;
    ALTER TABLE jobs ADD COLUMN url TEXT;
    CREATE INDEX jobs_group ON jobs (grp, state) WHERE grp IS NOT NULL;`,
+  // Every start of a job's agent, counted apart from the tries of its stage (which storing the answer resets):
+  // a job whose agent a crash cut off showed one try although its agent ran twice. A job stored before this
+  // step counted its runs in its tries while in stage 'run'; one past it ran its agent at least once.
+  `ALTER TABLE jobs ADD COLUMN runs INTEGER NOT NULL DEFAULT 0;
+   UPDATE jobs SET runs = CASE WHEN stage = 'run' THEN attempts ELSE 1 END;`,
 ]
 
 /** The schema version this code writes. */

@@ -21,6 +21,8 @@ export function gitlabSource(): Source {
   return {
     name: 'gitlab',
     header: 'x-gitlab-token',
+    // GitLab disables a hook after four failed deliveries in a row, a 429 included: over the limit, it waits.
+    overLimit: 'defer',
     deliveryId: (headers) => headers['idempotency-key'] || headers['x-gitlab-event-uuid'] || undefined,
     eventType: (headers) => headers['x-gitlab-event'] || undefined,
     verify(req, secrets) {

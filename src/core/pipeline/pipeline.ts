@@ -51,7 +51,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
 
   /** The source that vouches for the request (or, on an `INSECURE_NO_AUTH` route, the one whose headers it carries). */
   async function verify(route: Route, req: RawRequest): Promise<{ source: Source | undefined } | undefined> {
-    const source = sources.find((s) => req.headers[s.header] !== undefined)
+    const source = sources.find((s) => req.headers[s.header] !== undefined || s.claims?.(req.headers) === true)
     if (route.secrets.includes(INSECURE_NO_AUTH)) {
       // Checked on the socket the request came in on: an embedder may serve gateway.handler on any address.
       if (req.localAddress !== undefined && !isLoopback(req.localAddress)) {

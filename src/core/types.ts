@@ -58,6 +58,9 @@ export interface Verifier {
   verify(req: RawRequest, secrets: readonly string[]): VerifyResult | Promise<VerifyResult>
 }
 
+/** What a route does with a verified request over its rate limit: refuse it (429), or store it for later (202). */
+export type OverLimit = 'reject' | 'defer'
+
 /**
  * A sender of webhooks (GitHub, GitLab, a generic HMAC signer): how its requests are verified, and which of its
  * headers carry the delivery id and the event type. Sources are tried in order; the first whose credential
@@ -68,6 +71,16 @@ export interface Source extends Verifier {
   deliveryId?(headers: Readonly<Record<string, string>>): string | undefined
   /** The event type in the sender's headers; undefined when it sends none (the payload is asked next). */
   eventType?(headers: Readonly<Record<string, string>>): string | undefined
+  /**
+   * Whether this source decides a request whose credential `header` is absent (GitLab's signed requests may
+   * carry no `X-Gitlab-Token`); by default a source decides only the requests that carry its `header`.
+   */
+  claims?(headers: Readonly<Record<string, string>>): boolean
+  /**
+   * What a route that does not set `over_limit` does with this sender's verified requests over its limit:
+   * `defer` for a sender that disables a hook answered 4xx (GitLab), else `reject` (the default).
+   */
+  readonly overLimit?: OverLimit | undefined
 }
 
 /** A route, resolved from config.yaml or from a dynamic subscription. */
@@ -93,6 +106,11 @@ export interface Route {
   readonly silentOutputs: readonly string[]
   /** Requests per rolling minute. */
   readonly rateLimit: number
+  /**
+   * What a verified request over `rateLimit` gets (`over_limit`): `reject` answers 429, `defer` stores its job to
+   * run when the limit allows and answers 202 `deferred`. Undefined: the verifying source's {@link Source.overLimit}.
+   */
+  readonly overLimit?: OverLimit | undefined
   /** The route's concurrency group (`concurrency`): one running job per key, the newest superseding the rest. */
   readonly concurrency?: RouteConcurrency | undefined
   readonly source: 'static' | 'dynamic'
@@ -130,9 +148,24 @@ export interface EventFilter {
 /** Result of a rate-limit check. */
 export type RateDecision = { readonly ok: true } | { readonly ok: false; readonly retryAfterSeconds: number }
 
+/** A hit booked at a later moment, when the limit allows it: counted from then on. */
+export interface RateBooking {
+  /** Milliseconds from now until the booked moment; 0 when the hit is counted at once. */
+  readonly waitMs: number
+  /** Gives the booking back (its job was not stored); a booking given back never counted. */
+  release(): void | Promise<void>
+}
+
 /** Counts accepted requests per key (one key per route) over a rolling window. */
 export interface RateLimiter {
+  /** Counts a hit now if the limit allows one, else says how long until it does. */
   hit(key: string, limit: number): RateDecision | Promise<RateDecision>
+  /**
+   * Books the earliest moment, at or after now, at which the limit allows one more hit, counting it then: a
+   * route's deferred jobs run at these moments, so they start at most `limit` per window. A limiter without it
+   * makes every route `reject`.
+   */
+  book?(key: string, limit: number): RateBooking | Promise<RateBooking>
 }
 
 /**

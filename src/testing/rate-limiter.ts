@@ -72,6 +72,41 @@ export function rateLimiterContract(name: string, make: (clock: Clock) => RateLi
       expect((await limiter.hit('route', 2)).ok).toBe(false)
     })
 
+    it('books the moments a full limit frees, each counted: deferred hits stay within the limit in every window', async () => {
+      const { limiter, hits } = setup()
+      if (!limiter.book) return // a limiter without book makes every route reject; nothing more to hold it to
+      await hits('route', 3, 3)
+      const waits: number[] = []
+      for (let i = 0; i < 27; i++) waits.push((await limiter.book('route', 3)).waitMs)
+      expect(waits.slice(0, 6)).toEqual([WINDOW, WINDOW, WINDOW, 2 * WINDOW, 2 * WINDOW, 2 * WINDOW])
+      const moments = [0, 0, 0, ...waits]
+      for (let i = 3; i < moments.length; i++) expect((moments[i] ?? 0) - (moments[i - 3] ?? 0)).toBeGreaterThanOrEqual(WINDOW)
+      // A hit made now must not crowd the windows the booked ones fill: it waits for the last of them.
+      const refused = await limiter.hit('route', 3)
+      expect(refused).toEqual({ ok: false, retryAfterSeconds: (10 * WINDOW) / 1000 })
+    })
+
+    it('books at once while the limit has room, and counts it like a hit', async () => {
+      const { limiter } = setup()
+      if (!limiter.book) return
+      expect((await limiter.book('route', 2)).waitMs).toBe(0)
+      expect((await limiter.hit('route', 2)).ok).toBe(true)
+      expect((await limiter.hit('route', 2)).ok).toBe(false)
+    })
+
+    it('a booking given back no longer counts', async () => {
+      const { clock, limiter } = setup()
+      if (!limiter.book) return
+      await limiter.hit('route', 1)
+      const booking = await limiter.book('route', 1)
+      expect(booking.waitMs).toBe(WINDOW)
+      await booking.release()
+      await booking.release() // twice gives back nothing more
+      expect((await limiter.book('route', 1)).waitMs).toBe(WINDOW)
+      clock.advance(WINDOW)
+      expect((await limiter.hit('route', 1)).ok).toBe(false) // the second booking holds this minute
+    })
+
     it('keeps keys independent', async () => {
       const { limiter, hits } = setup()
       await hits('a', 2, 2)

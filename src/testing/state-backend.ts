@@ -172,6 +172,20 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
         expect((await backend.jobs.list())[0]?.state).toBe('done')
       })
 
+      it('holds a deferred job (added with `runAt`, the moment its rate limit booked) until then', async () => {
+        const { backend, clock, settled } = await setup()
+        const runAt = clock.now() + RETRY
+        await backend.queue.add({ ...newJob('deferred'), runAt }, await backend.dedup.reserve('pr\u0000deferred'))
+        const { leased, worker } = recorder()
+        backend.queue.start(worker)
+        expect((await backend.jobs.list())[0]).toMatchObject({ state: 'queued', notBefore: runAt })
+        await new Promise((resolve) => setTimeout(resolve, 30))
+        expect(leased).toHaveLength(0) // not before its time
+        clock.advance(RETRY)
+        await expect.poll(() => leased.length).toBe(1)
+        await settled()
+      })
+
       it('stores a failed outcome with its reason, and a worker that throws as failed', async () => {
         const { backend, accept, settled } = await setup()
         await accept('x')

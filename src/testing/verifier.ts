@@ -10,6 +10,8 @@ export interface VerifierContractOptions {
   readonly signsBody?: boolean
   /** The body to sign (real payload bytes of the sender); a small pull-request payload by default. */
   readonly body?: Uint8Array
+  /** Other headers a genuine request carries, that `sign` signs too (a Standard Webhooks id and timestamp). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 /** A small pull-request payload with a multi-byte title, as a sender's raw bytes. */
@@ -36,7 +38,7 @@ export function verifierContract(
     const request = (headerValue: string | undefined, raw: Uint8Array = body): RawRequest => ({
       method: 'POST',
       path: '/webhooks/test',
-      headers: headerValue === undefined ? {} : { [verifier.header]: headerValue },
+      headers: { ...options.headers, ...(headerValue === undefined ? {} : { [verifier.header]: headerValue }) },
       body: raw,
     })
     const verify = async (headerValue: string | undefined, secrets: readonly string[], raw?: Uint8Array) =>

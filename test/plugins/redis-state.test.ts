@@ -31,6 +31,8 @@ stateBackendContract('redisState', {
   reopen: (previous, options) => backendAt(prefixes.get(previous) ?? '', options),
   peer: (first, options) => backendAt(prefixes.get(first) ?? '', options),
   cannot: {
+    'holds a deferred job (added with `runAt`, the moment its rate limit booked) until then':
+      'a delayed job falls due on the machine\'s clock (BullMQ promotes it), not the suite\'s: "redisState: a retry waits for its time" below holds a deferred one',
     'holds a job answered `retry` until its time, then leases it again with the answer and progress it saved':
       'a delayed job falls due on the machine\'s clock (BullMQ promotes it), not the suite\'s: "redisState: a retry waits for its time" below',
     'a job whose worker died is recovered and counted; past MAX_RUNS starts it fails with one reason, unrun':
@@ -99,6 +101,28 @@ describe('redisState: the shared rate limiter (Redis time, so real waits over a 
     }
   })
 
+  it('books deferred hits from two instances at the moments the limit frees: at most the limit in any window', async () => {
+    const a = await limiterOn('shared-book')
+    const b = await limiterOn('shared-book')
+    try {
+      const started = Date.now()
+      const bookings = await Promise.all(Array.from({ length: 15 }, (_, i) => (i % 2 ? a : b).limiter.book?.('pr', 3)))
+      const elapsed = Date.now() - started
+      const waits = bookings.map((booking) => booking?.waitMs ?? -1).sort((x, y) => x - y)
+      expect(waits.slice(0, 3)).toEqual([0, 0, 0])
+      // Each wait is from Redis' own now, which moved by at most `elapsed` over the calls.
+      for (let i = 3; i < waits.length; i++) expect((waits[i] ?? 0) - (waits[i - 3] ?? 0)).toBeGreaterThanOrEqual(60_000 - elapsed)
+      expect(waits.at(-1)).toBeGreaterThan(4 * 60_000 - elapsed)
+      expect(await a.limiter.hit('pr', 3)).toMatchObject({ ok: false, retryAfterSeconds: 300 }) // after the last booked
+      const last = bookings.find((booking) => booking?.waitMs === waits.at(-1))
+      await last?.release() // given back: a hit waits for the one before it
+      expect(await a.limiter.hit('pr', 3)).toMatchObject({ ok: false, retryAfterSeconds: 240 })
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
+
   it('rolls: a hit leaves the window once the window has passed since it was made', async () => {
     // Timers wait at least as long as asked, so "has left" holds on any machine; "has not left yet" keeps more
     // than a second of slack for a loaded one (a 2.2 s window, hits 1.2 s apart, the check 1.05 s after the second).
@@ -118,6 +142,28 @@ describe('redisState: the shared rate limiter (Redis time, so real waits over a 
 })
 
 describe('redisState: a retry waits for its time (BullMQ\'s delay, on the machine\'s clock)', () => {
+  it('a deferred job (runAt, the moment its rate limit booked) is held until then, with or without a group', async () => {
+    const { state } = redisState({ url: redis.url, prefix: 'deferred', concurrency: 2, maxQueue: 10 })
+    await state.start?.({ log: recordingLogger() })
+    try {
+      const runAt = Date.now() + 700
+      const group = { key: 'pr\u0000o/r#1', debounceMs: 0, maxWaitMs: 0 }
+      await state.queue.add({ ...newJob('deferred'), runAt })
+      await state.queue.add({ ...newJob('grouped'), runAt, group })
+      const leases: Array<{ id: string; at: number; notBefore: number }> = []
+      state.queue.start(async (job) => {
+        leases.push({ id: job.job.deliveryId, at: Date.now(), notBefore: job.job.notBefore })
+        return { kind: 'done' }
+      })
+      await expect.poll(() => leases.length, { timeout: 5_000 }).toBe(2)
+      for (const lease of leases) expect(lease).toMatchObject({ at: expect.toSatisfy((at: number) => at >= runAt), notBefore: runAt })
+    } finally {
+      await state.queue.stop(0)
+      await state.close?.()
+    }
+  })
+
+
   it('a job answered retry is held until its time, then leased again with the answer and progress it saved', async () => {
     const { state } = redisState({ url: redis.url, prefix: 'delayed', concurrency: 1, maxQueue: 10 })
     await state.start?.({ log: recordingLogger() })

@@ -36,6 +36,8 @@ export const routeSchema = v.strictObject({
   deliver_extra: v.optional(v.record(text, idText), {}),
   silent_outputs: v.optional(textList, []),
   rate_limit: v.optional(integer(1)),
+  // what a verified request over rate_limit gets; unset: the sender's way (GitLab defers, the others reject)
+  over_limit: v.optional(v.picklist(['reject', 'defer'], 'expected reject (answer 429) or defer (store it, run it when the limit allows)')),
   description: v.optional(text),
   concurrency: v.optional(v.strictObject({
     key: v.pipe(text, v.check((key: string) => /\{[A-Za-z0-9_.]+\}/.test(key), 'the key must name at least one payload field, e.g. "{repository.full_name}#{pull_request.number}"')),

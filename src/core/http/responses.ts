@@ -60,6 +60,14 @@ export function notReady(reason: string): GatewayResponse {
   return json(503, { status: 'unavailable', reason }, { 'retry-after': '5' })
 }
 
+/**
+ * 202 for a verified event over its route's rate limit (`over_limit: defer`): stored, and run at `runAt` (the
+ * moment the limit allows). A 2xx, so a sender that disables hooks answered 4xx (GitLab) keeps the hook on.
+ */
+export function deferred(route: string, job: { readonly event: string; readonly deliveryId: string }, runAt: number): GatewayResponse {
+  return json(202, { status: 'deferred', route, event: job.event, delivery_id: job.deliveryId, run_at: new Date(runAt).toISOString() })
+}
+
 /** 429 with the seconds until the window frees a slot. */
 export function rateLimited(retryAfterSeconds: number): GatewayResponse {
   return json(429, { error: 'Rate limit exceeded' }, { 'retry-after': String(retryAfterSeconds) })

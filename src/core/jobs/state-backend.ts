@@ -48,6 +48,8 @@ export interface NewJob {
   readonly receivedAt: number
   /** The route's concurrency group, when it has one. */
   readonly group?: JobGroup | undefined
+  /** Not before this time (the moment the route's rate limit booked for a deferred event); undefined: at once. */
+  readonly runAt?: number | undefined
 }
 
 /** A stored job, without its payload. */

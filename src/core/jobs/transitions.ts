@@ -84,11 +84,11 @@ export function refusal(admission: Admission): AddResult | undefined {
   return admission.kind === 'full' ? { status: 'full' } : undefined
 }
 
-/** The record of an event just accepted, as job `id`. */
+/** The record of an event just accepted, as job `id`: due at once, or at its `runAt` (a deferred event). */
 export function accepted(job: NewJob, id: string, t: number): JobRecord {
   return {
     id, route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, state: 'queued', stage: 'run',
-    answer: undefined, progress: 0, attempts: 0, notBefore: t, lastError: undefined, receivedAt: job.receivedAt, updatedAt: t,
+    answer: undefined, progress: 0, attempts: 0, notBefore: Math.max(t, job.runAt ?? t), lastError: undefined, receivedAt: job.receivedAt, updatedAt: t,
     finishedAt: undefined, group: undefined, burstAt: undefined, covers: 1, supersededBy: undefined, note: undefined, url: undefined, runs: 0,
   }
 }
@@ -133,7 +133,8 @@ export function joinGroup(job: JobRecord, group: JobGroup, members: readonly Job
       others.push(outdated(member, job.id, t))
     }
   }
-  const notBefore = groupWait(group, burstAt, t)
+  // A deferred job keeps its booked moment: the debounce never runs it sooner.
+  const notBefore = Math.max(job.notBefore, groupWait(group, burstAt, t))
   return { job: { ...job, group: group.key, burstAt, covers, notBefore, updatedAt: t }, others, superseded: gone }
 }
 

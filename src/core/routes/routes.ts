@@ -78,6 +78,7 @@ export function resolveRoute(
     deliverExtra: config.deliver_extra,
     silentOutputs: config.silent_outputs,
     rateLimit: config.rate_limit ?? defaults.rateLimit,
+    overLimit: config.over_limit,
     concurrency: config.concurrency && {
       key: config.concurrency.key,
       debounceMs: config.concurrency.debounce_seconds * 1000,

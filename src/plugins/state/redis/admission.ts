@@ -113,16 +113,16 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, ex
     try {
       // keyMoved: the key's previous holder (done past the window) no longer holds it.
       if (owner !== '') await detachKey(owner)
-      let data = newData(job, now())
-      let delay = 0
+      const t = now()
+      let data = newData(job, t)
       if (job.group !== undefined) {
-        // The lifecycle's joinGroup, over the group's hash: the new job waits for the debounce within its burst.
-        const t = now()
+        // The lifecycle's joinGroup, over the group's hash: the new job waits for the debounce within its burst
+        // (and a deferred one for its booked moment too).
         joined = await options.groups.join(id, job.receivedAt, job.group, false, t)
-        const notBefore = groupWait(job.group, joined.burstAt, t)
+        const notBefore = Math.max(data.notBefore, groupWait(job.group, joined.burstAt, t))
         data = { ...data, group: job.group.key, burstAt: joined.burstAt, covers: joined.covers, notBefore }
-        delay = notBefore - t
       }
+      const delay = data.notBefore - t
       await options.queue().add('job', data, { jobId: id, delay })
     } finally {
       // Counted in BullMQ's lists from here on; an admission left behind stops counting after ADMITTING_MS.

@@ -59,7 +59,7 @@ export function decodePayload(data: JobData): JsonObject {
 export function newData(job: NewJob, now: number): JobData {
   return {
     route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, payload: encodePayload(job.payloadJson),
-    receivedAt: job.receivedAt, stage: 'run', progress: 0, attempts: 0, notBefore: now, updatedAt: now,
+    receivedAt: job.receivedAt, stage: 'run', progress: 0, attempts: 0, notBefore: Math.max(now, job.runAt ?? now), updatedAt: now,
   }
 }
 

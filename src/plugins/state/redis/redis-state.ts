@@ -181,9 +181,10 @@ export function redisState(options: RedisStateOptions): RedisState {
     },
   }
 
+  const limiter = redisLimiter(commands, keys)
   return {
     state,
-    rateLimiter: { hit: onRequestPath(redisLimiter(commands, keys).hit) },
+    rateLimiter: { hit: onRequestPath(limiter.hit), book: onRequestPath(limiter.book) },
     subscriptions: redisSubscriptionStore(commands, () => open().clients.events, keys, shown),
   }
 }

@@ -4,8 +4,9 @@
  */
 import { messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
-import { ERRORS, json, rateLimited, type GatewayResponse } from '../http/responses.js'
-import type { DedupStore, JobQueue, NewJob, Reservation } from '../jobs/state-backend.js'
+import { ERRORS, json, type GatewayResponse } from '../http/responses.js'
+import type { DedupStore, JobQueue, NewJob } from '../jobs/state-backend.js'
+import { admitJob } from './admit.js'
 import { throttledLog, throttledWarn } from '../log/throttle.js'
 import { parsePayload } from './parse-body.js'
 import { INSECURE_NO_AUTH, isLoopback } from '../routes/routes.js'
@@ -40,7 +41,7 @@ export type Pipeline = (route: Route, req: RawRequest) => Promise<GatewayRespons
 
 /** Builds the pipeline from its parts. */
 export function createPipeline(parts: PipelineParts): Pipeline {
-  const { sources, filters, dedup, limiter, queue, log, clock, signal } = parts
+  const { sources, filters, log, clock, signal } = parts
   const rejected = throttledWarn(log, clock)
   const storeFailed = throttledLog(log, clock, { level: 'error' })
   /** Only the route, a fixed reason and the client's address: nothing the unauthenticated sender wrote. */
@@ -124,47 +125,13 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       group: groupOf(route.name, route.concurrency, payload),
     }
     try {
-      return await admit(route, job, fields)
+      return await admitJob(parts, route, job, fields)
     } catch (err) {
       // Never a 202 for an event that is not stored: the sender keeps it and may send it again.
       // Throttled per route: a store that is down fails every request, and a line each is a flood (a full disk).
       storeFailed(`store\u0000${route.name}`, 'cannot store the event: answered 503', { ...fields, reason: messageOf(err) })
       parts.events?.emit('storeError', { operation: 'accept' })
       return ERRORS.storeUnavailable
-    }
-  }
-
-  /** Steps 6 to 10: de-dup, rate limit, store. The key stays reserved until the job is stored or refused. */
-  async function admit(route: Route, job: NewJob, fields: Fields): Promise<GatewayResponse> {
-    const reservation: Reservation | undefined = job.dedupKey === undefined ? undefined : await dedup.reserve(job.dedupKey)
-    const duplicate = () => {
-      log.info('duplicate delivery', fields)
-      return json(200, { status: 'duplicate', delivery_id: job.deliveryId })
-    }
-    if (reservation?.status === 'duplicate') return duplicate()
-    const release = () => reservation?.release()
-    try {
-      const decision = await limiter.hit(route.name, route.rateLimit)
-      if (!decision.ok) {
-        release()
-        log.warn('rate limit exceeded', { ...fields, retry_after: decision.retryAfterSeconds })
-        return rateLimited(decision.retryAfterSeconds)
-      }
-      const added = await queue.add(job, reservation)
-      if (added.status === 'duplicate') return duplicate()
-      if (added.status === 'full') {
-        log.error('queue full: event refused', fields)
-        return ERRORS.queueFull
-      }
-      if (reservation?.status === 'redeliver') log.info('redelivery of a failed job: queued again', { ...fields, job: added.id })
-      else log.info('accepted', { ...fields, job: added.id })
-      for (const id of added.superseded ?? []) {
-        log.info('superseded before it ran: a newer event of its group came', { route: route.name, job: id, by: added.id })
-        parts.events?.emit('jobFinished', { route: route.name, outcome: 'superseded' })
-      }
-      return json(202, { status: 'accepted', route: route.name, event: job.event, delivery_id: job.deliveryId })
-    } finally {
-      release() // after add() a second release does nothing; after a throw it gives the key back
     }
   }
 }

@@ -27,9 +27,14 @@ export function observationsOf(event: StreamEvent, target: WatchTarget, now: num
       if (!target.tokenIds.includes(event.tokenId)) return []
       const t = at(event.timestamp)
       // A trade without a transaction hash is named by what it was, so seeing it twice still names it once.
-      const id = event.transactionHash ?? `${event.tokenId}-${t}-${event.price}-${event.size}-${event.side}`
+      const id = event.transactionHash ?? `${event.tokenId}-${Math.floor(t / 1000)}-${event.price}-${event.size}`
       return [{ kind: 'trade', id, price: event.price, size: event.size, side: event.side, at: t }]
     }
+    case 'gap_filled':
+      // The trades the stream missed while it reconnected, fetched from the trades service (whole seconds).
+      return event.trades.flatMap((t) => (t.tokenId !== null && target.tokenIds.includes(t.tokenId)
+        ? [{ kind: 'trade' as const, id: t.transactionHash ?? `${t.tokenId}-${t.timestamp}-${t.price}-${t.size}`, price: t.price, size: t.size, side: t.side, at: t.timestamp * 1000, backfilled: true }]
+        : []))
     case 'market_resolved': {
       const ours = event.market === target.conditionId || event.tokenIds.some((id) => target.tokenIds.includes(id))
       return ours ? [{ kind: 'resolved', outcome: event.winningOutcome, at: at(event.timestamp) }] : []

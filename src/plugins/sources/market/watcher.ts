@@ -53,15 +53,16 @@ export async function runWatch(name: string, config: WatchConfig, deps: WatchDep
     log.warn('[market] alert not taken; it is tried again at the next update while its condition holds', { watch: name, alert: alert.deliveryId, why: result.status })
   }
 
-  for await (const event of pm.watch(target.tokenIds, { signal, customFeatures: true })) {
+  for await (const event of pm.watch(target.tokenIds, { signal, customFeatures: true, backfill: true })) {
     if (event.type === 'reconnected') {
       log.warn('[market] stream reconnected: the next book is compared with the last one seen', { watch: name, reason: event.reason })
       late = true
       continue
     }
+    if (event.type === 'gap_unfilled') log.warn('[market] trades of a reconnect gap could not be fetched: a big trade in it may go unalerted', { watch: name, reason: event.reason })
     for (const obs of observationsOf(event, target, deps.clock())) {
       if (obs.kind === 'top') top = { bid: obs.bid, ask: obs.ask }
-      const alerts = detect(state, config.when, obs, obs.kind === 'top' && late)
+      const alerts = detect(state, config.when, obs, obs.kind === 'top' ? late : obs.kind === 'trade' && obs.backfilled === true)
       if (obs.kind === 'top') late = false
       for (const alert of alerts) await hand(alert, state)
     }

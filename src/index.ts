@@ -103,8 +103,9 @@ export {
 export {
   definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineSources, defineStateBackend,
   defineRateLimiter, type GatewayPlugin, type PluginDefinition, type PluginSpec, type SetupContext, type Resources, type Selector,
-  type SecretPath, type ObserveContext, type Endpoint, type EndpointRequest,
+  type SecretPath, type ObserveContext, type Endpoint, type EndpointRequest, type PluginRoute,
 } from './core/plugin-api/plugin.js'
+export type { EventIntake, SourcedEvent, IntakeResult } from './core/pipeline/intake.js'
 export type { GatewayEvents, GatewayEventMap } from './core/events.js'
 export { isPluginDefinition } from './core/plugin-api/definition.js'
 export { integer, boolean, text, textList, nonBlank, idText } from './core/config/schema-kit.js'

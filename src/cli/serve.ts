@@ -98,6 +98,15 @@ export const serve: Subcommand = async (args, io) => {
   return 0
 }
 
+/** Whether `platforms.market` is enabled with a watch: a gateway with only market alerts has work to do. */
+function watchesMarkets(config: HookpilotConfig): boolean {
+  const market = (config.platforms as Record<string, unknown>)['market']
+  if (typeof market !== 'object' || market === null) return false
+  const { enabled, extra } = market as { enabled?: unknown; extra?: { watches?: unknown } }
+  const watches = extra?.watches
+  return enabled === true && typeof watches === 'object' && watches !== null && Object.keys(watches).length > 0
+}
+
 /**
  * A gateway with no route, static or dynamic, answers 404 to everything: a config mistake, said at once with
  * what to add, rather than a server that listens and does nothing. (Subscriptions that exist but are empty
@@ -105,6 +114,7 @@ export const serve: Subcommand = async (args, io) => {
  */
 async function nothingToServe(config: HookpilotConfig, baseDir: string, configArg: string): Promise<string | undefined> {
   if (Object.keys(config.platforms.webhook.extra.routes).length > 0) return undefined
+  if (watchesMarkets(config)) return undefined
   const { store, close } = await openSubscriptions(config, baseDir)
   try {
     if ((await store.read()).status !== 'missing') return undefined

@@ -9,6 +9,7 @@ import { discordPlugin } from './targets/discord/plugin.js'
 import { echoPlugin } from './runners/echo/plugin.js'
 import { githubCommentPlugin } from './targets/github-comment/plugin.js'
 import { logPlugin } from './targets/log/plugin.js'
+import { marketPlugin } from './sources/market/plugin.js'
 import { memoryStatePlugin } from './state/memory/plugin.js'
 import { metricsPlugin } from './metrics/plugin.js'
 import { tracingPlugin } from './tracing/plugin.js'
@@ -26,6 +27,7 @@ import { telegramPlugin } from './targets/telegram/plugin.js'
 /** Every built-in plugin definition. */
 export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [
   sourcesPlugin,
+  marketPlugin,
   slidingWindowPlugin,
   memoryStatePlugin,
   sqliteStatePlugin,

@@ -133,7 +133,11 @@ export function createMarketClient(options: MarketClientOptions = {}): MarketCli
     limit,
   })
   const ctx: ClientContext = { request }
-  const stream = { wsUrl: options.wsUrl ?? DEFAULT_URLS.wsUrl }
+  const stream = {
+    wsUrl: options.wsUrl ?? DEFAULT_URLS.wsUrl,
+    // A stream's backfill walks the trades of its markets, newest first, through this client's budget.
+    trades: (market: readonly string[], signal: AbortSignal | undefined) => new TradesQuery(ctx, { filter: { market } }).iterate({ signal }),
+  }
   const watch = (tokens: WatchTarget | readonly WatchTarget[], o?: WatchOptions) => watchTokens(stream, tokenIdsOf(tokens), o)
   return {
     markets: new MarketsQuery(ctx, { filter: {} }),

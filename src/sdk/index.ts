@@ -68,6 +68,7 @@ export type {
   MarketResolvedEvent,
   ReconnectedEvent,
 } from './stream/events.js'
+export type { GapFilledEvent, GapUnfilledEvent } from './stream/backfill.js'
 export type { WatchOptions, WatchTarget, MarketStream } from './stream/watch.js'
 export { DEFAULT_TOKENS_PER_CONNECTION } from './stream/watch.js'
 export type { UnknownFrameHandler } from './stream/parse.js'

@@ -48,6 +48,10 @@ function line(e: MarketEvent, label: (id: string) => string): string {
       return `${clock(e.timestamp)} tick   ${label(e.tokenId)}  ${e.oldTickSize ?? '-'} → ${e.newTickSize}`
     case 'reconnected':
       return `${clock()} reconnected after the connection ${e.reason === 'closed' ? 'closed' : `failed (${e.reason})`}: books rebuilt from fresh snapshots`
+    case 'gap_filled':
+      return `${clock()} gap filled: ${e.trades.length} trades since ${clock(e.from)} fetched`
+    case 'gap_unfilled':
+      return `${clock()} gap not filled since ${clock(e.from)}: ${e.reason}`
   }
 }
 

@@ -16,7 +16,7 @@ import type { StateBackend } from '../jobs/state-backend.js'
 import { redactingLogger } from '../log/redacting-logger.js'
 import type { PluginDefinition } from '../plugin-api/definition.js'
 import { setupPlugins, type SetUp } from '../plugin-api/setup.js'
-import type { GatewayPlugin } from '../plugin-api/plugin.js'
+import type { GatewayPlugin, PluginRoute } from '../plugin-api/plugin.js'
 import type { SubscriptionStore } from '../routes/subscriptions/subscription-store.js'
 import { subscriptionsPath } from '../routes/subscriptions/index.js'
 import type { SecretSet } from '../secrets/secret-set.js'
@@ -152,15 +152,18 @@ export async function compose(config: HookpilotConfig, composition: Composition,
     const choices = (key: string, section: string) =>
       composition.definitions.filter((d) => d.selectedBy?.key === key && d.section === section).map((d) => d.selectedBy?.value ?? '')
     const runner = gatherIssues(() => selectRunner(config, slots.runners, choices('runner', 'agent')), issues)
+    const pluginRoutes = plugins.flatMap((p) => p.routes ?? [])
     gatherIssues(() => checkRoutes(options.routes, slots.targets, setUp.hints), issues)
-    const outside = await preflight(runner, options.routes, slots.targets)
+    gatherIssues(() => checkRoutes(pluginRoutes, slots.targets, setUp.hints, (r) => `${(r as PluginRoute).configPath}.deliver`), issues)
+    const allRoutes = [...options.routes, ...pluginRoutes]
+    const outside = await preflight(runner, allRoutes, slots.targets)
     issues.push(...outside.issues)
     if (!slots.state) {
       const drivers = choices('driver', 'state')
       issues.push({ path: 'state.driver', message: `no state backend named "${config.state.driver}"${didYouMean(config.state.driver, drivers)}; the backends here are: ${drivers.join(', ')} (a plugin can add one)` })
     }
     if (issues.length > 0 || !runner || !slots.state) throw new ConfigError(issues, { source: configSource(config) })
-    const warnings = [...echoWarnings(runner, options.routes, slots.targets), ...outside.warnings]
+    const warnings = [...echoWarnings(runner, allRoutes, slots.targets), ...outside.warnings]
     const servable: Servable = { scope, plugins, setUp, slots, runner, state: slots.state, warnings }
     return servable
   } catch (err) {

@@ -21,6 +21,7 @@ import { createNodeHandler, type NodeConnections, type NodeHandler } from '../ht
 import { listenOn, type ListenAddress, type ListenOptions } from '../http/listen.js'
 import { createLogger } from '../log/logger.js'
 import { throttledWarn } from '../log/throttle.js'
+import { createIntake } from '../pipeline/intake.js'
 import { createPipeline } from '../pipeline/pipeline.js'
 import { createRouteTable, type MutableRouteTable } from '../routes/route-table.js'
 import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from '../routes/routes.js'
@@ -149,9 +150,11 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
     signal: lifecycle.signal,
     events,
   })
+  // The dispatcher also finds the routes of sources that are not HTTP; the request flow never does.
+  const sourceRoutes = new Map(plugins.flatMap((p) => p.routes ?? []).map((r) => [r.name, r as Route]))
   state.queue.start(
     createDispatcher({
-      routes,
+      routes: { get: (name) => routes.get(name) ?? sourceRoutes.get(name), list: () => [...routes.list(), ...sourceRoutes.values()] },
       runner,
       targets,
       log,
@@ -165,6 +168,9 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
     }),
   )
   for (const plugin of plugins) plugin.observe?.(events, { state })
+  // Sources that are not HTTP (a market stream) admit their events past the request table's HTTP steps.
+  const intake = createIntake({ dedup: state.dedup, limiter: slots.rateLimiter, queue: state.queue, log, clock, events }, sourceRoutes)
+  for (const plugin of plugins) plugin.connect?.(intake, { state })
 
   // Dynamic subscriptions: in a plugin's store (Redis), else in the file beside config.yaml (or where
   // subscriptions_file says); skipped entries are logged.

@@ -32,11 +32,16 @@ export function selectRunner(config: HookpilotConfig, runners: readonly AgentRun
 }
 
 /** Refuses routes whose target is missing or refuses them. */
-export function checkRoutes(routes: readonly Route[], targets: ReadonlyMap<string, DeliveryTarget>, hints: ReadonlyMap<string, string> = new Map()): void {
+export function checkRoutes(
+  routes: readonly Route[],
+  targets: ReadonlyMap<string, DeliveryTarget>,
+  hints: ReadonlyMap<string, string> = new Map(),
+  pathOf: (route: Route) => string = (route) => `platforms.webhook.extra.routes.${route.name}.deliver`,
+): void {
   const issues: ConfigIssue[] = []
   for (const route of routes) {
     const problem = routeProblem(route, targets, hints)
-    if (problem) issues.push({ path: `platforms.webhook.extra.routes.${route.name}.deliver`, message: problem })
+    if (problem) issues.push({ path: pathOf(route), message: problem })
   }
   if (issues.length > 0) throw new ConfigError(issues)
 }

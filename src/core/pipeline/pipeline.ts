@@ -4,14 +4,14 @@
  */
 import { messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
-import { deferred, ERRORS, json, rateLimited, type GatewayResponse } from '../http/responses.js'
-import type { DedupStore, JobQueue, NewJob, Reservation } from '../jobs/state-backend.js'
+import { ERRORS, json, type GatewayResponse } from '../http/responses.js'
+import type { DedupStore, JobQueue, NewJob } from '../jobs/state-backend.js'
+import { admitJob } from './admit.js'
 import { throttledLog, throttledWarn } from '../log/throttle.js'
 import { parsePayload } from './parse-body.js'
 import { INSECURE_NO_AUTH, isLoopback } from '../routes/routes.js'
 import { groupOf } from '../routes/concurrency.js'
-import { publishJob } from '../jobs/job-events.js'
-import type { Clock, EventFilter, JsonObject, Logger, OverLimit, RawRequest, RateLimiter, Route, Source, WebhookEvent } from '../types.js'
+import type { Clock, EventFilter, JsonObject, Logger, RawRequest, RateLimiter, Route, Source, WebhookEvent } from '../types.js'
 
 /** Headers a reverse proxy adds to what it forwards. */
 const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const
@@ -41,7 +41,7 @@ export type Pipeline = (route: Route, req: RawRequest) => Promise<GatewayRespons
 
 /** Builds the pipeline from its parts. */
 export function createPipeline(parts: PipelineParts): Pipeline {
-  const { sources, filters, dedup, limiter, queue, log, clock, signal } = parts
+  const { sources, filters, log, clock, signal } = parts
   const rejected = throttledWarn(log, clock)
   const storeFailed = throttledLog(log, clock, { level: 'error' })
   /** Only the route, a fixed reason and the client's address: nothing the unauthenticated sender wrote. */
@@ -135,71 +135,13 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     // A route that does not say follows its sender: GitLab disables a hook answered 4xx, so its events wait instead.
     const overLimit = route.overLimit ?? verified.source?.overLimit ?? 'reject'
     try {
-      return await admit(route, job, overLimit, fields)
+      return await admitJob(parts, route, job, fields, overLimit)
     } catch (err) {
       // Never a 202 for an event that is not stored: the sender keeps it and may send it again.
       // Throttled per route: a store that is down fails every request, and a line each is a flood (a full disk).
       storeFailed(`store\u0000${route.name}`, 'cannot store the event: answered 503', { ...fields, reason: messageOf(err) })
       parts.events?.emit('storeError', { operation: 'accept' })
       return ERRORS.storeUnavailable
-    }
-  }
-
-  /**
-   * The rate limit: a hit now, the moment the limit allows booked (`defer`), or a refusal (`reject`). A limiter
-   * that cannot book makes every route reject.
-   */
-  async function limit(route: Route, overLimit: OverLimit): Promise<Slot | Refusal> {
-    if (overLimit === 'defer' && limiter.book) {
-      const booking = await limiter.book(route.name, route.rateLimit)
-      return booking.waitMs > 0 ? { runAt: clock() + booking.waitMs, release: () => booking.release() } : {}
-    }
-    const decision = await limiter.hit(route.name, route.rateLimit)
-    return decision.ok ? {} : { retryAfterSeconds: decision.retryAfterSeconds }
-  }
-
-  /** Steps 6 to 10: de-dup, rate limit, store. The key stays reserved until the job is stored or refused. */
-  async function admit(route: Route, job: NewJob, overLimit: OverLimit, fields: Fields): Promise<GatewayResponse> {
-    const reservation: Reservation | undefined = job.dedupKey === undefined ? undefined : await dedup.reserve(job.dedupKey)
-    const duplicate = () => {
-      log.info('duplicate delivery', fields)
-      return json(200, { status: 'duplicate', delivery_id: job.deliveryId })
-    }
-    if (reservation?.status === 'duplicate') return duplicate()
-    const release = () => reservation?.release()
-    let slot: Slot | Refusal | undefined
-    let stored = false
-    try {
-      slot = await limit(route, overLimit)
-      if ('retryAfterSeconds' in slot) {
-        release()
-        log.warn('rate limit exceeded', { ...fields, retry_after: slot.retryAfterSeconds })
-        return rateLimited(slot.retryAfterSeconds)
-      }
-      const { runAt } = slot
-      const added = await queue.add(runAt === undefined ? job : { ...job, runAt }, reservation)
-      if (added.status === 'duplicate') return duplicate()
-      if (added.status === 'full') {
-        log.error('queue full: event refused', fields)
-        return ERRORS.queueFull
-      }
-      stored = true
-      if (reservation?.status === 'redeliver') log.info('redelivery of a failed job: queued again', { ...fields, job: added.id })
-      else if (runAt !== undefined) log.info('over the rate limit: deferred', { ...fields, job: added.id, run_at: new Date(runAt).toISOString() })
-      else log.info('accepted', { ...fields, job: added.id })
-      const named = { route: route.name, deliveryId: job.deliveryId, event: job.event, attempts: 0 }
-      publishJob('accepted', { ...named, id: added.id }, job.receivedAt)
-      for (const id of added.superseded ?? []) {
-        publishJob('superseded', { ...named, id }, clock(), { by: added.id })
-        log.info('superseded before it ran: a newer event of its group came', { route: route.name, job: id, by: added.id })
-        parts.events?.emit('jobFinished', { route: route.name, outcome: 'superseded' })
-      }
-      if (runAt !== undefined) return deferred(route.name, job, runAt)
-      return json(202, { status: 'accepted', route: route.name, event: job.event, delivery_id: job.deliveryId })
-    } finally {
-      release() // after add() a second release does nothing; after a throw it gives the key back
-      // A moment booked for a job that was not stored (a duplicate, a full queue, a store error) is given back.
-      if (!stored && slot !== undefined && 'release' in slot) await Promise.resolve(slot.release()).catch(() => {})
     }
   }
 }
@@ -220,11 +162,6 @@ function actionOf(payload: JsonObject): string {
 function quoted(text: string): string {
   return JSON.stringify(text.length > 64 ? `${text.slice(0, 63)}…` : text)
 }
-
-/** What the rate limit allowed: a hit now, or a moment booked, which is given back if its job is not stored. */
-type Slot = { readonly runAt?: undefined } | { readonly runAt: number; release(): unknown }
-/** The rate limit refused the request: answer 429. */
-type Refusal = { readonly retryAfterSeconds: number }
 
 /** The fields of a request's log lines. */
 type Fields = Readonly<Record<string, string | undefined>>

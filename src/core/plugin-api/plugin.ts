@@ -10,7 +10,8 @@ import type { GatewayResponse } from '../http/responses.js'
 import type { LifecycleContext, Readiness, StateBackend } from '../jobs/state-backend.js'
 import { defineConfiguredPlugin, type PluginDefinition, type PluginSpec } from './definition.js'
 import type { SubscriptionStore } from '../routes/subscriptions/subscription-store.js'
-import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Source } from '../types.js'
+import type { EventIntake } from '../pipeline/intake.js'
+import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source } from '../types.js'
 
 /** What a plugin can contribute to a gateway. */
 export interface GatewayPlugin {
@@ -39,6 +40,23 @@ export interface GatewayPlugin {
   observe?(events: GatewayEvents, ctx: ObserveContext): void
   /** Extra GET paths on the gateway's own listener (`/metrics`, `/status`). */
   readonly endpoints?: readonly Endpoint[]
+  /**
+   * The routes of a source that is not HTTP (a market watch each): their jobs run and deliver like a webhook
+   * route's, their targets are checked at startup, and no request reaches them (name them with a `:`, which
+   * webhook route names cannot hold).
+   */
+  readonly routes?: readonly PluginRoute[]
+  /**
+   * Called once the gateway stores and runs jobs: a source that is not HTTP starts handing its events to
+   * `intake` here, and stops in `close`.
+   */
+  connect?(intake: EventIntake, ctx: ObserveContext): void
+}
+
+/** A route a plugin contributes (see {@link GatewayPlugin.routes}). */
+export interface PluginRoute extends Route {
+  /** Where it is configured, for startup problems (`platforms.market.extra.watches.fed-cut`). */
+  readonly configPath: string
 }
 
 /** What {@link GatewayPlugin.observe} receives besides the events. */

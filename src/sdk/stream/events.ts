@@ -3,6 +3,7 @@
  * sizes, token ids as strings, `Date`s, `""` decimals as `null`, the wire object in `raw`), plus `reconnected`.
  */
 import type { Book, Side } from '../clob/model.js'
+import type { GapFilledEvent, GapUnfilledEvent } from './backfill.js'
 import { toBook } from '../clob/model.js'
 import { num, toNumber } from '../wire/fields.js'
 import type {
@@ -134,7 +135,7 @@ export interface ReconnectedEvent {
 }
 
 /** Events of `pm.watch()` without custom features. */
-export type MarketEvent = BookEvent | PriceChangeEvent | LastTradePriceEvent | TickSizeChangeEvent | ReconnectedEvent
+export type MarketEvent = BookEvent | PriceChangeEvent | LastTradePriceEvent | TickSizeChangeEvent | ReconnectedEvent | GapFilledEvent | GapUnfilledEvent
 /** The extra events of `pm.watch(..., { customFeatures: true })`. */
 export type CustomFeatureEvent = BestBidAskEvent | NewMarketEvent | MarketResolvedEvent
 /** Every event the stream can yield. */

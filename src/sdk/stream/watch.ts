@@ -9,6 +9,8 @@ import { MarketUsageError } from '../errors.js'
 import { MarketHandle } from '../market-handle.js'
 import type { StreamEvent } from './events.js'
 import { parseFrame, type UnknownFrameHandler } from './parse.js'
+import { createGapFiller } from './gap-filler.js'
+import type { GapTradesSource } from './backfill.js'
 import { EventQueue } from './queue.js'
 import { openConnection, webSocketImpl, type SocketFactory } from './socket.js'
 
@@ -41,6 +43,12 @@ export interface WatchOptions {
   readonly tokensPerConnection?: number | undefined
   /** Told about every frame or element skipped: plain text, unknown event types, the retired shape, malformed ones. */
   readonly onUnknownFrame?: UnknownFrameHandler | undefined
+  /**
+   * After a reconnect, give back the trades of the gap before live events resume: one `gap_filled` event (the
+   * trades the stream had not yielded, oldest first, fetched from the trades service), or `gap_unfilled` with
+   * its reason. Default false.
+   */
+  readonly backfill?: boolean | undefined
 }
 
 /** A running stream: iterate it once; `close()` ends it from outside the loop. */
@@ -54,6 +62,8 @@ export interface StreamContext {
   readonly wsUrl: string
   /** For tests and other runtimes; default: the global WebSocket, or `ws` where there is none. */
   readonly WebSocket?: SocketFactory | undefined
+  /** The trades service, for `backfill`. */
+  readonly trades?: GapTradesSource | undefined
 }
 
 /** The token ids of `targets`, in order, without repeats; a target without a token is a usage error. */
@@ -100,6 +110,7 @@ export function watchTokens(ctx: StreamContext, tokenIds: readonly string[], opt
   const perConnection = Math.floor(positive('tokensPerConnection', options.tokensPerConnection, DEFAULT_TOKENS_PER_CONNECTION))
   const report = options.onUnknownFrame ?? (() => {})
   const watched = new Set(tokenIds)
+  if (options.backfill === true && ctx.trades === undefined) throw new MarketUsageError('backfill needs the trades service: watch through a market client')
   const shards: string[][] = []
   for (let i = 0; i < tokenIds.length; i += perConnection) shards.push(tokenIds.slice(i, i + perConnection))
   if (shards.length === 0) shards.push([])
@@ -125,6 +136,7 @@ export function watchTokens(ctx: StreamContext, tokenIds: readonly string[], opt
       shards.forEach((ids, index) => {
         // Listing events reach every connection that asked for custom features: keep one copy, the first's.
         const keepListings = index === 0
+        const filler = options.backfill === true && ctx.trades !== undefined ? createGapFiller(ctx.trades, ids, (e) => queue.push(e), signal) : undefined
         connections.push(
           openConnection(
             { url: ctx.wsUrl, tokenIds: ids, customFeatures: custom, heartbeat, reconnect, WebSocket },
@@ -132,10 +144,15 @@ export function watchTokens(ctx: StreamContext, tokenIds: readonly string[], opt
               text: (frame) => {
                 for (const event of parseFrame(frame, report)) {
                   const kept = ownEvent(event, watched, keepListings)
-                  if (kept !== undefined) queue.push(kept)
+                  if (kept === undefined) continue
+                  if (filler) filler.live(kept)
+                  else queue.push(kept)
                 }
               },
-              reconnected: (reason, attempts, lostAt) => queue.push({ type: 'reconnected', tokenIds: ids, reason, attempts, lostAt }),
+              reconnected: (reason, attempts, lostAt) => {
+                queue.push({ type: 'reconnected', tokenIds: ids, reason, attempts, lostAt })
+                filler?.reconnected(lostAt)
+              },
               failed: (error) => queue.end(error),
             },
           ),
@@ -178,6 +195,8 @@ function ownEvent(event: StreamEvent, watched: ReadonlySet<string>, keepListings
       return changes.length === 0 ? undefined : { ...event, changes }
     }
     case 'reconnected':
+    case 'gap_filled':
+    case 'gap_unfilled':
       return event
     default:
       return watched.has(event.tokenId) ? event : undefined

@@ -1,0 +1,61 @@
+/**
+ * The entry of a source that is not HTTP (a market stream): its events skip the request table's HTTP steps
+ * (signature, body, filters) and go through the same de-dup, rate limit and store as a webhook; the job they
+ * become runs the agent and delivers like any other. The source names the occurrence in `deliveryId`, so an
+ * event it detects twice (after a reconnect or a restart) is a duplicate, not a second job.
+ */
+import { messageOf } from '../errors.js'
+import { throttledLog } from '../log/throttle.js'
+import type { Clock, JsonObject, Route } from '../types.js'
+import { admitJob, type AdmitParts } from './admit.js'
+
+/** An event of a source that is not HTTP, as it hands it to the gateway. */
+export interface SourcedEvent {
+  /** A route the source declared (`GatewayPlugin.routes`). */
+  readonly route: string
+  /** The event type (what `hookpilot jobs` shows): for a market watch, the condition met. */
+  readonly type: string
+  /** Names the occurrence, stable across detections: the de-dup key is the route and this id. */
+  readonly deliveryId: string
+  /** What the route's prompt and `deliver_extra` templates are rendered from. */
+  readonly payload: JsonObject
+}
+
+/** What became of a {@link SourcedEvent}: `retry_after` (seconds) comes with `rate_limited`. */
+export type IntakeResult =
+  | { readonly status: 'accepted' | 'duplicate' | 'queue_full' | 'store_error' | 'unknown_route' }
+  | { readonly status: 'rate_limited'; readonly retryAfterSeconds: number }
+
+/** Where a source that is not HTTP hands its events (given to `GatewayPlugin.connect`). */
+export interface EventIntake {
+  /** De-dups, rate-limits and stores the event as a job of its route; never throws for an expected outcome. */
+  admit(event: SourcedEvent): Promise<IntakeResult>
+}
+
+/** Builds the intake over the gateway's admission parts and the sources' own routes. */
+export function createIntake(parts: AdmitParts & { readonly clock: Clock }, routes: ReadonlyMap<string, Route>): EventIntake {
+  const storeFailed = throttledLog(parts.log, parts.clock, { level: 'error' })
+  return {
+    async admit(event) {
+      const route = routes.get(event.route)
+      if (route === undefined) return { status: 'unknown_route' }
+      const payloadJson = JSON.stringify(event.payload)
+      const fields = { route: route.name, delivery: event.deliveryId, event: event.type }
+      const job = {
+        route: route.name, event: event.type, deliveryId: event.deliveryId, dedupKey: `${route.name}\u0000${event.deliveryId}`,
+        payload: event.payload, payloadJson, receivedAt: parts.clock(),
+      }
+      try {
+        const answer = await admitJob(parts, route, job, fields)
+        if (answer.status === 202) return { status: 'accepted' }
+        if (answer.status === 429) return { status: 'rate_limited', retryAfterSeconds: Number(answer.headers['retry-after'] ?? 60) }
+        if (answer.status === 200) return { status: 'duplicate' }
+        return { status: 'queue_full' }
+      } catch (err) {
+        storeFailed(`store\u0000${route.name}`, 'cannot store the event', { ...fields, reason: messageOf(err) })
+        parts.events?.emit('storeError', { operation: 'accept' })
+        return { status: 'store_error' }
+      }
+    },
+  }
+}

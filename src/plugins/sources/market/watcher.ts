@@ -1,0 +1,103 @@
+/**
+ * One watch at work: its market resolved, its state rebuilt from the alerts it stored, then the stream's events
+ * turned into alerts that go to the gateway's intake one at a time, in the order they were detected. An alert's
+ * effect on the state is kept only once the gateway holds it (accepted, or already stored).
+ */
+import { messageOf } from '../../../core/errors.js'
+import type { JobsView } from '../../../core/jobs/state-backend.js'
+import type { EventIntake } from '../../../core/pipeline/intake.js'
+import type { Clock, JsonObject, Logger } from '../../../core/types.js'
+import type { MarketClient } from '../../../sdk/index.js'
+import { backoffDelay } from '../../../util/backoff.js'
+import { detect, midpointOf, shown, type Alert, type WatchState } from './conditions.js'
+import { stateFromAlerts } from './history.js'
+import { observationsOf } from './observe.js'
+import type { WatchConfig } from './options.js'
+import { resolveTarget, type WatchTarget } from './target.js'
+
+/** What a watch runs with. */
+export interface WatchDeps {
+  readonly pm: MarketClient
+  readonly intake: EventIntake
+  readonly jobs: JobsView
+  readonly log: Logger
+  readonly clock: Clock
+  readonly signal: AbortSignal
+}
+
+/** The route of a watch's alerts: a `:` keeps it apart from every webhook route. */
+export const routeOf = (watch: string): string => `market:${watch}`
+
+/** Runs the watch until `deps.signal` aborts. */
+export async function runWatch(name: string, config: WatchConfig, deps: WatchDeps): Promise<void> {
+  const { pm, log, signal } = deps
+  const route = routeOf(name)
+  const target = await retrying(() => resolveTarget(pm, config.market, signal), deps, name)
+  if (target === undefined) return
+  const stored = await retrying(() => deps.jobs.list({ route }), deps, name)
+  if (stored === undefined) return
+  const state = stateFromAlerts(stored)
+  log.info('[market] watching', { watch: name, market: typeof config.market === 'string' ? config.market : target.priceToken, alerts_stored: stored.length })
+  // After a restart the first book is compared with what the stored alerts say: a difference happened unseen.
+  let late = stored.length > 0
+  let top: { bid: number | null; ask: number | null } = { bid: null, ask: null }
+  let pausedUntil = 0
+
+  const hand = async (alert: Alert, state: WatchState): Promise<void> => {
+    if (deps.clock() < pausedUntil) return
+    const payload = payloadOf(name, target, alert, top)
+    const result = await deps.intake.admit({ route, type: alert.kind, deliveryId: alert.deliveryId, payload })
+    if (result.status === 'accepted' || result.status === 'duplicate') return alert.commit(state)
+    // Not committed: the same alert, under the same id, is detected again at the next update.
+    if (result.status === 'rate_limited') pausedUntil = deps.clock() + result.retryAfterSeconds * 1000
+    log.warn('[market] alert not taken; it is tried again at the next update while its condition holds', { watch: name, alert: alert.deliveryId, why: result.status })
+  }
+
+  for await (const event of pm.watch(target.tokenIds, { signal, customFeatures: true, backfill: true })) {
+    if (event.type === 'reconnected') {
+      log.warn('[market] stream reconnected: the next book is compared with the last one seen', { watch: name, reason: event.reason })
+      late = true
+      continue
+    }
+    if (event.type === 'gap_unfilled') log.warn('[market] trades of a reconnect gap could not be fetched: a big trade in it may go unalerted', { watch: name, reason: event.reason })
+    for (const obs of observationsOf(event, target, deps.clock())) {
+      if (obs.kind === 'top') top = { bid: obs.bid, ask: obs.ask }
+      const alerts = detect(state, config.when, obs, obs.kind === 'top' ? late : obs.kind === 'trade' && obs.backfilled === true)
+      if (obs.kind === 'top') late = false
+      for (const alert of alerts) await hand(alert, state)
+    }
+  }
+}
+
+/** The job's payload: what the templates see. */
+function payloadOf(watch: string, target: WatchTarget, alert: Alert, top: { bid: number | null; ask: number | null }): JsonObject {
+  const mid = midpointOf(top.bid, top.ask)
+  return {
+    watch,
+    market: target.fields,
+    alert: alert.fields,
+    book: {
+      best_bid: top.bid, best_ask: top.ask,
+      midpoint: mid === undefined ? null : shown(mid),
+      spread: top.bid === null || top.ask === null ? null : shown(top.ask - top.bid),
+    },
+  }
+}
+
+/** `work` until it succeeds or the watch stops (undefined); failures are logged and retried with backoff. */
+async function retrying<T>(work: () => Promise<T>, deps: WatchDeps, name: string): Promise<T | undefined> {
+  for (let attempt = 1; !deps.signal.aborted; attempt++) {
+    try {
+      return await work()
+    } catch (err) {
+      if (deps.signal.aborted) return undefined
+      const waitMs = backoffDelay({ baseDelayMs: 1000, maxDelayMs: 60_000 }, attempt)
+      deps.log.warn('[market] cannot start the watch; trying again', { watch: name, reason: messageOf(err), retry_in_seconds: Math.round(waitMs / 1000) })
+      await new Promise<void>((done) => {
+        const timer = setTimeout(done, waitMs)
+        deps.signal.addEventListener('abort', () => { clearTimeout(timer); done() }, { once: true })
+      })
+    }
+  }
+  return undefined
+}

@@ -20,11 +20,11 @@ describe('createLogger', () => {
     expect(lines).toEqual(['2026-11-22T07:00:00.000Z INFO  accepted route=pr delivery=abc-1 attempt=2 ok=true'])
   })
 
-  it('quotes values with spaces, quotes or line breaks, so a multi-line answer stays one line', () => {
+  it('quotes values with spaces or quotes; a multi-line value goes below its line', () => {
     const { log, lines } = capture()
-    log.info('agent answer', { answer: 'Looks good.\n\n- fix "x"', empty: '' })
+    log.info('agent answer', { answer: 'Looks good.\n\n- fix "x"', title: 'say "hi"', empty: '' })
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toBe('2026-11-22T07:00:00.000Z INFO  agent answer answer="Looks good.\\n\\n- fix \\"x\\"" empty=""')
+    expect(lines[0]).toBe('2026-11-22T07:00:00.000Z INFO  agent answer answer=<3 lines below> title="say \\"hi\\"" empty=""\n    | Looks good.\n    | \n    | - fix "x"')
   })
 
   it('keeps line breaks out of the message too', () => {
@@ -68,6 +68,27 @@ describe('createLogger: text from payloads', () => {
     // C0 characters are JSON escapes (they parse back); the ones JSON leaves raw are written as text escapes.
     expect(parsed.title).toBe('PR \u001b[2J\u001b]0;pwned\u0007 title\u0000 del\\x7f csi\\x9b31m ls\\u2028end rlo\\u202etxt.exe iso\\u2066x')
     expect(parsed.msg).toBe(parsed.title)
+  })
+})
+
+describe('createLogger: a multi-line answer', () => {
+  it('the text format writes it below its line, each line behind "    | " and escaped, so none passes for a log line', () => {
+    const { log, lines } = capture()
+    log.info('agent answer', { route: 'pr', answer: '## Review\n\nLooks fine.\r\n2025-01-01T00:00:00.000Z ERROR forged \u001b[2J', event: 'pull_request' })
+    expect(lines).toHaveLength(1)
+    const [head, ...block] = (lines[0] ?? '').split('\n')
+    expect(head).toBe('2026-11-22T07:00:00.000Z INFO  agent answer route=pr answer=<4 lines below> event=pull_request')
+    expect(block).toEqual(['    | ## Review', '    | ', '    | Looks fine.', '    | 2025-01-01T00:00:00.000Z ERROR forged \\x1b[2J'])
+    for (const line of [head, ...block]) expect(line).not.toMatch(RAW_CONTROL)
+  })
+
+  it('JSON lines keep it one escaped string, and a value of one line stays inline', () => {
+    const json = capture(undefined, 'json')
+    json.log.info('agent answer', { answer: 'a\nb' })
+    expect(JSON.parse(json.lines[0] ?? '{}')).toMatchObject({ answer: 'a\nb' })
+    const text = capture()
+    text.log.info('agent answer', { answer: 'one line' })
+    expect(text.lines).toEqual(['2026-11-22T07:00:00.000Z INFO  agent answer answer="one line"'])
   })
 })
 

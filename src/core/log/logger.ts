@@ -4,7 +4,7 @@
  * line. The JSON format, for log systems, is in json-logger.ts. Neither lets a control character through raw.
  */
 import { createJsonLogger } from './json-logger.js'
-import { textMessage, textValue } from './text.js'
+import { textBlock, textMessage, textValue } from './text.js'
 import type { LogFields, Logger } from '../types.js'
 
 /** Log levels, least to most severe. */
@@ -52,11 +52,18 @@ export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() 
 function formatFields(fields: LogFields | undefined): string {
   if (!fields) return ''
   let out = ''
+  let blocks = ''
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined) continue
-    out += ` ${key}=${textValue(String(value))}`
+    const block = typeof value === 'string' ? textBlock(key, value) : undefined
+    if (block) {
+      out += block.inline
+      blocks += block.block
+    } else {
+      out += ` ${key}=${textValue(String(value))}`
+    }
   }
-  return out
+  return out + blocks
 }
 
 /**

@@ -33,6 +33,22 @@ export function textValue(text: string): string {
   return escapeAfterJson(JSON.stringify(text))
 }
 
+/** At most this many lines of a multi-line value are shown as a block; the rest are counted. */
+const BLOCK_LINES = 200
+
+/**
+ * A multi-line field value (an agent's answer) for the text format: `key=<N lines>` on the line, then the value's
+ * lines below it, each behind `    | ` and with every control escaped, so it reads as written and no line of it can
+ * pass for a log line of its own. Undefined for a value of one line, which {@link textValue} writes inline.
+ */
+export function textBlock(key: string, text: string): { inline: string; block: string } | undefined {
+  if (!/[\r\n]/.test(text)) return undefined
+  const lines = text.replace(/\r\n?/g, '\n').split('\n')
+  const shown = lines.slice(0, BLOCK_LINES).map((line) => `\n    | ${textMessage(line)}`)
+  const cut = lines.length > BLOCK_LINES ? `\n    | … (${lines.length - BLOCK_LINES} more lines)` : ''
+  return { inline: ` ${key}=<${lines.length} lines below>`, block: shown.join('') + cut }
+}
+
 /** JSON text with what a JSON encoder leaves raw but a terminal obeys written as `\uNNNN`: the same JSON to a parser. */
 export function escapeAfterJson(json: string): string {
   return json.replace(UNSAFE_AFTER_JSON, (c) => `\\u${hex(c, 4)}`)

@@ -153,7 +153,7 @@ export async function compose(config: HookpilotConfig, composition: Composition,
       composition.definitions.filter((d) => d.selectedBy?.key === key && d.section === section).map((d) => d.selectedBy?.value ?? '')
     const runner = gatherIssues(() => selectRunner(config, slots.runners, choices('runner', 'agent')), issues)
     gatherIssues(() => checkRoutes(options.routes, slots.targets, setUp.hints), issues)
-    const outside = await preflight(runner, options.routes, slots.targets)
+    const outside = await preflight(runner, options.routes, slots.targets, plugins)
     issues.push(...outside.issues)
     if (!slots.state) {
       const drivers = choices('driver', 'state')

@@ -10,6 +10,7 @@ import { createBodyBudget } from '../http/body-budget.js'
 import { clientAddressResolver, trustedProxy } from '../http/client-address.js'
 import { clientErrorListener, type ClientErrorListener } from '../http/client-error.js'
 import { createDispatcher } from '../jobs/dispatcher.js'
+import { withAgentEnvironment } from './agent-environment.js'
 import { createEvents } from '../events.js'
 import { ConfigError, GatewayError } from '../errors.js'
 import { createFetchHandler, type FetchHandler } from '../http/fetch.js'
@@ -26,7 +27,7 @@ import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from '../routes/routes.
 import { createSecretSet, type SecretSet } from '../secrets/secret-set.js'
 import { createGatewayServer, type GatewayServer } from '../http/server.js'
 import { fileSubscriptionStore, startSubscriptionSource, subscriptionsPath } from '../routes/subscriptions/index.js'
-import type { Route } from '../types.js'
+import type { AgentRunner, Route } from '../types.js'
 
 /** A request for {@link Gateway.handle}: headers in any case, body as bytes or text. */
 export interface GatewayRequest {
@@ -148,10 +149,10 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
     signal: lifecycle.signal,
     events,
   })
-  state.queue.start(
+  const dispatcher = (jobRunner: AgentRunner) =>
     createDispatcher({
       routes,
-      runner,
+      runner: jobRunner,
       targets,
       log,
       clock,
@@ -159,8 +160,11 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
       timeoutMs: config.agent.timeout_seconds * 1000,
       events,
       redact: secrets.redact,
-    }),
-  )
+    })
+  // A plugin that gives the agent credentials of its job's own (a GitHub App's installation token) needs the
+  // job at run time: the runner is then bound to each leased job.
+  const environments = plugins.flatMap((p) => (p.agentEnvironment ? [p.agentEnvironment] : []))
+  state.queue.start(environments.length === 0 ? dispatcher(runner) : (leased) => dispatcher(withAgentEnvironment(runner, leased, environments))(leased))
   for (const plugin of plugins) plugin.observe?.(events, { state })
 
   // Dynamic subscriptions: in a plugin's store (Redis), else in the file beside config.yaml (or where

@@ -10,7 +10,7 @@ import type { GatewayResponse } from '../http/responses.js'
 import type { LifecycleContext, Readiness, StateBackend } from '../jobs/state-backend.js'
 import { defineConfiguredPlugin, type PluginDefinition, type PluginSpec } from './definition.js'
 import type { SubscriptionStore } from '../routes/subscriptions/subscription-store.js'
-import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Source } from '../types.js'
+import type { AgentEnvironmentSource, AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Source, StartupFinding } from '../types.js'
 
 /** What a plugin can contribute to a gateway. */
 export interface GatewayPlugin {
@@ -39,6 +39,16 @@ export interface GatewayPlugin {
   observe?(events: GatewayEvents, ctx: ObserveContext): void
   /** Extra GET paths on the gateway's own listener (`/metrics`). */
   readonly endpoints?: readonly Endpoint[]
+  /**
+   * Variables for the agent's environment, per job (a GitHub App's installation token for the event's
+   * repository); every plugin's are applied, in order, over the runner's own environment.
+   */
+  readonly agentEnvironment?: AgentEnvironmentSource
+  /**
+   * Startup check of what the plugin needs outside the gateway (a GitHub App's key and id, asked of GitHub),
+   * run by `serve`, `createGateway` and `hookpilot check` with the runner's and the targets'.
+   */
+  preflight?(): Promise<readonly StartupFinding[]>
 }
 
 /** What {@link GatewayPlugin.observe} receives besides the events. */

@@ -107,6 +107,7 @@ export {
 } from './core/plugin-api/plugin.js'
 export type { GatewayEvents, GatewayEventMap } from './core/events.js'
 export { isPluginDefinition } from './core/plugin-api/definition.js'
+export { runEnvironment } from './core/gateway/agent-environment.js'
 export { integer, boolean, text, textList, nonBlank, idText } from './core/config/schema-kit.js'
 export {
   /** valibot, the schema library of plugin options: the same copy the gateway validates with. */

@@ -16,6 +16,7 @@ import { createTokenCache, type InstallationToken } from './token-cache.js'
 export interface GithubAppOptions {
   /** The App's id (its settings page, "App ID"). */
   readonly appId: number
+  /** Where the App's private key is (a .pem file, or its text). */
   readonly privateKey: PrivateKeySource
   /** The REST API's root; `https://api.github.com` by default (GitHub Enterprise: `https://HOST/api/v3`). */
   readonly baseUrl?: string | undefined
@@ -25,7 +26,9 @@ export interface GithubAppOptions {
 
 /** Who the App is, as `GET /app` says. */
 export interface AppIdentity {
+  /** The App's id, as GitHub knows it (compared with `app_id` by the startup check). */
   readonly id: number
+  /** The App's URL name (`my-app`). */
   readonly slug: string
   /** The login its comments carry: `<slug>[bot]`. */
   readonly login: string
@@ -33,7 +36,9 @@ export interface AppIdentity {
 
 /** A GitHub App: JWT-authenticated calls as the App, and tokens and clients per installation and repository. */
 export interface GithubApp {
+  /** The configured `app_id`. */
   readonly appId: number
+  /** The REST API's root the App talks to. */
   readonly baseUrl: string
   /** A token for one installation and repository, with `permissions`, fresh for at least the refresh margin. */
   installationToken(scope: InstallationScope, permissions: AppPermissions): Promise<InstallationToken>

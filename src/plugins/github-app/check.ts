@@ -20,7 +20,7 @@ export async function appCheck(app: GithubApp, keyPath: string): Promise<Startup
   } catch (err) {
     if (GatewayError.is(err)) return [{ severity: 'problem', path: keyPath, message: err.message }]
     const status = (err as { status?: unknown }).status
-    const said = redact(messageOf(err)).slice(0, 200)
+    const said = redact(messageOf(err)).replace(/ - https:\/\/docs\.github\.com\S*$/, '').slice(0, 200)
     if (status === 401 || status === 404) {
       return [{
         severity: 'problem',

@@ -7,7 +7,9 @@ import type { JsonObject } from '../../core/types.js'
 
 /** The installation and the one repository a token is scoped to. */
 export interface InstallationScope {
+  /** `installation.id` of the event: whose installation of the App it came through. */
   readonly installationId: number
+  /** `repository.id` of the event: the one repository the token may touch. */
   readonly repositoryId: number
 }
 

@@ -13,6 +13,7 @@ const MAX_ENTRIES = 10_000
 
 /** An installation token and when GitHub says it expires. */
 export interface InstallationToken {
+  /** The token (`ghs_...`): a credential, redacted wherever it could be logged. */
   readonly token: string
   /** ms since the epoch. */
   readonly expiresAt: number

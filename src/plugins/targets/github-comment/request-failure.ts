@@ -35,7 +35,7 @@ export function requestFailure(err: unknown, call: RequestCall, end: RequestEnd)
   }
   const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 0
   const headers = ((err as { response?: { headers?: Record<string, string | undefined> } }).response?.headers) ?? {}
-  const said = redact(messageOf(err)).slice(0, 300)
+  const said = redact(messageOf(err)).replace(/ - https:\/\/docs\.github\.com\S*$/, '').slice(0, 300)
   if (status === 0) return new DeliveryError(TARGET, `could not reach GitHub${doing}: ${said}`, { retryable: true, cause: err })
   const rateLimited = status === 429 || (status === 403 && (headers['x-ratelimit-remaining'] === '0' || /rate limit/i.test(said)))
   if (rateLimited || status >= 500) {

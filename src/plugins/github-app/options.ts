@@ -24,6 +24,7 @@ export const githubAppOptions = v.object({
   private_key_file: v.optional(nonBlank('the path of the App\'s .pem key')),
   private_key: v.optional(text),
   api_url: v.optional(v.pipe(text, v.url('expected the REST API root, e.g. https://api.github.com')), 'https://api.github.com'),
+  route: v.optional(nonBlank('the route the App\'s webhook URL names, e.g. review')),
   agent_permissions: v.optional(v.record(v.pipe(text, v.regex(/^[a-z_]+$/, 'expected a permission name, e.g. contents')), level), { ...AGENT_PERMISSIONS }),
 })
 

@@ -4,7 +4,7 @@
  * importing the App's plugin.
  */
 import * as v from 'valibot'
-import { integer, nonBlank, text } from '../../core/config/schema-kit.js'
+import { boolean, integer, nonBlank, text } from '../../core/config/schema-kit.js'
 import { ConfigError, type ConfigIssue } from '../../core/errors.js'
 import { at } from '../../core/plugin-api/sections.js'
 import type { SetupContext } from '../../core/plugin-api/definition.js'
@@ -24,6 +24,15 @@ export const githubAppOptions = v.object({
   private_key_file: v.optional(nonBlank('the path of the App\'s .pem key')),
   private_key: v.optional(text),
   api_url: v.optional(v.pipe(text, v.url('expected the REST API root, e.g. https://api.github.com')), 'https://api.github.com'),
+  reconcile: v.optional(
+    v.object({
+      on_start: v.optional(boolean, false),
+      every_minutes: v.optional(integer(0), 0),
+      window_hours: v.optional(integer(1, 72), 3),
+      max_pages: v.optional(integer(1, 100), 10),
+    }),
+    { on_start: false, every_minutes: 0, window_hours: 3, max_pages: 10 },
+  ),
   route: v.optional(nonBlank('the route the App\'s webhook URL names, e.g. review')),
   agent_permissions: v.optional(v.record(v.pipe(text, v.regex(/^[a-z_]+$/, 'expected a permission name, e.g. contents')), level), { ...AGENT_PERMISSIONS }),
 })

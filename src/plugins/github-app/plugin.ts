@@ -4,6 +4,7 @@
  * repository as `GH_TOKEN` (and no other GitHub credential of the gateway's), and the start checks the App's
  * id and key against GitHub.
  */
+import { ConfigError } from '../../core/errors.js'
 import { definePlugin } from '../../core/plugin-api/plugin.js'
 import type { AgentEnvironment } from '../../core/types.js'
 import { appSettings, githubAppOf, githubAppOptions, SECTION } from './options.js'
@@ -27,6 +28,13 @@ export const githubAppPlugin = definePlugin({
     const permissions = options.agent_permissions
     const { installationScope } = await import('./installation.js')
     const { appCheck } = await import('./check.js')
+    const { scheduleReconcile } = await import('./schedule.js')
+    const { reconcile } = options
+    const scheduled = reconcile.on_start || reconcile.every_minutes > 0
+    if (scheduled && options.route === undefined) {
+      throw new ConfigError([{ path: `${SECTION}.route`, message: 'reconcile needs the route the App\'s webhook URL names (e.g. review)' }])
+    }
+    let schedule: { stop(): void } | undefined
     const cleared: AgentEnvironment = Object.fromEntries(GITHUB_CREDENTIAL_VARIABLES.map((name) => [name, null]))
     return {
       name: 'github_app',
@@ -38,6 +46,13 @@ export const githubAppPlugin = definePlugin({
         return { ...cleared, GH_TOKEN: token }
       },
       preflight: () => appCheck(app, settings.keyPath),
+      // Reconcile needs the gateway's jobs and events, which observe() is given once the gateway is composed.
+      observe(events, { state }) {
+        if (scheduled && options.route !== undefined) schedule = scheduleReconcile(app, options.route, reconcile, state, events, ctx.log)
+      },
+      async close() {
+        schedule?.stop()
+      },
     }
   },
 })

@@ -46,6 +46,7 @@ export const reconcileCommand: Subcommand = async (args, io) => {
     return 0
   }
   if (positionals.length > 0) throw new UsageError(`reconcile takes no arguments (got ${positionals.join(' ')}).`)
+  if (!/^\d+[smhd]$/.test(values.since.trim())) throw new UsageError(`--since takes an age such as 30m, 3h or 1d (units: s, m, h, d), not "${values.since}".`)
   const windowMs = duration(values.since)
   const maxPages = Number(values['max-pages'])
   if (!Number.isSafeInteger(maxPages) || maxPages < 1) throw new UsageError(`--max-pages takes a whole number of at least 1, not "${values['max-pages']}".`)

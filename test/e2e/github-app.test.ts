@@ -4,7 +4,7 @@
  * credentials, nor the App's key), and the review is posted as the App; check names a wrong app id.
  */
 import { createHash } from 'node:crypto'
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -94,5 +94,12 @@ describe('a gateway acting as a GitHub App', () => {
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain(`platforms.github_app.app_id: GitHub refused the App's JWT (GET /app answered 404: Integration not found): app_id ${app.appId + 1} and the private key do not belong together`)
     expect(bad.output).not.toContain('PRIVATE KEY')
+    // A key without an id is said once, at its path (github_comment then falls back to gh and says nothing more).
+    const noId = (await readFile(await configFile(app.appId), 'utf8')).replace(/ {4}app_id: \d+\n/, '')
+    const noIdFile = join(await mkdtemp(join(tmpdir(), 'hookpilot-app-')), 'config.yaml')
+    await writeFile(noIdFile, noId)
+    const missing = await runCli(['check', '--config', noIdFile], { env: { ...gatewayEnv, GITHUB_APP_PRIVATE_KEY: app.privateKey } })
+    expect(missing.code).toBe(1)
+    expect(missing.stderr.match(/platforms\.github_app\.app_id: the App's id is needed/g)).toHaveLength(1)
   })
 })

@@ -24,7 +24,8 @@ export const githubCommentPlugin = definePlugin({
     const { ghPreflight } = await import('./preflight.js')
     const { githubAppOf } = await import('../../github-app/options.js')
     // With platforms.github_app configured, comments are the App's, through the REST API; gh is not needed.
-    const app = await githubAppOf(ctx)
+    // A wrong App section is the github_app plugin's to report (once); gh is then used here.
+    const app = await githubAppOf(ctx).catch(() => undefined)
     const target = githubCommentDelivery({
       app,
       ghPath: options.gh_path,

@@ -108,6 +108,7 @@ export {
 export type { EventIntake, SourcedEvent, IntakeResult } from './core/pipeline/intake.js'
 export type { GatewayEvents, GatewayEventMap } from './core/events.js'
 export { isPluginDefinition } from './core/plugin-api/definition.js'
+export { runEnvironment } from './core/gateway/agent-environment.js'
 export { integer, boolean, text, textList, nonBlank, idText } from './core/config/schema-kit.js'
 export {
   /** valibot, the schema library of plugin options: the same copy the gateway validates with. */

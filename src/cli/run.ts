@@ -18,6 +18,7 @@ Commands:
   test        send a signed test delivery to a dynamic subscription on the running gateway
   send        send a signed delivery to any route (static ones too) on the running gateway
   jobs        list, show, retry and purge the gateway's jobs (list | show <id> | retry <id> | purge)
+  reconcile   ask GitHub to redeliver the GitHub App's failed deliveries the gateway has no job for
   import-subscriptions  copy the subscriptions file into the shared store (state.driver: redis)
   market      query prediction-market data (search, events, markets, book, history, trades, oi, watch)
 
@@ -34,6 +35,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   test: async () => (await import('./test-webhook.js')).testWebhook,
   send: async () => (await import('./send.js')).send,
   jobs: async () => (await import('./jobs.js')).jobs,
+  reconcile: async () => (await import('./reconcile.js')).reconcileCommand,
   'import-subscriptions': async () => (await import('./import-subscriptions.js')).importSubscriptions,
   market: async () => (await import('./market/index.js')).runMarket,
 }

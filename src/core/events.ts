@@ -17,6 +17,12 @@ export interface GatewayEventMap {
   readonly jobFinished: { readonly route: string; readonly outcome: FinalState }
   /** The state store refused a write on the request path (the sender got a 503). */
   readonly storeError: { readonly operation: string }
+  /**
+   * A reconcile pass looked at one of the code host's recorded deliveries: `redelivered` (asked for again),
+   * `would_redeliver` (a dry run), `present` (the gateway holds its job), `answered` (the gateway answered it
+   * 2xx), `error` (the code host refused the redelivery).
+   */
+  readonly reconciled: { readonly route: string; readonly result: 'redelivered' | 'would_redeliver' | 'present' | 'answered' | 'error' }
 }
 
 /** Subscribing to and emitting gateway events. */

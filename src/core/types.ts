@@ -205,7 +205,32 @@ export interface AgentContext extends PluginContext {
    * gateway dies, the next start can find and kill what the run left.
    */
   readonly onSpawn?: ((pid: number) => void) | undefined
+  /**
+   * Variables this run's programs get on top of the runner's environment, `null` removing one: the job's own
+   * credentials (a GitHub App's installation token for the event's repository, as `GH_TOKEN`), from the
+   * plugins' {@link AgentEnvironmentSource}s. A runner that starts programs applies it with `runEnvironment`.
+   */
+  readonly env?: AgentEnvironment | undefined
 }
+
+/** Variables to set for one agent run (`null`: remove the variable the runner's environment holds). */
+export type AgentEnvironment = Readonly<Record<string, string | null>>
+
+/** The job an agent run is for, as {@link AgentEnvironmentSource} sees it. */
+export interface AgentJob {
+  readonly route: string
+  readonly event: string
+  readonly deliveryId: string
+  /** The event's payload: sender-controlled; read ids from it, never run or log it. */
+  readonly payload: JsonObject
+}
+
+/**
+ * What a plugin adds to (or removes from) the agent's environment for one job, asked right before each run:
+ * short-lived credentials scoped to the event. A rejection fails the run without starting the agent, its
+ * message as the reason.
+ */
+export type AgentEnvironmentSource = (job: AgentJob, ctx: PluginContext) => Promise<AgentEnvironment>
 
 /** Runs the AI agent (a CLI, an API, or a stand-in) on a rendered prompt. */
 export interface AgentRunner {

@@ -7,6 +7,7 @@ import type { PluginDefinition } from '../core/plugin-api/definition.js'
 import { commandPlugin } from './runners/command/plugin.js'
 import { discordPlugin } from './targets/discord/plugin.js'
 import { echoPlugin } from './runners/echo/plugin.js'
+import { githubAppPlugin } from './github-app/plugin.js'
 import { githubCommentPlugin } from './targets/github-comment/plugin.js'
 import { logPlugin } from './targets/log/plugin.js'
 import { marketPlugin } from './sources/market/plugin.js'
@@ -36,6 +37,7 @@ export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [
   commandPlugin,
   openaiPlugin,
   logPlugin,
+  githubAppPlugin,
   githubCommentPlugin,
   telegramPlugin,
   discordPlugin,

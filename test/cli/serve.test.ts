@@ -33,7 +33,7 @@ describe('hookpilot serve', () => {
     })
     expect(res.status).toBe(202)
     expect(await res.json()).toEqual({ status: 'accepted', route: 'github-pr-review', event: 'pull_request', delivery_id: 'serve-1' })
-    await running.waitFor(new RegExp(`agent answer .*delivery=serve-1.*Review pull request #${payload.number}`))
+    await running.waitFor(new RegExp(`agent answer .*delivery=serve-1.*answer=<\\d+ lines below>\\n    \\| Review pull request #${payload.number}`))
     expect(running.output()).not.toContain(EXAMPLE_SECRET)
     running.child.kill('SIGTERM')
     expect(await running.exited).toBe(0)

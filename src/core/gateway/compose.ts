@@ -156,7 +156,7 @@ export async function compose(config: HookpilotConfig, composition: Composition,
     gatherIssues(() => checkRoutes(options.routes, slots.targets, setUp.hints), issues)
     gatherIssues(() => checkRoutes(pluginRoutes, slots.targets, setUp.hints, (r) => `${(r as PluginRoute).configPath}.deliver`), issues)
     const allRoutes = [...options.routes, ...pluginRoutes]
-    const outside = await preflight(runner, allRoutes, slots.targets)
+    const outside = await preflight(runner, allRoutes, slots.targets, plugins)
     issues.push(...outside.issues)
     if (!slots.state) {
       const drivers = choices('driver', 'state')

@@ -11,6 +11,7 @@ import { clientAddressResolver, trustedProxy } from '../http/client-address.js'
 import { clientErrorListener, type ClientErrorListener } from '../http/client-error.js'
 import { createDispatcher } from '../jobs/dispatcher.js'
 import { scheduleOf } from '../jobs/retry-schedule.js'
+import { withAgentEnvironment } from './agent-environment.js'
 import { createEvents } from '../events.js'
 import { ConfigError, GatewayError } from '../errors.js'
 import { createFetchHandler, type FetchHandler } from '../http/fetch.js'
@@ -28,7 +29,7 @@ import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from '../routes/routes.
 import { createSecretSet, type SecretSet } from '../secrets/secret-set.js'
 import { createGatewayServer, type GatewayServer } from '../http/server.js'
 import { fileSubscriptionStore, startSubscriptionSource, subscriptionsPath } from '../routes/subscriptions/index.js'
-import type { Route } from '../types.js'
+import type { AgentRunner, Route } from '../types.js'
 
 /** A request for {@link Gateway.handle}: headers in any case, body as bytes or text. */
 export interface GatewayRequest {
@@ -152,10 +153,11 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
   })
   // The dispatcher also finds the routes of sources that are not HTTP; the request flow never does.
   const sourceRoutes = new Map(plugins.flatMap((p) => p.routes ?? []).map((r) => [r.name, r as Route]))
-  state.queue.start(
+  const dispatcherRoutes = { get: (name: string) => routes.get(name) ?? sourceRoutes.get(name), list: () => [...routes.list(), ...sourceRoutes.values()] }
+  const dispatcher = (jobRunner: AgentRunner) =>
     createDispatcher({
-      routes: { get: (name) => routes.get(name) ?? sourceRoutes.get(name), list: () => [...routes.list(), ...sourceRoutes.values()] },
-      runner,
+      routes: dispatcherRoutes,
+      runner: jobRunner,
       targets,
       log,
       clock,
@@ -165,8 +167,11 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
       agentRetry: scheduleOf(config.agent.retry),
       events,
       redact: secrets.redact,
-    }),
-  )
+    })
+  // A plugin that gives the agent credentials of its job's own (a GitHub App's installation token) needs the
+  // job at run time: the runner is then bound to each leased job.
+  const environments = plugins.flatMap((p) => (p.agentEnvironment ? [p.agentEnvironment] : []))
+  state.queue.start(environments.length === 0 ? dispatcher(runner) : (leased) => dispatcher(withAgentEnvironment(runner, leased, environments))(leased))
   for (const plugin of plugins) plugin.observe?.(events, { state })
   // Sources that are not HTTP (a market stream) admit their events past the request table's HTTP steps.
   const intake = createIntake({ dedup: state.dedup, limiter: slots.rateLimiter, queue: state.queue, log, clock, events }, sourceRoutes)

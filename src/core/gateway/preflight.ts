@@ -1,10 +1,12 @@
 /**
- * The startup checks of what the gateway needs outside itself: the runner's (its program is on PATH) and every
- * target's that a route delivers to (`gh` there and logged in). Problems join the configuration's (the start
- * is refused, `hookpilot check` exits 1); warnings are said loudly by `serve` and `check`. Run together, so a
- * slow check (`gh auth status`) costs the start its own time once.
+ * The startup checks of what the gateway needs outside itself: the runner's (its program is on PATH), every
+ * target's that a route delivers to (`gh` there and logged in), and the plugins' own (a GitHub App's key and
+ * id). Problems join the configuration's (the start is refused, `hookpilot check` exits 1); warnings are said
+ * loudly by `serve` and `check`. Run together, so a slow check (`gh auth status`) costs the start its own time
+ * once.
  */
 import type { ConfigIssue } from '../errors.js'
+import type { GatewayPlugin } from '../plugin-api/plugin.js'
 import type { AgentRunner, DeliveryTarget, Route, StartupFinding } from '../types.js'
 
 /** What the startup checks found: problems (as configuration issues) and warnings. */
@@ -13,8 +15,13 @@ export interface Preflight {
   readonly warnings: readonly string[]
 }
 
-/** Runs the runner's check and the check of each target some route uses, with those routes. */
-export async function preflight(runner: AgentRunner | undefined, routes: readonly Route[], targets: ReadonlyMap<string, DeliveryTarget>): Promise<Preflight> {
+/** Runs the runner's check, each plugin's, and the check of each target some route uses, with those routes. */
+export async function preflight(
+  runner: AgentRunner | undefined,
+  routes: readonly Route[],
+  targets: ReadonlyMap<string, DeliveryTarget>,
+  plugins: readonly GatewayPlugin[] = [],
+): Promise<Preflight> {
   const used = new Map<DeliveryTarget, Route[]>()
   for (const route of routes) {
     const target = targets.get(route.deliver)
@@ -23,6 +30,7 @@ export async function preflight(runner: AgentRunner | undefined, routes: readonl
   const checks = [
     ...(runner?.preflight ? [guarded(runner.name, () => runner.preflight!())] : []),
     ...[...used].map(([target, its]) => guarded(target.name, () => target.preflight!(its))),
+    ...plugins.flatMap((plugin) => (plugin.preflight ? [guarded(plugin.name, () => plugin.preflight!())] : [])),
   ]
   const findings = (await Promise.all(checks)).flat()
   return {

@@ -11,7 +11,7 @@ import type { LifecycleContext, Readiness, StateBackend } from '../jobs/state-ba
 import { defineConfiguredPlugin, type PluginDefinition, type PluginSpec } from './definition.js'
 import type { SubscriptionStore } from '../routes/subscriptions/subscription-store.js'
 import type { EventIntake } from '../pipeline/intake.js'
-import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source } from '../types.js'
+import type { AgentEnvironmentSource, AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source, StartupFinding } from '../types.js'
 
 /** What a plugin can contribute to a gateway. */
 export interface GatewayPlugin {
@@ -40,6 +40,16 @@ export interface GatewayPlugin {
   observe?(events: GatewayEvents, ctx: ObserveContext): void
   /** Extra GET paths on the gateway's own listener (`/metrics`, `/status`). */
   readonly endpoints?: readonly Endpoint[]
+  /**
+   * Variables for the agent's environment, per job (a GitHub App's installation token for the event's
+   * repository); every plugin's are applied, in order, over the runner's own environment.
+   */
+  readonly agentEnvironment?: AgentEnvironmentSource
+  /**
+   * Startup check of what the plugin needs outside the gateway (a GitHub App's key and id, asked of GitHub),
+   * run by `serve`, `createGateway` and `hookpilot check` with the runner's and the targets'.
+   */
+  preflight?(): Promise<readonly StartupFinding[]>
   /**
    * The routes of a source that is not HTTP (a market watch each): their jobs run and deliver like a webhook
    * route's, their targets are checked at startup, and no request reaches them (name them with a `:`, which

@@ -61,6 +61,10 @@ export function gatewayMetrics(options: MetricsOptions = {}): GatewayMetrics {
     name: 'hookpilot_jobs_finished_total', help: 'Jobs that ended, by route and outcome (done: delivered; skipped; superseded; failed).',
     labelNames: ['route', 'outcome'], registers: [registry],
   })
+  const reconciled = new Counter({
+    name: 'hookpilot_reconciled_deliveries_total', help: 'Deliveries a reconcile pass looked at, by result (redelivered, present, answered, error, would_redeliver).',
+    labelNames: ['result'], registers: [registry],
+  })
   const storeErrors = new Counter({ name: 'hookpilot_store_errors_total', help: 'Writes the state store refused on the request path.', registers: [registry] })
   let state: StateBackend | undefined
   new Gauge({
@@ -86,6 +90,7 @@ export function gatewayMetrics(options: MetricsOptions = {}): GatewayMetrics {
       events.on('delivery', (e) => deliveries.inc({ target: e.target, outcome: e.outcome }))
       events.on('storeError', () => storeErrors.inc())
       events.on('jobFinished', (e) => finished.inc({ route: e.route, outcome: e.outcome }))
+      events.on('reconciled', (e) => reconciled.inc({ result: e.result }))
     },
     endpoint: {
       path: options.path ?? '/metrics',

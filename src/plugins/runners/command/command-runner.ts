@@ -1,5 +1,6 @@
 import { ConfigError } from '../../../core/errors.js'
 import type { AgentRunner } from '../../../core/types.js'
+import { runEnvironment } from '../../../core/gateway/agent-environment.js'
 import { runProcess } from '../../process/run-process.js'
 import { failureReason, retryableFailure } from './failure.js'
 
@@ -56,7 +57,7 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
         maxOutputBytes,
         signal: ctx.signal,
         cwd: options.cwd,
-        env: options.env,
+        env: runEnvironment(options.env, ctx.env),
         runAs: options.runAs,
         killGraceMs: options.killGraceMs,
         onSpawn: ctx.onSpawn,

@@ -1,3 +1,4 @@
+import { runEnvironment } from '../../../core/gateway/agent-environment.js'
 import { ConfigError, type ConfigIssue } from '../../../core/errors.js'
 import type { AgentInput, AgentResult, AgentRunner, AgentContext } from '../../../core/types.js'
 import { openingMessages } from './messages.js'
@@ -118,7 +119,9 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
       ctx.log.warn('agent asked for a tool that does not exist', { ...fields, tool: call.function.name.slice(0, 100) })
       return `error: there is no tool "${call.function.name}"; the only tool is run_command`
     }
-    const outcome = await runCommand(call.function.arguments, policy, signal, ctx.onSpawn)
+    // The job's own credentials (ctx.env) reach the commands; the policy's environment is the runner's.
+    const env = runEnvironment(policy.env, ctx.env)
+    const outcome = await runCommand(call.function.arguments, env === policy.env ? policy : { ...policy, env }, signal, ctx.onSpawn)
     const command = outcome.argv?.join(' ').slice(0, 200) ?? '(unreadable arguments)'
     // A refused command is worth a warning: it is how a prompt injection in a payload shows itself.
     if (!outcome.allowed) ctx.log.warn('agent command refused', { ...fields, command })

@@ -1,9 +1,12 @@
 import { DeliveryError } from '../../../core/errors.js'
 import type { AgentAnswer, Clock, DeliveryReceipt, DeliveryTarget, Route } from '../../../core/types.js'
+import type { GithubApp } from '../../github-app/app.js'
+import { appComments } from './app-comments.js'
+import type { CommentApi } from './comment-api.js'
 import { commentBody, stickyBody, reviewMarker } from './comment-body.js'
-import { ghOutput, type GhRunner } from './gh.js'
+import { ghComments } from './gh-comments.js'
 import { payloadHead, staleHead } from './head-check.js'
-import { createComment, editComment, findOwnComment, ghLogin } from './sticky-comment.js'
+import { writeSticky } from './sticky-comment.js'
 import { overrideProblem, prNumberProblem, repoProblem, type CommentMode } from './validate.js'
 
 export { commentBody, GITHUB_COMMENT_LIMIT } from './comment-body.js'
@@ -28,17 +31,26 @@ export interface GithubCommentOptions {
    * no longer the payload's `pull_request.head.sha`. A route's `deliver_extra.check_head` overrides it.
    */
   readonly checkHead?: boolean | undefined
-  /** The account gh posts as, for sticky mode; asked of `gh api user` once when absent (a GitHub App must set it). */
+  /**
+   * The account that posts, for sticky mode; asked once when absent (`gh api user`, or the App's `GET /app`).
+   * gh given an App's installation token must be told (`my-app[bot]`).
+   */
   readonly login?: string | undefined
+  /**
+   * Post as this GitHub App (`platforms.github_app`) through the REST API instead of gh: each delivery with a
+   * token of the event's installation, scoped to its repository. gh is then not run at all.
+   */
+  readonly app?: GithubApp | undefined
   /** The time the footer shows; the machine's by default. */
   readonly clock?: Clock | undefined
 }
 
 /**
- * The `github_comment` delivery target, through gh (argument arrays, never a shell; text on stdin). `repo` and
- * `pr_number` come from the route's `deliver_extra` and are checked before gh runs. New mode runs
- * `gh pr comment <pr_number> --repo <owner/repo> --body-file -`; sticky mode finds the route's own comment with
- * `gh api` and edits it, or creates it when there is none. A longer answer than GitHub takes is cut, with a note.
+ * The `github_comment` delivery target, through gh (argument arrays, never a shell; text on stdin), or through
+ * the REST API as a GitHub App when `app` is given. `repo` and `pr_number` come from the route's
+ * `deliver_extra` and are checked before anything runs. New mode posts a comment (`gh pr comment`); sticky mode
+ * finds the route's own comment and edits it, or creates it when there is none. A longer answer than GitHub
+ * takes is cut, with a note.
  *
  * @example
  * ```ts
@@ -52,7 +64,7 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
   const clock = options.clock ?? Date.now
   // The account is asked once per target; a failed ask is asked again on the next delivery.
   let login: Promise<string> | undefined = options.login === undefined ? undefined : Promise.resolve(options.login)
-  const ownLogin = (gh: GhRunner) => (login ??= ghLogin(gh).catch((error: unknown) => {
+  const ownLogin = (api: CommentApi) => (login ??= api.login().catch((error: unknown) => {
     login = undefined
     throw error
   }))
@@ -65,36 +77,30 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
       const repo = answer.extra['repo'] ?? ''
       const prNumber = answer.extra['pr_number'] ?? ''
       const problem = repoProblem(repo) ?? prNumberProblem(prNumber) ?? overrideProblem(answer.extra)
-      if (problem !== undefined) throw new DeliveryError('github_comment', `${problem}; gh was not run`)
-      const gh: GhRunner = { ghPath, repo, prNumber, timeoutMs, env: options.env, cwd: options.cwd, signal: ctx.signal }
+      if (problem !== undefined) throw new DeliveryError('github_comment', `${problem}; ${options.app === undefined ? 'gh was not run' : 'nothing was posted'}`)
+      const api = options.app === undefined
+        ? ghComments({ ghPath, repo, prNumber, timeoutMs, env: options.env, cwd: options.cwd, signal: ctx.signal })
+        : appComments(options.app, { repo, prNumber, payload: answer.payload, timeoutMs, signal: ctx.signal })
       const mode = (answer.extra['mode'] as CommentMode | undefined) ?? options.mode ?? 'new'
       const checkHead = answer.extra['check_head'] === undefined ? options.checkHead === true : answer.extra['check_head'] === 'true'
       const head = payloadHead(answer.payload)
 
       if (checkHead && head !== undefined) {
-        const stale = await staleHead(gh, head)
+        const stale = await staleHead(api, head)
         if (stale !== undefined) return stale
       } else if (checkHead) {
         ctx.log.debug('check_head: the payload names no pull_request.head.sha; posting unchecked', { route: answer.route, delivery: answer.deliveryId })
       }
-      const url = mode === 'sticky' ? await postSticky(gh, answer, head, await ownLogin(gh)) : await postNew(gh, answer)
+      const url = mode === 'sticky' ? await postSticky(api, answer, head) : await api.post(commentBody(answer.text))
       ctx.log.debug(mode === 'sticky' ? 'sticky comment written' : 'comment posted', { route: answer.route, delivery: answer.deliveryId, url })
       return { posted: true, url }
     },
   }
 
-  async function postSticky(gh: GhRunner, answer: AgentAnswer, head: string | undefined, account: string): Promise<string> {
+  async function postSticky(api: CommentApi, answer: AgentAnswer, head: string | undefined): Promise<string> {
     const body = stickyBody(answer.text, answer.route, { head, at: clock(), covers: answer.covers ?? 1 })
-    const found = await findOwnComment(gh, reviewMarker(answer.route), account)
-    const edited = found === undefined ? undefined : await editComment(gh, found.id, body)
-    return edited ?? (await createComment(gh, body))
+    return writeSticky(api, reviewMarker(answer.route), await ownLogin(api), body)
   }
-}
-
-/** `gh pr comment`: a new comment; gh prints its URL, the one thing worth keeping from its output. */
-async function postNew(gh: GhRunner, answer: AgentAnswer): Promise<string> {
-  const args = ['pr', 'comment', gh.prNumber, '--repo', gh.repo, '--body-file', '-']
-  return (await ghOutput(gh, args, { repeatable: false }, commentBody(answer.text))).trim().slice(0, 200)
 }
 
 /** A route delivering here must say where: both keys, and literal values must already be valid. */

@@ -1,0 +1,51 @@
+/**
+ * The agent's environment per job: plugins that mint credentials for one event (a GitHub App's installation
+ * token, scoped to the event's repository) are asked right before each run, and what they return reaches the
+ * runner as `ctx.env`. The dispatcher knows the job; the runner knows only the prompt. Binding the runner to
+ * each leased job here keeps that knowledge where the job is, and a runner that starts programs applies the
+ * variables with {@link runEnvironment}.
+ */
+import { messageOf } from '../errors.js'
+import type { LeasedJob } from '../jobs/state-backend.js'
+import type { AgentEnvironment, AgentEnvironmentSource, AgentRunner } from '../types.js'
+
+/**
+ * `runner`, whose runs for `leased` get every source's variables (applied in order, a later one winning). A
+ * source that fails fails the run before the agent starts: an agent without its token could not do its work,
+ * and must not fall back to another credential.
+ */
+export function withAgentEnvironment(runner: AgentRunner, leased: LeasedJob, sources: readonly AgentEnvironmentSource[]): AgentRunner {
+  const { job, payload } = leased
+  const target = { route: job.route, event: job.event, deliveryId: job.deliveryId, payload }
+  return {
+    ...runner,
+    run: async (input, ctx) => {
+      let env: AgentEnvironment = { ...ctx.env }
+      try {
+        for (const source of sources) env = { ...env, ...(await source(target, { signal: ctx.signal, log: ctx.log })) }
+      } catch (err) {
+        return { ok: false, reason: `the agent's environment could not be made: ${messageOf(err)}` }
+      }
+      return runner.run(input, { ...ctx, env })
+    },
+  }
+}
+
+/**
+ * `base` with `extra` applied: each string sets its variable, each `null` removes it.
+ *
+ * @example
+ * ```ts
+ * runEnvironment({ PATH: '/usr/bin', GITHUB_TOKEN: 'x' }, { GH_TOKEN: 'ghs_...', GITHUB_TOKEN: null })
+ * // { PATH: '/usr/bin', GH_TOKEN: 'ghs_...' }
+ * ```
+ */
+export function runEnvironment(base: NodeJS.ProcessEnv | undefined, extra: AgentEnvironment | undefined): NodeJS.ProcessEnv | undefined {
+  if (extra === undefined || Object.keys(extra).length === 0) return base
+  const env: NodeJS.ProcessEnv = { ...(base ?? process.env) }
+  for (const [name, value] of Object.entries(extra)) {
+    if (value === null) delete env[name]
+    else env[name] = value
+  }
+  return env
+}

@@ -1,0 +1,58 @@
+/**
+ * `platforms.github_app`: hookpilot acts as a GitHub App. Reviews are posted by `github_comment` as the App
+ * (`my-app[bot]`, through the REST API), each agent gets a short-lived installation token for its event's
+ * repository as `GH_TOKEN` (and no other GitHub credential of the gateway's), and the start checks the App's
+ * id and key against GitHub.
+ */
+import { ConfigError } from '../../core/errors.js'
+import { definePlugin } from '../../core/plugin-api/plugin.js'
+import type { AgentEnvironment } from '../../core/types.js'
+import { appSettings, githubAppOf, githubAppOptions, SECTION } from './options.js'
+
+/**
+ * Variables of the gateway's environment that gh, git or an agent would take for a GitHub credential: an
+ * agent of an App gets none of them, only its job's token.
+ */
+export const GITHUB_CREDENTIAL_VARIABLES = ['GH_TOKEN', 'GITHUB_TOKEN', 'GH_ENTERPRISE_TOKEN', 'GITHUB_ENTERPRISE_TOKEN'] as const
+
+/** The GitHub App plugin; inactive until `app_id` is set. */
+export const githubAppPlugin = definePlugin({
+  name: 'github_app',
+  section: SECTION,
+  options: githubAppOptions,
+  secrets: ['private_key'],
+  async setup(options, ctx) {
+    const settings = appSettings(options, ctx.baseDir)
+    const app = await githubAppOf(ctx)
+    if (settings === undefined || app === undefined) return { name: 'github_app' }
+    const permissions = options.agent_permissions
+    const { installationScope } = await import('./installation.js')
+    const { appCheck } = await import('./check.js')
+    const { scheduleReconcile } = await import('./schedule.js')
+    const { reconcile } = options
+    const scheduled = reconcile.on_start || reconcile.every_minutes > 0
+    if (scheduled && options.route === undefined) {
+      throw new ConfigError([{ path: `${SECTION}.route`, message: 'reconcile needs the route the App\'s webhook URL names (e.g. review)' }])
+    }
+    let schedule: { stop(): void } | undefined
+    const cleared: AgentEnvironment = Object.fromEntries(GITHUB_CREDENTIAL_VARIABLES.map((name) => [name, null]))
+    return {
+      name: 'github_app',
+      async agentEnvironment(job) {
+        const scope = installationScope(job.payload)
+        // An event the App did not send (another route's) still gets none of the gateway's GitHub credentials.
+        if (scope === undefined) return cleared
+        const { token } = await app.installationToken(scope, permissions)
+        return { ...cleared, GH_TOKEN: token }
+      },
+      preflight: () => appCheck(app, settings.keyPath),
+      // Reconcile needs the gateway's jobs and events, which observe() is given once the gateway is composed.
+      observe(events, { state }) {
+        if (scheduled && options.route !== undefined) schedule = scheduleReconcile(app, options.route, reconcile, state, events, ctx.log)
+      },
+      async close() {
+        schedule?.stop()
+      },
+    }
+  },
+})

@@ -18,6 +18,7 @@ import {
 import { backoffDelay } from '../util/backoff.js'
 import { parseRetryAfter } from '../util/retry-after.js'
 import type { RetryPolicy } from './retry.js'
+import type { RequestBudget } from './budget/request-budget.js'
 
 /** Runs `fn` once a slot is free (a p-limit `LimitFunction`). */
 type Limit = <R>(fn: () => Promise<R>) => Promise<R>
@@ -52,6 +53,8 @@ export interface TransportOptions {
   readonly retry: RetryPolicy
   /** Bounds the attempts in flight (the client's `concurrency`); a request waiting to retry holds no slot. */
   readonly limit: Limit
+  /** The client's request budget; `undefined` when the client opted out (`rateLimit: false`). */
+  readonly budget?: RequestBudget | undefined
 }
 
 /** Sends requests of one client. */
@@ -133,13 +136,47 @@ export function createTransport(options: TransportOptions): Transport {
     throw failure(spec, response, url, text, body, message)
   }
 
+  const budget = options.budget
+
+  /**
+   * One attempt within the budget. Requests waiting on the same limits take turns (only the first watches the
+   * clock), and the wait holds no concurrency slot, so a request waiting on `/trades` does not stall one to `/book`.
+   * The tokens are taken inside the slot, just before sending, so a request cannot go out later than its tokens
+   * say; if another request took them first, it waits again, keeping its turn.
+   */
+  async function budgeted<T>(spec: RequestSpec<T>, url: string, b: RequestBudget): Promise<T> {
+    const { service, path, signal } = spec
+    const turn = b.turn(service, path, signal)
+    // Most requests find the turn free: no promise to wait on then (a hot path for the order-book reads).
+    const release = typeof turn === 'function' ? turn : await turn
+    try {
+      for (;;) {
+        const wait = b.waitMs(service, path)
+        if (wait > 0) {
+          await b.sleep(wait, signal)
+          continue
+        }
+        const result = await options.limit((): Promise<T | typeof NOT_YET> => {
+          if (!b.tryTake(service, path)) return Promise.resolve(NOT_YET)
+          release()
+          return once(spec, url)
+        })
+        if (result !== NOT_YET) return result
+      }
+    } finally {
+      release()
+    }
+  }
+
   return async function request<T>(spec: RequestSpec<T>): Promise<T> {
     const url = urlOf[spec.service](spec.path, spec.query)
     for (let attempt = 1; ; attempt++) {
       try {
-        return await options.limit(() => once(spec, url))
+        return await (budget === undefined ? options.limit(() => once(spec, url)) : budgeted(spec, url, budget))
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason
+        // Throttled although within the budget: the limits are lower than the budget thinks, so it learns.
+        if (err instanceof RateLimitedError) budget?.slowDown(spec.service, spec.path)
         if (attempt > options.retry.limit || !isRetryable(err)) throw err
         const retryAfter = err instanceof RateLimitedError || err instanceof MarketHttpError ? err.retryAfterMs : undefined
         // The service's Retry-After if it gave one, else the doubling; capped either way.
@@ -234,6 +271,8 @@ function pair(key: string, value: string): string {
 }
 
 const NOT_JSON = Symbol('not JSON')
+/** A budgeted attempt that found its tokens taken by another request once it had a slot. */
+const NOT_YET = Symbol('not yet')
 
 /**
  * The body as text, given up (and the stream cancelled, which closes the connection) when `signal` aborts, even if

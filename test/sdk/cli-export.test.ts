@@ -36,6 +36,26 @@ describe('hookpilot market export', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 98, format: 'csv', resumed: false, gapCount: 0, unreached: [] })
   })
 
+  it("exports the busy market's trades, saying what the offset cap kept out, with counts", async () => {
+    const r = await market(false, 'export', 'trades', 'will-spain-win-the-2026-world-cup', '--mock', '--format', 'csv')
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^Exported [\d,]+ rows to .*trades-will-spain-win-the-2026-world-cup\.csv\n/)
+    expect(r.stdout).toMatch(/Not reached: side=BUY: the offset cap \(10,000\) stopped the walk of this side; 2 wallet\(s\) walked on their own found [\d,]+ older trade\(s\).*\(21,000 reached; older than .* UTC left out\)/)
+    expect(r.stdout).toMatch(/Not reached: side=SELL: .*\(10,500 reached; older than/)
+    expect(r.stdout).toContain('Not reached: side=BUY user=0x1111111111111111111111111111111111111111: this wallet alone reached the offset cap')
+  })
+
+  it('exports the catalog through the keyset list, with its filters', async () => {
+    const r = await market(false, 'export', 'markets', '--mock', '--closed', '--json')
+    expect(r.code, r.stderr).toBe(0)
+    const summary = JSON.parse(r.stdout) as { rows: number; file: string }
+    expect(summary.rows).toBe(1)
+    const [row] = (await readFile(summary.file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(row).toMatchObject({ slug: SLUG, closed: true, outcomes: '["Yes","No"]' })
+    const events = await market(false, 'export', 'events', '--mock', '--order', 'volume', '--out', 'e')
+    expect(events.stdout).toMatch(/^Exported 5 rows to .*events\.jsonl\nGaps: none\n$/)
+  })
+
   it('checks its input before any request', async () => {
     expect(await market(false, 'export')).toMatchObject({ code: 2, stderr: expect.stringContaining('missing what to export') })
     expect(await market(false, 'export', 'prices', SLUG)).toMatchObject({ code: 2, stderr: expect.stringContaining('cannot export "prices"') })
@@ -45,6 +65,8 @@ describe('hookpilot market export', () => {
       code: 2,
       stderr: expect.stringContaining('--format must be one of jsonl, csv'),
     })
+    expect(await market(false, 'export', 'markets', 'x')).toMatchObject({ code: 2, stderr: expect.stringContaining('markets takes no <target>') })
+    expect(await market(false, 'export', 'trades')).toMatchObject({ code: 2, stderr: expect.stringContaining('trades needs <slug|conditionId>') })
     const help = await market(false, 'export', '--help')
     expect(help.stdout).toContain('Resumable: a checkpoint')
   })

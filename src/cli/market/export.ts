@@ -4,9 +4,18 @@
  */
 import { mkdir } from 'node:fs/promises'
 import { isAbsolute, join } from 'node:path'
-import type { MarketClient } from '../../sdk/index.js'
-import { EXPORT_FORMATS, historyExport, runExport, type ExportProgress, type ExportSummary, type Walk } from '../../sdk/export/index.js'
-import { str, type MarketCommand, type Parsed } from './command.js'
+import type { EventOrderField, MarketClient, MarketOrderField } from '../../sdk/index.js'
+import {
+  EXPORT_FORMATS,
+  catalogExport,
+  historyExport,
+  runExport,
+  tradesExport,
+  type ExportProgress,
+  type ExportSummary,
+  type Walk,
+} from '../../sdk/export/index.js'
+import { flag, str, type MarketCommand, type Parsed } from './command.js'
 import { CliUsageError, count, instant, oneOf } from './options.js'
 import { writeJson } from './output.js'
 import { exportProgress } from './export-progress.js'
@@ -21,9 +30,42 @@ const KINDS: Readonly<Record<string, (parsed: Parsed, target: string | undefined
     const fidelity = count('fidelity', str(parsed, 'fidelity'), 60, 1440 * 30)
     return (pm) => historyExport(pm, target, { since, until, fidelity })
   },
+  trades(parsed, target) {
+    if (target === undefined) throw new CliUsageError('trades needs <slug|conditionId>: usage: ' + USAGE)
+    const since = instant('since', str(parsed, 'since'))
+    return (pm) => tradesExport(pm, target, { since })
+  },
+  markets(parsed, target) {
+    noTarget('markets', target)
+    const order = oneOf('order', str(parsed, 'order'), MARKET_ORDER)
+    const filter = catalogFilter(parsed)
+    return async (pm) => catalogExport(pm, { kind: 'markets', filter, ...(order === undefined ? {} : { order: [order] }), direction: direction(parsed) })
+  },
+  events(parsed, target) {
+    noTarget('events', target)
+    const order = oneOf('order', str(parsed, 'order'), EVENT_ORDER)
+    const filter = catalogFilter(parsed)
+    return async (pm) => catalogExport(pm, { kind: 'events', filter, ...(order === undefined ? {} : { order: [order] }), direction: direction(parsed) })
+  },
 }
 
-const USAGE = 'hookpilot market export history <slug|token> --since DATE [--until DATE] [--fidelity MINUTES] [--format jsonl|csv] [--out DIR]'
+const MARKET_ORDER: readonly MarketOrderField[] = ['volume', 'volume24hr', 'liquidity', 'createdAt', 'updatedAt', 'startDate', 'endDate']
+const EVENT_ORDER: readonly EventOrderField[] = ['volume', 'volume24hr', 'liquidity', 'openInterest', 'createdAt', 'updatedAt', 'startDate', 'endDate']
+
+function noTarget(kind: string, target: string | undefined): void {
+  if (target !== undefined) throw new CliUsageError(`${kind} takes no <target> but filters (--closed, --tag, ...): got "${target}"`)
+}
+
+/** The catalog's filters from the flags; `--closed` is sent either way, as the events list needs it said. */
+function catalogFilter(parsed: Parsed) {
+  const active = flag(parsed, 'active')
+  const tag = str(parsed, 'tag')
+  return { closed: flag(parsed, 'closed') ?? false, ...(active === undefined ? {} : { active }), ...(tag === undefined ? {} : { tag }) }
+}
+
+const direction = (parsed: Parsed): 'asc' | 'desc' => (flag(parsed, 'asc') ? 'asc' : 'desc')
+
+const USAGE = 'hookpilot market export history|trades|markets|events [<slug|token|conditionId>] [options] [--format jsonl|csv] [--out DIR]'
 
 /** `hookpilot market export`. */
 export const exportCommand: MarketCommand = {
@@ -32,19 +74,41 @@ export const exportCommand: MarketCommand = {
   help: `Exports:
   history <slug|token>   every outcome's price history (one token's, given a token id), in windows of 15 days
                          (the most the service answers), merged and de-duplicated
+  trades <slug|conditionId>
+                         every trade the service will give, newest first: each side walked on its own, and a
+                         side that reaches the offset cap (10,000) split by wallet; what could not be reached is
+                         reported with counts
+  markets | events       the catalog's list with its filters, through the keyset list
 
 Options:
-  --since <date>         start (a date such as 2026-05-01, a time such as 2026-05-01T12:00Z, or unix seconds)
-  --until <date>         end (default now, fixed when the export starts)
-  --fidelity <minutes>   minutes between history points (default 60)
+  --since <date>         history: start (required); trades: only trades from then on. A date such as 2026-05-01,
+                         a time such as 2026-05-01T12:00Z, or unix seconds
+  --until <date>         history: end (default now, fixed when the export starts)
+  --fidelity <minutes>   history: minutes between points (default 60)
+  --closed               markets, events: resolved ones (default open ones)
+  --active, --tag <slug> markets, events: the catalog's filters
+  --order <field>        markets, events: sort field (volume, volume24hr, liquidity, createdAt, endDate, ...)
+  --asc                  markets, events: ascending (default descending)
   --format jsonl|csv     JSON lines (default), or CSV with a header: numbers bare, text (ids too) quoted
   --out <dir>            directory of the output file (default the current one; made if missing)
 
 Resumable: a checkpoint <file>.checkpoint.json is kept beside the output while it runs. Run the same command again
 after an interruption and it goes on where it stopped; the file ends equal to an uninterrupted export's. The
-summary gives the rows, their time span, and the gaps (points further apart than two steps).
+summary gives the rows, their time span, the gaps (history points further apart than two steps), and what could not
+be reached (trades past the offset cap).
 `,
-  options: { since: { type: 'string' }, until: { type: 'string' }, fidelity: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' } },
+  options: {
+    since: { type: 'string' },
+    until: { type: 'string' },
+    fidelity: { type: 'string' },
+    format: { type: 'string' },
+    out: { type: 'string' },
+    closed: { type: 'boolean' },
+    active: { type: 'boolean' },
+    tag: { type: 'string' },
+    order: { type: 'string' },
+    asc: { type: 'boolean' },
+  },
   prepare(parsed) {
     const [kind, target, extra] = parsed.positionals
     if (kind === undefined) throw new CliUsageError(`missing what to export (${Object.keys(KINDS).join(', ')}): usage: ${USAGE}`)

@@ -92,7 +92,7 @@ export async function historyExport(pm: MarketClient, target: string, options: H
       // Outcomes merged by time, in outcome order at equal times.
       rows.sort((a, b) => a.t - b.t || (a.outcomeIndex ?? 0) - (b.outcomeIndex ?? 0))
       const next = { until: state.until, window: state.window + 1, last, gaps, gapCount }
-      return { rows, next: next.window < windows(state.until) ? next : undefined }
+      return { rows, state: next, done: next.window >= windows(state.until) }
     },
     progress: (state) => ({ done: state.window, total: windows(state.until) }),
     report: (state) => ({ gaps: state.gaps, gapCount: state.gapCount, unreached: [] }),

@@ -80,29 +80,27 @@ export async function runExport<S>(walk: Walk<S>, options: RunOptions): Promise<
     cp = saved
   }
   try {
-    let state: S | undefined = cp.state
+    let done = false
     options.onProgress?.({ rows: cp.rows, ...walk.progress(cp.state) })
-    while (state !== undefined) {
+    while (!done) {
       options.signal?.throwIfAborted()
-      const { rows, next } = await walk.step(state, options.signal)
-      const text = encode(format, walk.columns, rows)
+      const step = await walk.step(cp.state, options.signal)
+      const text = encode(format, walk.columns, step.rows)
       await handle.write(text, cp.bytes)
       let { from, to } = cp
       if (walk.timeColumn !== undefined) {
-        for (const row of rows) {
+        for (const row of step.rows) {
           const t = row[walk.timeColumn]
           if (typeof t !== 'number') continue
           from = from === null || t < from ? t : from
           to = to === null || t > to ? t : to
         }
       }
-      const after = next ?? state
-      cp = { ...cp, state: after, bytes: cp.bytes + Buffer.byteLength(text), rows: cp.rows + rows.length, from, to }
-      if (next !== undefined) await writeCheckpoint(file, cp)
-      // The last step leaves the state as it was: count it done all the same.
-      const { done, total } = walk.progress(after)
-      options.onProgress?.({ rows: cp.rows, done: next === undefined ? (total ?? done + 1) : done, total })
-      state = next
+      cp = { ...cp, state: step.state, bytes: cp.bytes + Buffer.byteLength(text), rows: cp.rows + step.rows.length, from, to }
+      done = step.done
+      // The last step needs none: the checkpoint goes once the file is complete.
+      if (!done) await writeCheckpoint(file, cp)
+      options.onProgress?.({ rows: cp.rows, ...walk.progress(step.state) })
     }
   } finally {
     await handle.close()

@@ -38,8 +38,10 @@ export interface WalkReport {
 /** The result of one step. */
 export interface Step<S> {
   readonly rows: readonly Row[]
-  /** The state after this step; `undefined` when the walk is complete. */
-  readonly next: S | undefined
+  /** The state after this step (the summary is made from the last one). */
+  readonly state: S
+  /** True when this was the last step. */
+  readonly done: boolean
 }
 
 /** A resumable walk; its state must survive `JSON.stringify`/`JSON.parse` unchanged. */

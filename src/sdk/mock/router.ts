@@ -28,6 +28,8 @@ export interface MockRouterOptions {
    * (a throttled 200 on the trades service). Off by default, so tests that make many calls stay deterministic.
    */
   readonly rateLimits?: MockRateLimits | boolean | undefined
+  /** The most trades one `/trades` answer holds (default 10, so walks cross pages; the real service allows more). */
+  readonly tradesPage?: number | undefined
 }
 
 /** How a throttled answer looks: the trades service's `200 {"error":"Too Many Requests"}`, or a 429. */
@@ -76,7 +78,7 @@ export function createMockMarketRouter(options: MockRouterOptions = {}, /** @int
     if (limited !== undefined) return limited
     if (name === 'gamma') return gamma(path, url.searchParams)
     if (name === 'clob') return clob(path, url.searchParams, request, now(), live)
-    return data(path, url.searchParams, now())
+    return data(path, url.searchParams, now(), options.tradesPage)
   }
   return Object.assign(route, {
     urls,

@@ -22,6 +22,8 @@ export interface MockServerOptions {
   readonly tickMs?: number | undefined
   /** Models the published rate limits (`true`) or others (see `MockRouterOptions.rateLimits`); default off. */
   readonly rateLimits?: MockRateLimits | boolean | undefined
+  /** The most trades one `/trades` answer holds (default 10, so walks cross pages; the real service allows more). */
+  readonly tradesPage?: number | undefined
 }
 
 /** A running mock server; spread it into `createMarketClient` to point a client at it (REST and WebSocket). */
@@ -78,7 +80,7 @@ export async function startMockMarketServer(options: MockServerOptions = {}): Pr
   const url = `http://${host}:${port}`
   const urls = { gammaUrl: `${url}/gamma`, clobUrl: `${url}/clob`, dataUrl: `${url}/data` }
   // REST `/book` reads the channel's live books, so a resync over REST agrees with the stream.
-  route = createMockMarketRouter({ urls, now, rateLimits: options.rateLimits }, (id) => feed.book(id))
+  route = createMockMarketRouter({ urls, now, rateLimits: options.rateLimits, tradesPage: options.tradesPage }, (id) => feed.book(id))
   return {
     url,
     ...urls,

@@ -18,7 +18,7 @@ import {
 import { backoffDelay } from '../util/backoff.js'
 import { parseRetryAfter } from '../util/retry-after.js'
 import type { RetryPolicy } from './retry.js'
-import type { RequestBudget } from './budget/request-budget.js'
+import type { Gate, RequestBudget } from './budget/request-budget.js'
 
 /** Runs `fn` once a slot is free (a p-limit `LimitFunction`). */
 type Limit = <R>(fn: () => Promise<R>) => Promise<R>
@@ -144,20 +144,19 @@ export function createTransport(options: TransportOptions): Transport {
    * The tokens are taken inside the slot, just before sending, so a request cannot go out later than its tokens
    * say; if another request took them first, it waits again, keeping its turn.
    */
-  async function budgeted<T>(spec: RequestSpec<T>, url: string, b: RequestBudget): Promise<T> {
-    const { service, path, signal } = spec
-    const turn = b.turn(service, path, signal)
+  async function budgeted<T>(spec: RequestSpec<T>, url: string, gate: Gate, b: RequestBudget): Promise<T> {
+    const turn = gate.turn(spec.signal)
     // Most requests find the turn free: no promise to wait on then (a hot path for the order-book reads).
     const release = typeof turn === 'function' ? turn : await turn
     try {
       for (;;) {
-        const wait = b.waitMs(service, path)
+        const wait = gate.waitMs()
         if (wait > 0) {
-          await b.sleep(wait, signal)
+          await b.sleep(wait, spec.signal)
           continue
         }
         const result = await options.limit((): Promise<T | typeof NOT_YET> => {
-          if (!b.tryTake(service, path)) return Promise.resolve(NOT_YET)
+          if (!gate.tryTake()) return Promise.resolve(NOT_YET)
           release()
           return once(spec, url)
         })
@@ -170,13 +169,14 @@ export function createTransport(options: TransportOptions): Transport {
 
   return async function request<T>(spec: RequestSpec<T>): Promise<T> {
     const url = urlOf[spec.service](spec.path, spec.query)
+    const gate = budget?.gate(spec.service, spec.path)
     for (let attempt = 1; ; attempt++) {
       try {
-        return await (budget === undefined ? options.limit(() => once(spec, url)) : budgeted(spec, url, budget))
+        return await (budget === undefined || gate === undefined ? options.limit(() => once(spec, url)) : budgeted(spec, url, gate, budget))
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason
         // Throttled although within the budget: the limits are lower than the budget thinks, so it learns.
-        if (err instanceof RateLimitedError) budget?.slowDown(spec.service, spec.path)
+        if (err instanceof RateLimitedError) gate?.slowDown()
         if (attempt > options.retry.limit || !isRetryable(err)) throw err
         const retryAfter = err instanceof RateLimitedError || err instanceof MarketHttpError ? err.retryAfterMs : undefined
         // The service's Retry-After if it gave one, else the doubling; capped either way.

@@ -151,9 +151,10 @@ describe('the buckets', () => {
   it('slows down on each throttle and recovers step by step', () => {
     let now = 1_000
     const budget = createRequestBudget({ now: () => now, recoverMs: 30_000 })
-    expect(budget?.tryTake('data', '/trades')).toBe(true)
-    budget?.slowDown('data', '/trades')
-    budget?.slowDown('data', '/trades')
+    const trades = budget?.gate('data', '/trades')
+    expect(trades?.tryTake()).toBe(true)
+    trades?.slowDown()
+    trades?.slowDown()
     expect(budget?.factors()).toEqual(new Map([['data', 0.25], ['data /trades', 0.25]]))
     now += 30_000
     expect(budget?.factors().get('data /trades')).toBe(0.5)
@@ -163,10 +164,10 @@ describe('the buckets', () => {
 
   it('counts an endpoint under its parent path, and keeps /price apart from /prices', () => {
     const budget = createRequestBudget({ now: () => 0, limits: { 'gamma /markets': 2 } })
-    expect(budget?.tryTake('gamma', '/markets/keyset')).toBe(true)
-    expect(budget?.tryTake('clob', '/prices')).toBe(true)
+    expect(budget?.gate('gamma', '/markets/keyset').tryTake()).toBe(true)
+    expect(budget?.gate('clob', '/prices').tryTake()).toBe(true)
     expect([...(budget?.factors().keys() ?? [])]).toEqual(['gamma', 'gamma /markets', 'clob', 'clob /prices'])
-    expect(budget?.waitMs('gamma', '/markets/slug/x')).toBeGreaterThan(0)
+    expect(budget?.gate('gamma', '/markets/slug/x').waitMs()).toBeGreaterThan(0)
   })
 
   it('is off with rateLimit: false', () => {

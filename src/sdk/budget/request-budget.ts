@@ -28,23 +28,29 @@ export interface RateLimitOptions {
   readonly sleep?: ((ms: number, signal: AbortSignal | undefined) => Promise<void>) | undefined
 }
 
+/** Internal: the budget's side of one request, made once per request (the lookups are done once). */
+export interface Gate {
+  /** Waits for the turn among requests on the same limits (first come, first served); no promise when it is free. */
+  turn(signal: AbortSignal | undefined): Release | Promise<Release>
+  /** Ms until the request may go (0: now). */
+  waitMs(): number
+  /** Takes the request's tokens if all are there now; false if another request took one first. */
+  tryTake(): boolean
+  /** The service throttled this request: slow its buckets down. */
+  slowDown(): void
+}
+
 /** Internal: the budget as the transport uses it. */
 export interface RequestBudget {
-  /** Ms until a request to `service` `path` may go (0: now). */
-  waitMs(service: Service, path: string): number
-  /**
-   * Waits for the turn of the requests that count against the same limits as `service` `path` (first come, first
-   * served); the turn comes back without a promise when nobody holds it.
-   */
-  turn(service: Service, path: string, signal: AbortSignal | undefined): Release | Promise<Release>
-  /** Takes the request's tokens if all are there now; false if another request took one first. */
-  tryTake(service: Service, path: string): boolean
-  /** The service throttled a request to `service` `path`: slow its buckets down. */
-  slowDown(service: Service, path: string): void
+  /** The gate of a request to `service` `path`. */
+  gate(service: Service, path: string): Gate
   /** The share of its limit each bucket that exists runs at (1 = full speed). */
   factors(): Map<LimitKey, number>
   readonly sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>
 }
+
+/** Gates kept for reuse; paths with ids in them (`/markets/slug/…`) would grow the map without end, so it is cleared past this. */
+const MAX_GATES = 256
 
 /** Builds the budget of one client, or `undefined` for `rateLimit: false`. */
 export function createRequestBudget(options: RateLimitOptions | false | undefined): RequestBudget | undefined {
@@ -57,37 +63,50 @@ export function createRequestBudget(options: RateLimitOptions | false | undefine
   const learning = { recoverMs: o.recoverMs ?? 30_000 }
   // Made on first use: a client that only reads books never keeps the catalog's buckets.
   const buckets = new Map<LimitKey, TokenBucket>()
-  const bucketsOf = (service: Service, path: string): TokenBucket[] =>
-    keysOf(limits, service, path).map((key) => {
-      let bucket = buckets.get(key)
-      if (bucket === undefined) {
-        bucket = new TokenBucket(Math.max(1, (limits[key] ?? 1) * share), windowMs, learning, now())
-        buckets.set(key, bucket)
-      }
-      return bucket
-    })
+  const bucketOf = (key: LimitKey): TokenBucket => {
+    let bucket = buckets.get(key)
+    if (bucket === undefined) {
+      bucket = new TokenBucket(Math.max(1, (limits[key] ?? 1) * share), windowMs, learning, now())
+      buckets.set(key, bucket)
+    }
+    return bucket
+  }
   const turns = new Turns()
-  const budget: RequestBudget = {
-    turn(service, path, signal) {
-      const name = `${service} ${keysOf(limits, service, path).join(' ')}`
-      return turns.tryEnter(name) ?? turns.enter(name, signal)
-    },
-    waitMs(service, path) {
+  const gates = new Map<string, Gate>()
+  const makeGate = (service: Service, path: string): Gate => {
+    const keys = keysOf(limits, service, path)
+    const mine = keys.map(bucketOf)
+    const name = keys.join(' ')
+    const waitMs = (): number => {
       const t = now()
       let wait = 0
-      for (const b of bucketsOf(service, path)) wait = Math.max(wait, b.waitMs(t))
+      for (const b of mine) wait = Math.max(wait, b.waitMs(t))
       return wait
-    },
-    tryTake(service, path) {
-      const t = now()
-      const all = bucketsOf(service, path)
-      if (all.some((b) => b.waitMs(t) > 0)) return false
-      for (const b of all) b.take(t)
-      return true
-    },
-    slowDown(service, path) {
-      const t = now()
-      for (const b of bucketsOf(service, path)) b.slowDown(t)
+    }
+    return {
+      turn: (signal) => turns.tryEnter(name) ?? turns.enter(name, signal),
+      waitMs,
+      tryTake() {
+        if (waitMs() > 0) return false
+        const t = now()
+        for (const b of mine) b.take(t)
+        return true
+      },
+      slowDown() {
+        const t = now()
+        for (const b of mine) b.slowDown(t)
+      },
+    }
+  }
+  return {
+    gate(service, path) {
+      const id = `${service}${path}`
+      let gate = gates.get(id)
+      if (gate === undefined) {
+        if (gates.size >= MAX_GATES) gates.clear()
+        gates.set(id, (gate = makeGate(service, path)))
+      }
+      return gate
     },
     factors() {
       const t = now()
@@ -95,5 +114,4 @@ export function createRequestBudget(options: RateLimitOptions | false | undefine
     },
     sleep: o.sleep ?? timerSleep,
   }
-  return budget
 }

@@ -1,7 +1,8 @@
 /**
  * The transport of the market client: one ky instance per client, JSON in and out, errors mapped to the client's
- * own classes, valibot validation of every body, the retry loop of idempotent reads, and the client's concurrency
- * bound around every attempt (so every fan-out, not only batch chunks, is bounded).
+ * own classes, valibot validation of every body, the retry loop of idempotent reads, the client's request budget
+ * (src/sdk/budget/) before every attempt, and its concurrency bound around every attempt (so every fan-out, not
+ * only batch chunks, is bounded). URLs are built in url.ts.
  */
 import ky, { TimeoutError as KyTimeoutError } from 'ky'
 import * as v from 'valibot'
@@ -19,6 +20,9 @@ import { backoffDelay } from '../util/backoff.js'
 import { parseRetryAfter } from '../util/retry-after.js'
 import type { RetryPolicy } from './retry.js'
 import type { Gate, RequestBudget } from './budget/request-budget.js'
+import { urlBuilder, type QueryInit } from './url.js'
+
+export { buildUrl, urlBuilder, type QueryInit } from './url.js'
 
 /** Runs `fn` once a slot is free (a p-limit `LimitFunction`). */
 type Limit = <R>(fn: () => Promise<R>) => Promise<R>
@@ -26,8 +30,6 @@ type Limit = <R>(fn: () => Promise<R>) => Promise<R>
 /** The three services the client talks to. */
 export type Service = 'gamma' | 'clob' | 'data'
 
-/** Query parameters; arrays are sent as repeated keys (`id=1&id=2`), `undefined` is left out. */
-export type QueryInit = Readonly<Record<string, string | number | boolean | readonly string[] | undefined>>
 
 /** One request of the client, with the schema its answer must match. */
 export interface RequestSpec<T> {
@@ -215,59 +217,6 @@ function failure(
     return new MarketHttpError(`${endpoint} answered ${response.status} with a body that is not JSON`, details)
   }
   return new NotFoundError(spec.notFound ?? endpoint, details)
-}
-
-/** Joins a base URL, a path and the query; arrays become repeated keys. The reference {@link urlBuilder} follows. */
-export function buildUrl(base: string, path: string, query: QueryInit | undefined): string {
-  const url = new URL(base.replace(/\/+$/, '') + path)
-  for (const [key, value] of Object.entries(query ?? {})) {
-    if (value === undefined) continue
-    const values: readonly (string | number | boolean)[] = Array.isArray(value) ? value : [value as string]
-    for (const item of values) url.searchParams.append(key, String(item))
-  }
-  return url.toString()
-}
-
-/** Path characters the URL parser keeps as they are (no percent-encoding, no `%`, no `\\`); dot segments aside. */
-const PLAIN_PATH = /^(?:\/[A-Za-z0-9\-._~!$&'()*+,;=:@]*)+$/
-/** A `.` or `..` segment, which the URL parser would resolve away. */
-const DOT_SEGMENT = /\/\.\.?(?:\/|$)/
-/** Query text that URLSearchParams writes unchanged. */
-const PLAIN_QUERY = /^[A-Za-z0-9*\-._]*$/
-
-/**
- * {@link buildUrl} for one base URL, giving the same string without a `URL` and a `URLSearchParams` per call: the
- * base is checked once, and a path and query made only of characters the URL parser and the form encoder leave
- * alone are joined as text. Anything else takes {@link buildUrl} itself, so the result is always the same.
- */
-export function urlBuilder(base: string): (path: string, query: QueryInit | undefined) => string {
-  const prefix = base.replace(/\/+$/, '')
-  let canonical = false
-  try {
-    canonical = !/[?#]/.test(prefix) && new URL(prefix + '/').href === prefix + '/'
-  } catch {
-    // Not a URL: buildUrl throws the parser's own error at call time, as before.
-  }
-  return (path, query) => {
-    if (!canonical || !PLAIN_PATH.test(path) || DOT_SEGMENT.test(path)) return buildUrl(base, path, query)
-    let search = ''
-    for (const key in query) {
-      const value = query[key]
-      if (value === undefined) continue
-      if (typeof value === 'object') {
-        for (const item of value) search += pair(key, item)
-      } else {
-        search += pair(key, String(value))
-      }
-    }
-    return search === '' ? prefix + path : `${prefix}${path}?${search.slice(1)}`
-  }
-}
-
-/** `&key=value`, form-encoded exactly as URLSearchParams writes it. */
-function pair(key: string, value: string): string {
-  if (PLAIN_QUERY.test(key) && PLAIN_QUERY.test(value)) return `&${key}=${value}`
-  return `&${new URLSearchParams([[key, value]]).toString()}`
 }
 
 const NOT_JSON = Symbol('not JSON')

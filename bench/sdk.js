@@ -71,6 +71,9 @@ async function compare(contestants, calls) {
   return Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, { cpu: median(v.map((x) => x.cpu)), wall: median(v.map((x) => x.wall)) }]))
 }
 
+/** Limits no benchmark reaches: the budget does its bookkeeping but never waits. */
+const NEVER_WAIT = { clob: 1e12, 'clob /book': 1e12, 'clob /midpoint': 1e12 }
+
 const memoryFetch = async (input) => {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
   return new Response(url.includes('/book') ? BOOK_BODY : MIDPOINT_BODY, { headers: { 'content-type': 'application/json' } })
@@ -78,8 +81,11 @@ const memoryFetch = async (input) => {
 
 async function inMemory() {
   const host = 'http://clob.invalid'
-  const pm = createMarketClient({ clobUrl: host, fetch: memoryFetch })
+  // The request budget off: at 20,000 calls it would pace them to the published 1,500 per 10 s and time the limit,
+  // not the client. `+ budget` runs it with limits too high ever to wait: what the budget's bookkeeping costs a call.
+  const pm = createMarketClient({ clobUrl: host, fetch: memoryFetch, rateLimit: false })
   const token = pm.token(TOKEN)
+  const budgeted = createMarketClient({ clobUrl: host, fetch: memoryFetch, rateLimit: { limits: NEVER_WAIT } }).token(TOKEN)
   // clob-client calls axios, whose fetch adapter takes the same in-memory fetch: only the clients' own work differs.
   axios.defaults.adapter = 'fetch'
   axios.defaults.env = { ...axios.defaults.env, fetch: memoryFetch }
@@ -95,8 +101,8 @@ async function inMemory() {
   const kyValidated = (path, schema) => async () => v.parse(schema, JSON.parse(await (await api(`${host}${path}?token_id=${TOKEN}`)).text()))
   const bookSchema = v.pipe(ClobBookSchema, v.transform(toBook))
   const midSchema = ClobMidpointSchema
-  const book = await compare({ raw: raw('/book'), '+ validation': validated('/book', bookSchema), 'ky floor': kyFloor('/book'), 'ky floor + v.': kyValidated('/book', bookSchema), hookpilot: () => token.book(), 'clob-client': () => clob.getOrderBook(TOKEN) }, CALLS)
-  const midpoint = await compare({ raw: raw('/midpoint'), '+ validation': validated('/midpoint', midSchema), 'ky floor': kyFloor('/midpoint'), 'ky floor + v.': kyValidated('/midpoint', midSchema), hookpilot: () => token.midpoint(), 'clob-client': () => clob.getMidpoint(TOKEN) }, CALLS)
+  const book = await compare({ raw: raw('/book'), '+ validation': validated('/book', bookSchema), 'ky floor': kyFloor('/book'), 'ky floor + v.': kyValidated('/book', bookSchema), hookpilot: () => token.book(), '+ budget': () => budgeted.book(), 'clob-client': () => clob.getOrderBook(TOKEN) }, CALLS)
+  const midpoint = await compare({ raw: raw('/midpoint'), '+ validation': validated('/midpoint', midSchema), 'ky floor': kyFloor('/midpoint'), 'ky floor + v.': kyValidated('/midpoint', midSchema), hookpilot: () => token.midpoint(), '+ budget': () => budgeted.midpoint(), 'clob-client': () => clob.getMidpoint(TOKEN) }, CALLS)
   axios.defaults.adapter = ['xhr', 'http', 'fetch']
   delete axios.defaults.env.fetch
   return { book, midpoint }
@@ -105,14 +111,15 @@ async function inMemory() {
 async function loopback() {
   const { child, port } = await startServer('http')
   const host = `http://127.0.0.1:${port}`
-  const token = createMarketClient({ clobUrl: host }).token(TOKEN)
+  const token = createMarketClient({ clobUrl: host, rateLimit: false }).token(TOKEN)
+  const budgeted = createMarketClient({ clobUrl: host, rateLimit: { limits: NEVER_WAIT } }).token(TOKEN)
   const clob = new ClobClient(host, 137)
   const raw = (path) => async () => JSON.parse(await (await fetch(`${host}${path}?token_id=${TOKEN}`)).text())
   const api = ky.create({ retry: 0, throwHttpErrors: false, timeout: false })
   const kyFloor = (path) => async () => JSON.parse(await (await api(`${host}${path}?token_id=${TOKEN}`)).text())
   const calls = Math.max(500, Math.round(CALLS / 10))
-  const book = await compare({ raw: raw('/book'), 'ky floor': kyFloor('/book'), hookpilot: () => token.book(), 'clob-client': () => clob.getOrderBook(TOKEN) }, calls)
-  const midpoint = await compare({ raw: raw('/midpoint'), 'ky floor': kyFloor('/midpoint'), hookpilot: () => token.midpoint(), 'clob-client': () => clob.getMidpoint(TOKEN) }, calls)
+  const book = await compare({ raw: raw('/book'), 'ky floor': kyFloor('/book'), hookpilot: () => token.book(), '+ budget': () => budgeted.book(), 'clob-client': () => clob.getOrderBook(TOKEN) }, calls)
+  const midpoint = await compare({ raw: raw('/midpoint'), 'ky floor': kyFloor('/midpoint'), hookpilot: () => token.midpoint(), '+ budget': () => budgeted.midpoint(), 'clob-client': () => clob.getMidpoint(TOKEN) }, calls)
   child.send({ type: 'stop' })
   return { book, midpoint }
 }
@@ -198,7 +205,7 @@ function printCalls(title, results, goal) {
   console.log(title)
   console.log('  call       client        CPU us/call  wall us/call  CPU vs raw  CPU vs clob-client')
   for (const [call, r] of Object.entries(results)) {
-    for (const name of ['raw', '+ validation', 'ky floor', 'ky floor + v.', 'hookpilot', 'clob-client']) {
+    for (const name of ['raw', '+ validation', 'ky floor', 'ky floor + v.', 'hookpilot', '+ budget', 'clob-client']) {
       const v = r[name]
       if (v === undefined) continue
       console.log(`  ${call.padEnd(10)} ${name.padEnd(12)} ${us(v.cpu)}      ${us(v.wall)}      ${x(v.cpu / r.raw.cpu).padStart(7)}     ${x(v.cpu / r['clob-client'].cpu).padStart(7)}`)

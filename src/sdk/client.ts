@@ -16,6 +16,7 @@ import { MarketUsageError } from './errors.js'
 import { createTransport } from './http.js'
 import { MarketHandle } from './market-handle.js'
 import { retryPolicy, type RetryOptions } from './retry.js'
+import { createRequestBudget, type RateLimitOptions } from './budget/request-budget.js'
 import type { MarketEvent, StreamEvent } from './stream/events.js'
 import { booksOf, type BookUpdate } from './stream/watch-books.js'
 import { DEFAULT_WS_URL, tokenIdsOf, watchTokens, type MarketStream, type WatchOptions, type WatchTarget } from './stream/watch.js'
@@ -51,6 +52,12 @@ export interface MarketClientOptions {
   readonly userAgent?: string | undefined
   /** Requests in flight at once, across every call of this client (default 4): batch chunks, histories of many markets, ... */
   readonly concurrency?: number | undefined
+  /**
+   * The request budget: every request of this client waits for a token of its service's and endpoint's bucket, set
+   * from the published limits (per 10 s) or from these options; it slows down for a while after a throttled
+   * answer. `false` turns it off (default on).
+   */
+  readonly rateLimit?: RateLimitOptions | false | undefined
 }
 
 /** The market client: queries, per-token and per-market handles, batch reads. */
@@ -131,6 +138,7 @@ export function createMarketClient(options: MarketClientOptions = {}): MarketCli
     userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
     retry: retryPolicy(options.retry),
     limit,
+    budget: createRequestBudget(options.rateLimit),
   })
   const ctx: ClientContext = { request }
   const stream = {

@@ -1,7 +1,8 @@
 /**
  * The transport of the market client: one ky instance per client, JSON in and out, errors mapped to the client's
- * own classes, valibot validation of every body, the retry loop of idempotent reads, and the client's concurrency
- * bound around every attempt (so every fan-out, not only batch chunks, is bounded).
+ * own classes, valibot validation of every body, the retry loop of idempotent reads, the client's request budget
+ * (src/sdk/budget/) before every attempt, and its concurrency bound around every attempt (so every fan-out, not
+ * only batch chunks, is bounded). URLs are built in url.ts.
  */
 import ky, { TimeoutError as KyTimeoutError } from 'ky'
 import * as v from 'valibot'
@@ -18,6 +19,10 @@ import {
 import { backoffDelay } from '../util/backoff.js'
 import { parseRetryAfter } from '../util/retry-after.js'
 import type { RetryPolicy } from './retry.js'
+import type { Gate, RequestBudget } from './budget/request-budget.js'
+import { urlBuilder, type QueryInit } from './url.js'
+
+export { buildUrl, urlBuilder, type QueryInit } from './url.js'
 
 /** Runs `fn` once a slot is free (a p-limit `LimitFunction`). */
 type Limit = <R>(fn: () => Promise<R>) => Promise<R>
@@ -25,8 +30,6 @@ type Limit = <R>(fn: () => Promise<R>) => Promise<R>
 /** The three services the client talks to. */
 export type Service = 'gamma' | 'clob' | 'data'
 
-/** Query parameters; arrays are sent as repeated keys (`id=1&id=2`), `undefined` is left out. */
-export type QueryInit = Readonly<Record<string, string | number | boolean | readonly string[] | undefined>>
 
 /** One request of the client, with the schema its answer must match. */
 export interface RequestSpec<T> {
@@ -52,6 +55,8 @@ export interface TransportOptions {
   readonly retry: RetryPolicy
   /** Bounds the attempts in flight (the client's `concurrency`); a request waiting to retry holds no slot. */
   readonly limit: Limit
+  /** The client's request budget; `undefined` when the client opted out (`rateLimit: false`). */
+  readonly budget?: RequestBudget | undefined
 }
 
 /** Sends requests of one client. */
@@ -133,13 +138,47 @@ export function createTransport(options: TransportOptions): Transport {
     throw failure(spec, response, url, text, body, message)
   }
 
+  const budget = options.budget
+
+  /**
+   * One attempt within the budget. Requests waiting on the same limits take turns (only the first watches the
+   * clock), and the wait holds no concurrency slot, so a request waiting on `/trades` does not stall one to `/book`.
+   * The tokens are taken inside the slot, just before sending, so a request cannot go out later than its tokens
+   * say; if another request took them first, it waits again, keeping its turn.
+   */
+  async function budgeted<T>(spec: RequestSpec<T>, url: string, gate: Gate, b: RequestBudget): Promise<T> {
+    const turn = gate.turn(spec.signal)
+    // Most requests find the turn free: no promise to wait on then (a hot path for the order-book reads).
+    const release = typeof turn === 'function' ? turn : await turn
+    try {
+      for (;;) {
+        const wait = gate.waitMs()
+        if (wait > 0) {
+          await b.sleep(wait, spec.signal)
+          continue
+        }
+        const result = await options.limit((): Promise<T | typeof NOT_YET> => {
+          if (!gate.tryTake()) return Promise.resolve(NOT_YET)
+          release()
+          return once(spec, url)
+        })
+        if (result !== NOT_YET) return result
+      }
+    } finally {
+      release()
+    }
+  }
+
   return async function request<T>(spec: RequestSpec<T>): Promise<T> {
     const url = urlOf[spec.service](spec.path, spec.query)
+    const gate = budget?.gate(spec.service, spec.path)
     for (let attempt = 1; ; attempt++) {
       try {
-        return await options.limit(() => once(spec, url))
+        return await (budget === undefined || gate === undefined ? options.limit(() => once(spec, url)) : budgeted(spec, url, gate, budget))
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason
+        // Throttled although within the budget: the limits are lower than the budget thinks, so it learns.
+        if (err instanceof RateLimitedError) gate?.slowDown()
         if (attempt > options.retry.limit || !isRetryable(err)) throw err
         const retryAfter = err instanceof RateLimitedError || err instanceof MarketHttpError ? err.retryAfterMs : undefined
         // The service's Retry-After if it gave one, else the doubling; capped either way.
@@ -180,60 +219,9 @@ function failure(
   return new NotFoundError(spec.notFound ?? endpoint, details)
 }
 
-/** Joins a base URL, a path and the query; arrays become repeated keys. The reference {@link urlBuilder} follows. */
-export function buildUrl(base: string, path: string, query: QueryInit | undefined): string {
-  const url = new URL(base.replace(/\/+$/, '') + path)
-  for (const [key, value] of Object.entries(query ?? {})) {
-    if (value === undefined) continue
-    const values: readonly (string | number | boolean)[] = Array.isArray(value) ? value : [value as string]
-    for (const item of values) url.searchParams.append(key, String(item))
-  }
-  return url.toString()
-}
-
-/** Path characters the URL parser keeps as they are (no percent-encoding, no `%`, no `\\`); dot segments aside. */
-const PLAIN_PATH = /^(?:\/[A-Za-z0-9\-._~!$&'()*+,;=:@]*)+$/
-/** A `.` or `..` segment, which the URL parser would resolve away. */
-const DOT_SEGMENT = /\/\.\.?(?:\/|$)/
-/** Query text that URLSearchParams writes unchanged. */
-const PLAIN_QUERY = /^[A-Za-z0-9*\-._]*$/
-
-/**
- * {@link buildUrl} for one base URL, giving the same string without a `URL` and a `URLSearchParams` per call: the
- * base is checked once, and a path and query made only of characters the URL parser and the form encoder leave
- * alone are joined as text. Anything else takes {@link buildUrl} itself, so the result is always the same.
- */
-export function urlBuilder(base: string): (path: string, query: QueryInit | undefined) => string {
-  const prefix = base.replace(/\/+$/, '')
-  let canonical = false
-  try {
-    canonical = !/[?#]/.test(prefix) && new URL(prefix + '/').href === prefix + '/'
-  } catch {
-    // Not a URL: buildUrl throws the parser's own error at call time, as before.
-  }
-  return (path, query) => {
-    if (!canonical || !PLAIN_PATH.test(path) || DOT_SEGMENT.test(path)) return buildUrl(base, path, query)
-    let search = ''
-    for (const key in query) {
-      const value = query[key]
-      if (value === undefined) continue
-      if (typeof value === 'object') {
-        for (const item of value) search += pair(key, item)
-      } else {
-        search += pair(key, String(value))
-      }
-    }
-    return search === '' ? prefix + path : `${prefix}${path}?${search.slice(1)}`
-  }
-}
-
-/** `&key=value`, form-encoded exactly as URLSearchParams writes it. */
-function pair(key: string, value: string): string {
-  if (PLAIN_QUERY.test(key) && PLAIN_QUERY.test(value)) return `&${key}=${value}`
-  return `&${new URLSearchParams([[key, value]]).toString()}`
-}
-
 const NOT_JSON = Symbol('not JSON')
+/** A budgeted attempt that found its tokens taken by another request once it had a slot. */
+const NOT_YET = Symbol('not yet')
 
 /**
  * The body as text, given up (and the stream cancelled, which closes the connection) when `signal` aborts, even if

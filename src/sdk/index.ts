@@ -14,6 +14,10 @@ export { createMarketClient, DEFAULT_URLS, DEFAULT_USER_AGENT } from './client.j
 export type { MarketClient, MarketClientOptions } from './client.js'
 export type { CallOptions } from './context.js'
 export type { RetryOptions } from './retry.js'
+export type { RateLimitOptions } from './budget/request-budget.js'
+export type { LimitKey, Limits } from './budget/limits.js'
+export type { Service } from './http.js'
+export { PUBLISHED_LIMITS, LIMIT_WINDOW_MS } from './budget/limits.js'
 export type { Page, ToArrayOptions, PagedQuery } from './query.js'
 export {
   MarketError,

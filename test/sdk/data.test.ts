@@ -41,8 +41,10 @@ describe('trades', () => {
 
   it('does not walk past offset 10,000, and reports the service refusing it', async () => {
     const { pm } = testClient()
+    // The mock holds more than 10,000 trades: the walk reads the page at the cap, then stops instead of going past.
     const near = await pm.trades.offset(MAX_TRADES_OFFSET).toArray({ max: 50 })
-    expect(near).toEqual([])
+    expect(near).toHaveLength(10)
+    expect(urls(requests).map((u) => u.searchParams.get('offset'))).toEqual(['10000'])
     // offset() refuses this before any request (below), so build the query's state directly to reach the service.
     const deep = new TradesQuery(bareContext(), { filter: {}, offset: MAX_TRADES_OFFSET + 1 })
     const err = await deep.list().catch((e: unknown) => e)

@@ -32,6 +32,23 @@ describe('the package', () => {
     expect(err).toMatchObject({ stderr: expect.stringContaining('Cannot find package msw') })
   })
 
+  it('exports history from the built package at hookpilot/sdk/export, against the mock, without msw', async () => {
+    const { stdout } = await withoutMsw(`
+      const { mkdtempSync, readFileSync } = await import('node:fs')
+      const { join } = await import('node:path')
+      const { createMarketClient } = await import('hookpilot/sdk')
+      const { historyExport, runExport } = await import('hookpilot/sdk/export')
+      const { startMockMarketServer } = await import('hookpilot/sdk/mock')
+      const mock = await startMockMarketServer({ tickMs: 0 })
+      const file = join(mkdtempSync(join((await import('node:os')).tmpdir(), 'pkg-export-')), 'h.csv')
+      const walk = await historyExport(createMarketClient(mock), 'microstrategy-sells-any-bitcoin-by-may-31-2026', { since: 1780272000, until: 1780358400, fidelity: 720 })
+      const summary = await runExport(walk, { file, format: 'csv' })
+      await mock.close()
+      console.log(summary.rows, readFileSync(file, 'utf8').split('\\r\\n')[0])
+    `)
+    expect(stdout.trim()).toBe('6 t,time,outcome,outcomeIndex,p,tokenId,market')
+  })
+
   it('ships every source its source maps point at', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root })
     const packed = new Set((JSON.parse(stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path))

@@ -9,9 +9,10 @@ import { book, history, oi, trades } from './tokens.js'
 import { events, markets, search } from './catalog.js'
 import { flag, type MarketCommand } from './command.js'
 import { watch } from './watch.js'
+import { exportCommand } from './export.js'
 import { CliUsageError, parse } from './options.js'
 
-const COMMANDS: Readonly<Record<string, MarketCommand>> = { search, events, markets, book, history, trades, oi, watch }
+const COMMANDS: Readonly<Record<string, MarketCommand>> = { search, events, markets, book, history, trades, oi, watch, export: exportCommand }
 
 const COMMON_HELP = `Common options:
   --json            print JSON instead of tables
@@ -80,7 +81,8 @@ async function withClient(io: CliIO, mock: boolean, run: (pm: MarketClient) => P
   // Only the node:http server: msw is an optional peer dependency and may be absent.
   const { startMockMarketServer } = await import('../../sdk/mock/server.js')
   // Four moves a second: `watch --mock` shows a market that moves at a pace a person can follow.
-  const server = await startMockMarketServer({ port: 0, tickMs: 250 })
+  // Trades answers of 500 as the real service gives, so an export of the busy mock market takes seconds, not minutes.
+  const server = await startMockMarketServer({ port: 0, tickMs: 250, tradesPage: 500 })
   try {
     return await run(createMarketClient(server))
   } finally {

@@ -120,14 +120,33 @@ function history(q: URLSearchParams, now: number): Response {
     return fail(400, "invalid filters: give 'interval' or both 'startTs' and 'endTs'")
   }
   if (token.market._newborn) return json({ history: [] })
+  return json({ history: mockHistory(q.get('market') ?? '', start, end, fidelity, now) })
+}
+
+/**
+ * The mock's price series of a token: a point every `fidelity` minutes on a fixed grid (whole steps of unix time,
+ * shifted to end on now for an open market), so windows asked for separately agree where they meet; within `[start, end]` (unix s) and the market's life (created to its
+ * end date; now for an open one), no window limit. Each price wiggles around the token's own and reaches it at the
+ * end of the market's life (now, for an open market). Exported for tests that compare an export with the series.
+ */
+export function mockHistory(tokenId: string, start: number, end: number, fidelity: number, now: number): { t: number; p: number }[] {
+  const token = TOKENS.get(tokenId)
+  if (token === undefined || token.market._newborn) return []
+  const { market } = token
+  const born = Math.floor(Date.parse(market.createdAt) / 1000)
+  const anchor = market.closed ? Math.floor(Date.parse(market.endDate) / 1000) : Math.floor(now / 1000)
   const step = Math.max(60, fidelity * 60)
-  const n = Math.min(1000, Math.floor((end - start) / step) + 1)
-  const seed = Number(token.market.id) % 17
-  const points = Array.from({ length: n }, (_, i) => {
-    const wiggle = 0.12 * (1 - i / Math.max(1, n - 1)) * Math.sin(i * 0.45 + seed)
-    return { t: end - (n - 1 - i) * step, p: Math.round(Math.min(0.999, Math.max(0.001, token.price + wiggle)) * 1000) / 1000 }
-  })
-  return json({ history: points })
+  // An open market's grid ends on now (its last point is the current price); a resolved one's on whole steps.
+  const phase = market.closed ? 0 : anchor % step
+  const from = Math.ceil((Math.max(start, born) - phase) / step) * step + phase
+  const to = Math.min(end, anchor)
+  const seed = Number(market.id) % 17
+  const points: { t: number; p: number }[] = []
+  for (let t = from; t <= to; t += step) {
+    const wiggle = 0.12 * Math.min(1, (anchor - t) / 7_776_000) * Math.sin((t / 3600) * 0.45 + seed)
+    points.push({ t, p: Math.round(Math.min(0.999, Math.max(0.001, token.price + wiggle)) * 1000) / 1000 })
+  }
+  return points
 }
 
 function marketsPage(cursor: string | null): Response {

@@ -5,16 +5,38 @@
 import { MARKETS, pricesOf, tokensOf, type MockMarket } from './fixtures.js'
 import { boolParam, fail, json, numParam, window } from './respond.js'
 
-const COUNTS: Readonly<Record<string, number>> = { '2169995': 25, '516724': 30 }
+// Spain's World Cup market is the busy one: 36,000 trades (12,000 sells, all by the first wallet; 24,000 buys by
+// the other two), past the offset cap on both sides, for the trades export.
+const COUNTS: Readonly<Record<string, number>> = { '2169995': 25, '516724': 30, '700103': 36_000 }
 const WALLETS = [
   ['0xceb57e549f8aa0627f4a4c6004bc8951d78ea27b', 'grenadine', 'Trivial-Gopher'],
   ['0x1111111111111111111111111111111111111111', 'oracle', 'Brave-Heron'],
   ['0x2222222222222222222222222222222222222222', '', 'Quiet-Otter'],
 ] as const
 
-/** Every mock trade, newest first, relative to `now` (unix ms). */
-function allTrades(now: number): Record<string, unknown>[] {
-  const base = Math.floor(now / 1000)
+type MockTrade = Record<string, unknown> & { readonly ago: number }
+
+let memo: { trades: MockTrade[]; byMarket: Map<unknown, MockTrade[]> } | undefined
+
+/**
+ * Every mock trade, newest first, with its age in seconds (`ago`) instead of a time, and by market; made once (the
+ * busy market is large), and given a time only when answered.
+ */
+function allTrades(): NonNullable<typeof memo> {
+  if (memo === undefined) {
+    const trades = makeTrades()
+    const byMarket = new Map<unknown, MockTrade[]>()
+    for (const t of trades) {
+      const list = byMarket.get(t['conditionId'])
+      if (list === undefined) byMarket.set(t['conditionId'], [t])
+      else list.push(t)
+    }
+    memo = { trades, byMarket }
+  }
+  return memo
+}
+
+function makeTrades(): MockTrade[] {
   const trades = MARKETS.filter((m) => tokensOf(m).length > 0 && !m._newborn).flatMap((m) => {
     const tokens = tokensOf(m)
     const labels = JSON.parse(m.outcomes ?? '[]') as string[]
@@ -28,7 +50,7 @@ function allTrades(now: number): Record<string, unknown>[] {
         conditionId: m.conditionId,
         size: Math.round((10 + ((k * 37 + Number(m.id)) % 500)) * 100) / 100,
         price: Math.max(0.001, Math.round(((pricesOf(m)[index] ?? 0.5) + ((k % 5) - 2) * 0.003) * 1000) / 1000),
-        timestamp: base - 600 * (k + 1) - (Number(m.id) % 97),
+        ago: 600 * (k + 1) + (Number(m.id) % 97),
         title: m.question,
         slug: m.slug,
         eventSlug: (m['events'] as { slug: string }[])[0]?.slug ?? '',
@@ -41,11 +63,11 @@ function allTrades(now: number): Record<string, unknown>[] {
       }
     })
   })
-  return trades.sort((a, b) => b.timestamp - a.timestamp)
+  return trades.sort((a, b) => a.ago - b.ago || a.transactionHash.localeCompare(b.transactionHash))
 }
 
-/** Answers one trades-service request. */
-export function data(path: string, q: URLSearchParams, now: number): Response {
+/** Answers one trades-service request; `page` is the most trades one answer holds (`limit` is clamped to it). */
+export function data(path: string, q: URLSearchParams, now: number, page = 10): Response {
   const markets = q.get('market')?.split(',').filter(Boolean)
   if (path === '/oi') {
     if (!markets?.length) return fail(400, 'market is required')
@@ -59,11 +81,14 @@ export function data(path: string, q: URLSearchParams, now: number): Response {
   const side = q.get('side')?.toUpperCase()
   const user = q.get('user')?.toLowerCase()
   boolParam(q, 'takerOnly') // accepted; every mock trade is a taker fill
-  const matching = allTrades(now).filter(
+  const { trades, byMarket } = allTrades()
+  const candidates = markets === undefined ? trades : markets.length === 1 ? (byMarket.get(markets[0]) ?? []) : trades
+  const matching = candidates.filter(
     (t) =>
       (markets === undefined || markets.includes(t['conditionId'] as string)) &&
       (side === undefined || t['side'] === side) &&
       (user === undefined || t['proxyWallet'] === user),
   )
-  return json(window(matching, q, 10).items)
+  const base = Math.floor(now / 1000)
+  return json(window(matching, q, page).items.map(({ ago, ...t }) => ({ ...t, timestamp: base - ago })))
 }

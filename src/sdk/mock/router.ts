@@ -7,6 +7,7 @@ import { DEFAULT_URLS } from '../client.js'
 import { clob, type BookSource } from './clob.js'
 import { data } from './data.js'
 import { gamma } from './gamma.js'
+import { createMockLimiter, type MockRateLimits } from './limiter.js'
 import { json } from './respond.js'
 
 /** Base URLs of the three services, as given to `createMarketClient`. */
@@ -22,6 +23,13 @@ export interface MockRouterOptions {
   readonly urls?: Partial<MockMarketUrls> | undefined
   /** The mock's clock in unix ms, for the timestamps of history and trades (default `Date.now`). */
   readonly now?: (() => number) | undefined
+  /**
+   * Models the published rate limits (`true`) or others: past a limit in the window, a 429 without `Retry-After`
+   * (a throttled 200 on the trades service). Off by default, so tests that make many calls stay deterministic.
+   */
+  readonly rateLimits?: MockRateLimits | boolean | undefined
+  /** The most trades one `/trades` answer holds (default 10, so walks cross pages; the real service allows more). */
+  readonly tradesPage?: number | undefined
 }
 
 /** How a throttled answer looks: the trades service's `200 {"error":"Too Many Requests"}`, or a 429. */
@@ -54,6 +62,7 @@ export function createMockMarketRouter(options: MockRouterOptions = {}, /** @int
   const urls: MockMarketUrls = { ...DEFAULT_URLS, ...definedOnly(options.urls ?? {}) }
   const now = options.now ?? Date.now
   const pending: ThrottleOptions[] = []
+  const limiter = options.rateLimits === undefined || options.rateLimits === false ? undefined : createMockLimiter(options.rateLimits)
 
   const route = async (request: Request): Promise<Response | undefined> => {
     const url = new URL(request.url)
@@ -65,9 +74,11 @@ export function createMockMarketRouter(options: MockRouterOptions = {}, /** @int
     if (throttle !== undefined) return throttled(throttle)
     const [name, base] = service
     const path = url.pathname.slice(new URL(base).pathname.replace(/\/+$/, '').length) || '/'
+    const limited = limiter?.(name, path, now())
+    if (limited !== undefined) return limited
     if (name === 'gamma') return gamma(path, url.searchParams)
     if (name === 'clob') return clob(path, url.searchParams, request, now(), live)
-    return data(path, url.searchParams, now())
+    return data(path, url.searchParams, now(), options.tradesPage)
   }
   return Object.assign(route, {
     urls,

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { MockFeed } from './feed.js'
 import { attachMarketChannel, MARKET_CHANNEL_PATH, type MarketChannel } from './market-channel.js'
+import type { MockRateLimits } from './limiter.js'
 import { createMockMarketRouter, type MockMarketUrls, type ThrottleOptions } from './router.js'
 
 /** Options of {@link startMockMarketServer}. */
@@ -19,6 +20,10 @@ export interface MockServerOptions {
   readonly now?: (() => number) | undefined
   /** Ms between two moves of the market channel's books (default 500); 0 moves them only on `tick()`. */
   readonly tickMs?: number | undefined
+  /** Models the published rate limits (`true`) or others (see `MockRouterOptions.rateLimits`); default off. */
+  readonly rateLimits?: MockRateLimits | boolean | undefined
+  /** The most trades one `/trades` answer holds (default 10, so walks cross pages; the real service allows more). */
+  readonly tradesPage?: number | undefined
 }
 
 /** A running mock server; spread it into `createMarketClient` to point a client at it (REST and WebSocket). */
@@ -75,7 +80,7 @@ export async function startMockMarketServer(options: MockServerOptions = {}): Pr
   const url = `http://${host}:${port}`
   const urls = { gammaUrl: `${url}/gamma`, clobUrl: `${url}/clob`, dataUrl: `${url}/data` }
   // REST `/book` reads the channel's live books, so a resync over REST agrees with the stream.
-  route = createMockMarketRouter({ urls, now }, (id) => feed.book(id))
+  route = createMockMarketRouter({ urls, now, rateLimits: options.rateLimits, tradesPage: options.tradesPage }, (id) => feed.book(id))
   return {
     url,
     ...urls,

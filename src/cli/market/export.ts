@@ -1,0 +1,160 @@
+/**
+ * `hookpilot market export`: history, trades and catalog lists into a file, resumable, built on
+ * `hookpilot/sdk/export`. A progress bar on a terminal, one plain line a step otherwise; a summary at the end.
+ */
+import { mkdir } from 'node:fs/promises'
+import { isAbsolute, join } from 'node:path'
+import type { EventOrderField, MarketClient, MarketOrderField } from '../../sdk/index.js'
+import {
+  EXPORT_FORMATS,
+  catalogExport,
+  historyExport,
+  runExport,
+  tradesExport,
+  type ExportProgress,
+  type ExportSummary,
+  type Walk,
+} from '../../sdk/export/index.js'
+import { flag, str, type MarketCommand, type Parsed } from './command.js'
+import { CliUsageError, count, instant, oneOf } from './options.js'
+import { writeJson } from './output.js'
+import { exportProgress } from './export-progress.js'
+
+/** What can be exported, and how each one's walk is made from the arguments. */
+const KINDS: Readonly<Record<string, (parsed: Parsed, target: string | undefined) => (pm: MarketClient) => Promise<Walk<unknown>>>> = {
+  history(parsed, target) {
+    const since = instant('since', str(parsed, 'since'))
+    if (target === undefined || since === undefined) throw new CliUsageError('history needs <slug|token> and --since: usage: ' + USAGE)
+    const until = instant('until', str(parsed, 'until'))
+    if (until !== undefined && until <= since) throw new CliUsageError('--since must be before --until')
+    const fidelity = count('fidelity', str(parsed, 'fidelity'), 60, 1440 * 30)
+    return (pm) => historyExport(pm, target, { since, until, fidelity })
+  },
+  trades(parsed, target) {
+    if (target === undefined) throw new CliUsageError('trades needs <slug|conditionId>: usage: ' + USAGE)
+    const since = instant('since', str(parsed, 'since'))
+    return (pm) => tradesExport(pm, target, { since })
+  },
+  markets(parsed, target) {
+    noTarget('markets', target)
+    const order = oneOf('order', str(parsed, 'order'), MARKET_ORDER)
+    const filter = catalogFilter(parsed)
+    return async (pm) => catalogExport(pm, { kind: 'markets', filter, ...(order === undefined ? {} : { order: [order] }), direction: direction(parsed) })
+  },
+  events(parsed, target) {
+    noTarget('events', target)
+    const order = oneOf('order', str(parsed, 'order'), EVENT_ORDER)
+    const filter = catalogFilter(parsed)
+    return async (pm) => catalogExport(pm, { kind: 'events', filter, ...(order === undefined ? {} : { order: [order] }), direction: direction(parsed) })
+  },
+}
+
+const MARKET_ORDER: readonly MarketOrderField[] = ['volume', 'volume24hr', 'liquidity', 'createdAt', 'updatedAt', 'startDate', 'endDate']
+const EVENT_ORDER: readonly EventOrderField[] = ['volume', 'volume24hr', 'liquidity', 'openInterest', 'createdAt', 'updatedAt', 'startDate', 'endDate']
+
+function noTarget(kind: string, target: string | undefined): void {
+  if (target !== undefined) throw new CliUsageError(`${kind} takes no <target> but filters (--closed, --tag, ...): got "${target}"`)
+}
+
+/** The catalog's filters from the flags; `--closed` is sent either way, as the events list needs it said. */
+function catalogFilter(parsed: Parsed) {
+  const active = flag(parsed, 'active')
+  const tag = str(parsed, 'tag')
+  return { closed: flag(parsed, 'closed') ?? false, ...(active === undefined ? {} : { active }), ...(tag === undefined ? {} : { tag }) }
+}
+
+const direction = (parsed: Parsed): 'asc' | 'desc' => (flag(parsed, 'asc') ? 'asc' : 'desc')
+
+const USAGE = 'hookpilot market export history|trades|markets|events [<slug|token|conditionId>] [options] [--format jsonl|csv] [--out DIR]'
+
+/** `hookpilot market export`. */
+export const exportCommand: MarketCommand = {
+  summary: 'export history, trades or catalog lists to a file (resumable)',
+  usage: USAGE,
+  help: `Exports:
+  history <slug|token>   every outcome's price history (one token's, given a token id), in windows of 15 days
+                         (the most the service answers), merged and de-duplicated
+  trades <slug|conditionId>
+                         every trade the service will give, newest first: each side walked on its own, and a
+                         side that reaches the offset cap (10,000) split by wallet; what could not be reached is
+                         reported with counts
+  markets | events       the catalog's list with its filters, through the keyset list
+
+Options:
+  --since <date>         history: start (required); trades: only trades from then on. A date such as 2026-05-01,
+                         a time such as 2026-05-01T12:00Z, or unix seconds
+  --until <date>         history: end (default now, fixed when the export starts)
+  --fidelity <minutes>   history: minutes between points (default 60)
+  --closed               markets, events: resolved ones (default open ones)
+  --active, --tag <slug> markets, events: the catalog's filters
+  --order <field>        markets, events: sort field (volume, volume24hr, liquidity, createdAt, endDate, ...)
+  --asc                  markets, events: ascending (default descending)
+  --format jsonl|csv     JSON lines (default), or CSV with a header: numbers bare, text (ids too) quoted
+  --out <dir>            directory of the output file (default the current one; made if missing)
+
+Resumable: a checkpoint <file>.checkpoint.json is kept beside the output while it runs. Run the same command again
+after an interruption and it goes on where it stopped; the file ends equal to an uninterrupted export's. The
+summary gives the rows, their time span, the gaps (history points further apart than two steps), and what could not
+be reached (trades past the offset cap).
+`,
+  options: {
+    since: { type: 'string' },
+    until: { type: 'string' },
+    fidelity: { type: 'string' },
+    format: { type: 'string' },
+    out: { type: 'string' },
+    closed: { type: 'boolean' },
+    active: { type: 'boolean' },
+    tag: { type: 'string' },
+    order: { type: 'string' },
+    asc: { type: 'boolean' },
+  },
+  prepare(parsed) {
+    const [kind, target, extra] = parsed.positionals
+    if (kind === undefined) throw new CliUsageError(`missing what to export (${Object.keys(KINDS).join(', ')}): usage: ${USAGE}`)
+    const make = Object.hasOwn(KINDS, kind) ? KINDS[kind] : undefined
+    if (make === undefined) throw new CliUsageError(`cannot export "${kind}": use one of ${Object.keys(KINDS).join(', ')}`)
+    if (extra !== undefined) throw new CliUsageError(`unexpected argument "${extra}": usage: ${USAGE}`)
+    const walkOf = make(parsed, target)
+    const format = oneOf('format', str(parsed, 'format'), EXPORT_FORMATS) ?? 'jsonl'
+    const out = str(parsed, 'out') ?? '.'
+    return async ({ pm, io, json }) => {
+      const walk = await walkOf(pm)
+      const dir = isAbsolute(out) ? out : join(io.cwd, out)
+      await mkdir(dir, { recursive: true })
+      const file = join(dir, fileName(walk, format))
+      const progress = exportProgress(io, walk.kind)
+      let summary: ExportSummary
+      try {
+        summary = await runExport(walk, { file, format, onProgress: (p: ExportProgress) => progress.update(p) })
+      } finally {
+        progress.stop()
+      }
+      if (json) return writeJson(io, summary)
+      io.stdout.write(describe(summary))
+    }
+  },
+}
+
+/** `history-<slug>-60m.jsonl`: what, of what, how; a name that stays the same so a re-run finds its checkpoint. */
+function fileName(walk: Walk<unknown>, format: string): string {
+  const parts = [walk.kind, walk.job['target'], walk.job['fidelity'] === undefined ? undefined : `${String(walk.job['fidelity'])}m`]
+  const name = parts.filter((p) => p !== undefined && p !== null).map((p) => String(p).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80))
+  return `${name.join('-')}.${format}`
+}
+
+const day = (t: number): string => new Date(t * 1000).toISOString().slice(0, 16).replace('T', ' ')
+
+function describe(s: ExportSummary): string {
+  const lines = [`Exported ${s.rows.toLocaleString('en-US')} rows to ${s.file}${s.resumed ? ' (resumed from its checkpoint)' : ''}`]
+  if (s.from !== null && s.to !== null) lines.push(`Time span: ${day(s.from)} to ${day(s.to)} UTC`)
+  if (s.gapCount === 0) lines.push('Gaps: none')
+  else {
+    lines.push(`Gaps: ${s.gapCount}${s.gapCount > s.gaps.length ? ` (the first ${s.gaps.length} listed)` : ''}`)
+    for (const g of s.gaps) lines.push(`  ${day(g.from)} to ${day(g.to)} UTC  ${g.series}`)
+  }
+  for (const u of s.unreached) {
+    lines.push(`Not reached: ${u.part}: ${u.reason} (${u.reached.toLocaleString('en-US')} reached${u.olderThan === null ? '' : `; older than ${day(u.olderThan)} UTC left out`})`)
+  }
+  return `${lines.join('\n')}\n`
+}

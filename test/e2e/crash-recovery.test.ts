@@ -37,7 +37,7 @@ describe('kill -9 during an agent run, then a restart', () => {
     expect(cut?.runs).toBe(2)
     expect(jobs.filter((j) => j.deliveryId !== 'delivery-1').map((j) => j.runs)).toEqual([1, 1, 1, 1])
     const shown = await runCli(['jobs', 'show', cut?.id ?? '', '--config', world.config], { env: world.env })
-    expect(shown.stdout).toMatch(/\nagent runs: 2\n/)
+    expect(shown.stdout).toMatch(/\nagent runs:\s+2\n/)
     second.cli.child.kill('SIGTERM')
     expect(await second.cli.exited).toBe(0)
   }, 60_000)

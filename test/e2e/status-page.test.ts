@@ -42,7 +42,7 @@ describe('status page (headless Chromium)', () => {
       config: { status_page: { enabled: true, token: TOKEN } } as never,
       agent: async (input) => {
         if (input.deliveryId === 'slow') await new Promise<void>((resolve) => held.push(resolve))
-        if (input.deliveryId === 'broken') return { ok: false, reason: `the agent said ${HOSTILE}` }
+        if (input.deliveryId === 'broken') return { ok: false, reason: `the agent said ${HOSTILE}`, retryable: false }
         return { ok: true, text: 'fine' }
       },
     })

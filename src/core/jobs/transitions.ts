@@ -2,12 +2,16 @@
  * The job lifecycle, owned here and nowhere else: every edge of a job's life is one pure function over its
  * record, and every rule about those edges (a lease counts one try, saving the answer moves to stage
  * `deliver`, a job that crashed its gateway every time fails, purge never cuts into the de-dup window) is
- * written once, in this module. A state backend (memory, SQLite, Redis, yours) stores what these functions
- * return, atomically, and decides nothing itself. {@link EDGES} lists the edges; docs/durability.md draws
- * them, and a test keeps the two equal.
+ * written once, in this module (the concurrency groups' rules in groups.ts, re-exported here). A state backend
+ * (memory, SQLite, Redis, yours) stores what these functions return, atomically, and decides nothing itself.
+ * {@link EDGES} (edges.ts) lists the edges; docs/durability.md draws them, and a test keeps the two equal.
  */
 import { GatewayError } from '../errors.js'
-import type { AddResult, FinalState, JobGroup, JobOutcome, JobRecord, JobState, NewJob, Reservation } from './state-backend.js'
+import type { AddResult, FinalState, JobOutcome, JobRecord, JobState, NewJob, Reservation } from './state-backend.js'
+import { superseded } from './groups.js'
+
+export { groupWait, joinGroup, leasable, outdated, superseded, type Joined } from './groups.js'
+export { EDGES, type Edge, type EdgeEnd, type EdgeStart } from './edges.js'
 
 /** How long a done job keeps its delivery id after it finished, by default: a redelivery within it is a duplicate. */
 export const DEDUP_WINDOW_MS = 60 * 60 * 1000
@@ -91,79 +95,6 @@ export function accepted(job: NewJob, id: string, t: number): JobRecord {
     answer: undefined, progress: 0, attempts: 0, notBefore: Math.max(t, job.runAt ?? t), lastError: undefined, receivedAt: job.receivedAt, updatedAt: t,
     finishedAt: undefined, group: undefined, burstAt: undefined, covers: 1, supersededBy: undefined, note: undefined, url: undefined, runs: 0,
   }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// concurrency groups
-
-/** What storing the newest job of a group does to it and to the group's other unfinished jobs. */
-export interface Joined {
-  /** The new job: its group, its burst, what it covers, and the debounced time it may run. */
-  readonly job: JobRecord
-  /** The group's other jobs as they are now: queued ones superseded, running ones marked outdated. */
-  readonly others: readonly JobRecord[]
-  /** The ids of the jobs superseded before they ran. */
-  readonly superseded: readonly string[]
-}
-
-/**
- * A job joins its concurrency group, in the write that stores it: the group's queued jobs end `superseded` by
- * it (they never run; it covers their events and inherits their burst), a running one is marked
- * {@link outdated} (its worker stops, or drops its answer), and it runs once no newer event came for the
- * debounce, but no later than `max_wait` after its burst began. `members` are the group's queued and running
- * jobs other than `job`, and `newest` the group's most recently received job in any state, read in the same
- * write: a redelivery re-queuing an old failed job of a group that has a newer one ends `superseded` at once
- * (its answer would be of an older head).
- */
-export function joinGroup(job: JobRecord, group: JobGroup, members: readonly JobRecord[], t: number, newest?: Pick<JobRecord, 'id' | 'receivedAt'>): Joined {
-  if (newest !== undefined && newest.id !== job.id && newest.receivedAt > job.receivedAt) {
-    return { job: superseded({ ...job, group: group.key }, newest.id, t), others: [], superseded: [] }
-  }
-  let burstAt = t
-  let covers = job.covers
-  const others: JobRecord[] = []
-  const gone: string[] = []
-  for (const member of members) {
-    if (member.state === 'queued') {
-      burstAt = Math.min(burstAt, member.burstAt ?? member.receivedAt)
-      covers += member.covers
-      others.push(superseded(member, job.id, t))
-      gone.push(member.id)
-    } else if (member.state === 'running') {
-      others.push(outdated(member, job.id, t))
-    }
-  }
-  // A deferred job keeps its booked moment: the debounce never runs it sooner.
-  const notBefore = Math.max(job.notBefore, groupWait(group, burstAt, t))
-  return { job: { ...job, group: group.key, burstAt, covers, notBefore, updatedAt: t }, others, superseded: gone }
-}
-
-/**
- * When the newest job of a group joined at `t` may run: once no newer event came for the debounce, but no later
- * than `max_wait` after its burst began (at `burstAt`).
- */
-export function groupWait(group: JobGroup, burstAt: number, t: number): number {
-  return Math.max(t, Math.min(t + group.debounceMs, burstAt + group.maxWaitMs))
-}
-
-/** A job replaced by the newer job `by` of its group before it ran (or, outdated, when its worker stopped). */
-export function superseded(job: JobRecord, by: string, t: number): JobRecord {
-  return {
-    ...job, state: 'superseded', supersededBy: by, note: `superseded by job ${by}, a newer event of its concurrency group`, updatedAt: t, finishedAt: t,
-  }
-}
-
-/** A running job whose group got a newer job `by`: it keeps its lease; its worker stops or drops its answer. */
-export function outdated(job: JobRecord, by: string, t: number): JobRecord {
-  return { ...job, supersededBy: by, updatedAt: t }
-}
-
-/**
- * Whether a queued job may be leased at `t`: it is due, and no job of its concurrency group runs (`busy` holds
- * the groups of the running jobs), so at most one job of a group runs at a time, on any number of workers.
- */
-export function leasable(job: Pick<JobRecord, 'state' | 'notBefore' | 'group'>, busy: ReadonlySet<string>, t: number): boolean {
-  return job.state === 'queued' && job.notBefore <= t && (job.group === undefined || !busy.has(job.group))
 }
 
 /** A finished job whose de-dup key passed to a newer job of the same delivery (its window had ended). */
@@ -358,60 +289,3 @@ export function checkedRetention(options: { keepDoneMs?: number | undefined; kee
   }
   return { keepDoneMs, keepFailedMs, windowMs }
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// the drawing
-
-/** Where an edge starts: a state, or `accepted` for an event not yet stored. */
-export type EdgeStart = JobState | 'accepted'
-/** Where an edge ends: a state, or `deleted` for a purge. */
-export type EdgeEnd = JobState | 'deleted'
-
-/** One edge of the lifecycle: the function that takes it and the states it joins. */
-export interface Edge {
-  readonly from: EdgeStart
-  readonly to: EdgeEnd
-  /** What takes the edge, as docs/durability.md labels it: a function of this module, or `purge`. */
-  readonly via: string
-}
-
-/**
- * Every edge of a job's life. docs/durability.md draws exactly these (a test compares the two), and a test
- * applies each function to a record in `from` and checks that it lands in `to`.
- */
-export const EDGES: readonly Edge[] = [
-  { from: 'accepted', to: 'queued', via: 'accepted' },
-  { from: 'queued', to: 'queued', via: 'joinGroup' },
-  { from: 'queued', to: 'superseded', via: 'superseded' },
-  { from: 'queued', to: 'running', via: 'leased' },
-  { from: 'running', to: 'running', via: 'answered' },
-  { from: 'running', to: 'running', via: 'progressed' },
-  { from: 'running', to: 'running', via: 'outdated' },
-  { from: 'running', to: 'done', via: 'finished' },
-  { from: 'running', to: 'skipped', via: 'finished' },
-  { from: 'running', to: 'superseded', via: 'finished' },
-  { from: 'running', to: 'failed', via: 'finished' },
-  { from: 'running', to: 'queued', via: 'finished' },
-  { from: 'running', to: 'queued', via: 'recovered' },
-  { from: 'running', to: 'superseded', via: 'recovered' },
-  { from: 'failed', to: 'queued', via: 'queuedAgain' },
-  { from: 'failed', to: 'queued', via: 'retried' },
-  { from: 'done', to: 'queued', via: 'retried' },
-  { from: 'skipped', to: 'queued', via: 'retried' },
-  { from: 'superseded', to: 'queued', via: 'retried' },
-  { from: 'failed', to: 'queued', via: 'rerun' },
-  { from: 'done', to: 'queued', via: 'rerun' },
-  { from: 'skipped', to: 'queued', via: 'rerun' },
-  { from: 'superseded', to: 'queued', via: 'rerun' },
-  { from: 'failed', to: 'queued', via: 'resent' },
-  { from: 'done', to: 'queued', via: 'resent' },
-  { from: 'skipped', to: 'queued', via: 'resent' },
-  { from: 'superseded', to: 'queued', via: 'resent' },
-  { from: 'done', to: 'done', via: 'keyMoved' },
-  { from: 'skipped', to: 'skipped', via: 'keyMoved' },
-  { from: 'superseded', to: 'superseded', via: 'keyMoved' },
-  { from: 'done', to: 'deleted', via: 'purgeable' },
-  { from: 'skipped', to: 'deleted', via: 'purgeable' },
-  { from: 'superseded', to: 'deleted', via: 'purgeable' },
-  { from: 'failed', to: 'deleted', via: 'purgeable' },
-]

@@ -6,18 +6,11 @@
  */
 import { describe, expect } from 'vitest'
 import type { AddResult, JobGroup, LeasedJob, NewJob, StateBackend } from '../core/jobs/state-backend.js'
-import { newJob, type contractWorld, type StateBackendHarness } from './state-backend-harness.js'
+import { newJob } from './state-backend-harness.js'
+import type { WritersCases } from './state-backend-writers.js'
 
-type World = ReturnType<typeof contractWorld>
-
-/** What the cases need from the contract. */
-export interface GroupCases {
-  readonly harness: StateBackendHarness
-  readonly it: (title: string, fn: () => Promise<void>) => void
-  readonly setup: World['setup']
-  readonly recorder: World['recorder']
-  readonly peer: World['peer']
-}
+/** What the cases need from the contract: what the writers' cases do, but the gap. */
+export type GroupCases = Omit<WritersCases, 'GAP'>
 
 /** A group of one pull request, debounced by `debounceMs`. */
 const group = (debounceMs: number): JobGroup => ({ key: 'pr\u0000octo/repo#7', debounceMs, maxWaitMs: 60_000 })

@@ -3,31 +3,16 @@
  * and a `log`, and returns a value (expected outcomes are values, not exceptions). Built-in plugins implement
  * them; so can yours, as plain objects.
  */
+import type { JsonObject, PluginContext } from './context-types.js'
+import type { OverLimit, Route } from './route-types.js'
 
-/** A JSON object as parsed from a webhook body. */
-export type JsonObject = { [key: string]: JsonValue }
-/** Any JSON value. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject
-
-/** Extra data attached to a log line. Never put a secret or an unauthenticated body here. */
-export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>
-
-/** One line per event. The default writes `time LEVEL message key=value ...` to stdout. */
-export interface Logger {
-  debug(message: string, fields?: LogFields): void
-  info(message: string, fields?: LogFields): void
-  warn(message: string, fields?: LogFields): void
-  error(message: string, fields?: LogFields): void
-}
-
-/** Milliseconds since the epoch; injectable so tests never sleep. */
-export type Clock = () => number
-
-/** What every plugin method receives besides its input. */
-export interface PluginContext {
-  readonly signal: AbortSignal
-  readonly log: Logger
-}
+export type { Clock, JsonObject, JsonValue, LogFields, Logger, PluginContext } from './context-types.js'
+export type { OverLimit, Route, RouteConcurrency } from './route-types.js'
+export type {
+  AgentContext, AgentEnvironment, AgentEnvironmentSource, AgentInput, AgentJob, AgentResult, AgentRunner, AgentUser,
+  PromptParts, StartupFinding,
+} from './agent-types.js'
+export type { AgentAnswer, DeliveryContext, DeliveryReceipt, DeliveryTarget } from './delivery-types.js'
 
 /** A request as the pipeline sees it: transport-free, headers lower-cased, the body as raw bytes. */
 export interface RawRequest {
@@ -58,8 +43,6 @@ export interface Verifier {
   verify(req: RawRequest, secrets: readonly string[]): VerifyResult | Promise<VerifyResult>
 }
 
-/** What a route does with a verified request over its rate limit: refuse it (429), or store it for later (202). */
-export type OverLimit = 'reject' | 'defer'
 
 /**
  * A sender of webhooks (GitHub, GitLab, a generic HMAC signer): how its requests are verified, and which of its
@@ -83,51 +66,6 @@ export interface Source extends Verifier {
   readonly overLimit?: OverLimit | undefined
 }
 
-/** A route, resolved from config.yaml or from a dynamic subscription. */
-export interface Route {
-  readonly name: string
-  /** Any of these verifies a request; `INSECURE_NO_AUTH` skips verification (loopback only). */
-  readonly secrets: readonly string[]
-  /** Accepted event types; empty accepts every event. */
-  readonly events: readonly string[]
-  /**
-   * Accepted actions (`opened`, `synchronize`; GitLab's `open`, `update`), read from the payload's `action`,
-   * else `object_attributes.action`; empty accepts every action. Others are answered `ignored` and run nothing.
-   */
-  readonly actions: readonly string[]
-  /** The prompt template; undefined sends the whole payload. */
-  readonly prompt: string | undefined
-  readonly skills: readonly string[]
-  /** Name (or alias) of the delivery target. */
-  readonly deliver: string
-  /** Templates rendered from the payload at delivery time (`repo`, `pr_number`, `chat_id`, ...). */
-  readonly deliverExtra: Readonly<Record<string, string>>
-  /** Agent outputs that mean "say nothing" (compared trimmed); empty delivers every answer. */
-  readonly silentOutputs: readonly string[]
-  /** Requests per rolling minute. */
-  readonly rateLimit: number
-  /**
-   * What a verified request over `rateLimit` gets (`over_limit`): `reject` answers 429, `defer` stores its job to
-   * run when the limit allows and answers 202 `deferred`. Undefined: the verifying source's {@link Source.overLimit}.
-   */
-  readonly overLimit?: OverLimit | undefined
-  /** The route's concurrency group (`concurrency`): one running job per key, the newest superseding the rest. */
-  readonly concurrency?: RouteConcurrency | undefined
-  readonly source: 'static' | 'dynamic'
-  readonly description: string | undefined
-}
-
-/** A route's `concurrency` section (docs/reviews.md). */
-export interface RouteConcurrency {
-  /** A template over the payload naming the group, e.g. `{repository.full_name}#{pull_request.number}`. */
-  readonly key: string
-  /** A job runs only once no newer event of its key came for this long (0: at once). */
-  readonly debounceMs: number
-  /** ...but never waits longer than this after the first event of a burst. */
-  readonly maxWaitMs: number
-  /** A newer event of the key stops the run in progress (else it finishes, and its stale answer is dropped). */
-  readonly cancelInProgress: boolean
-}
 
 /** An authenticated, parsed webhook. */
 export interface WebhookEvent {
@@ -166,179 +104,4 @@ export interface RateLimiter {
    * makes every route `reject`.
    */
   book?(key: string, limit: number): RateBooking | Promise<RateBooking>
-}
-
-/**
- * The prompt split by who wrote it. `instructions` is the operator's text (the skill and the route's template,
- * its `{placeholders}` unfilled); `fields` holds what each placeholder stands for, rendered from the payload:
- * written by whoever opened the pull request, so untrusted.
- */
-export interface PromptParts {
-  readonly instructions: string
-  readonly fields: Readonly<Record<string, string>>
-}
-
-/** What an agent is asked to do. */
-export interface AgentInput {
-  /** The whole prompt: the instructions with the fields filled in. */
-  readonly prompt: string
-  /** The same prompt in parts, for runners that keep untrusted text apart; absent when a caller gave only text. */
-  readonly parts?: PromptParts | undefined
-  readonly route: string
-  readonly event: string
-  readonly deliveryId: string
-}
-
-/**
- * The outcome of one agent run. A failure is tried again on `agent.retry`'s schedule unless the runner marks it
- * `retryable: false`: what another try cannot fix (a program that is not installed, a rejected API key, an
- * answer past `max_output_bytes`). `retryAfterMs` is the wait the model API asked for (its `Retry-After`).
- */
-export type AgentResult =
-  | { readonly ok: true; readonly text: string }
-  | { readonly ok: false; readonly reason: string; readonly retryable?: boolean | undefined; readonly retryAfterMs?: number | undefined }
-
-/** What an agent run receives besides its input. */
-export interface AgentContext extends PluginContext {
-  /**
-   * Runners that start programs call this with each process group they start (its leader's pid), so that if the
-   * gateway dies, the next start can find and kill what the run left.
-   */
-  readonly onSpawn?: ((pid: number) => void) | undefined
-  /**
-   * Variables this run's programs get on top of the runner's environment, `null` removing one: the job's own
-   * credentials (a GitHub App's installation token for the event's repository, as `GH_TOKEN`), from the
-   * plugins' {@link AgentEnvironmentSource}s. A runner that starts programs applies it with `runEnvironment`.
-   */
-  readonly env?: AgentEnvironment | undefined
-}
-
-/** Variables to set for one agent run (`null`: remove the variable the runner's environment holds). */
-export type AgentEnvironment = Readonly<Record<string, string | null>>
-
-/** The job an agent run is for, as {@link AgentEnvironmentSource} sees it. */
-export interface AgentJob {
-  readonly route: string
-  readonly event: string
-  readonly deliveryId: string
-  /** The event's payload: sender-controlled; read ids from it, never run or log it. */
-  readonly payload: JsonObject
-}
-
-/**
- * What a plugin adds to (or removes from) the agent's environment for one job, asked right before each run:
- * short-lived credentials scoped to the event. A rejection fails the run without starting the agent, its
- * message as the reason.
- */
-export type AgentEnvironmentSource = (job: AgentJob, ctx: PluginContext) => Promise<AgentEnvironment>
-
-/** Runs the AI agent (a CLI, an API, or a stand-in) on a rendered prompt. */
-export interface AgentRunner {
-  readonly name: string
-  /** True for a runner that answers with its prompt (`echo`): the gateway warns before it posts one anywhere public. */
-  readonly echoesPrompt?: boolean | undefined
-  /**
-   * Startup check of what the runner needs outside the gateway (the program it runs is on PATH), run by
-   * `serve`, `createGateway` and `hookpilot check` before any webhook is taken.
-   */
-  preflight?(): Promise<readonly StartupFinding[]>
-  run(input: AgentInput, ctx: AgentContext): Promise<AgentResult>
-}
-
-/**
- * What a startup check found. A `problem` refuses the configuration (the start, `hookpilot check` exits 1): what
- * can never work, such as a program that is not installed. A `warning` is said loudly and the gateway starts:
- * what may be set right without a restart, or what the check cannot be sure of (`gh auth status` failing while
- * GitHub is down).
- */
-export interface StartupFinding {
-  readonly severity: 'problem' | 'warning'
-  /** The configuration key to change (`agent.command`, `platforms.github.gh_path`). */
-  readonly path: string
-  readonly message: string
-}
-
-/** The agent's answer on its way to a target. */
-export interface AgentAnswer {
-  readonly route: string
-  readonly event: string
-  readonly deliveryId: string
-  readonly text: string
-  /** The route's `deliver_extra`, rendered from the payload. */
-  readonly extra: Readonly<Record<string, string>>
-  /**
-   * The event's payload, for a target that needs a field of it (the head a review is of). Sender-controlled
-   * text: read values from it, never run or log them.
-   */
-  readonly payload?: JsonObject | undefined
-  /**
-   * How many accepted events this answer covers: 1, plus the jobs of its concurrency group that it superseded
-   * before they ran (the pushes a review covered). Absent for a route without `concurrency`.
-   */
-  readonly covers?: number | undefined
-}
-
-/**
- * What a delivery reports when it returns: posted (with where, when the target knows), or deliberately not
- * posted, and why. A target that returns nothing posted. A delivery that posts nothing is never counted as
- * delivered: the job ends `skipped` or `superseded` with the reason.
- */
-export type DeliveryReceipt =
-  | { readonly posted: true; readonly url?: string | undefined }
-  | {
-      readonly posted: false
-      /** `superseded`: the answer is stale (the pull request's head moved); `skipped`: nothing to post. */
-      readonly outcome: 'skipped' | 'superseded'
-      readonly reason: string
-    }
-
-/** What a delivery receives besides the answer. */
-export interface DeliveryContext extends PluginContext {
-  /** 1 on the first try; the queue retries a {@link DeliveryError} marked `retryable`, at a later time. */
-  readonly attempt: number
-  /**
-   * How many parts of this answer earlier tries posted (0 on a first try). A target that posts an answer in
-   * parts starts after them, so a retry, or a job resumed after a crash, never posts a part twice.
-   */
-  readonly progress: number
-  /** Records that the first `parts` parts are posted; resolves once it is stored. */
-  saveProgress(parts: number): Promise<void>
-}
-
-/**
- * Sends an answer somewhere. Throw a `DeliveryError` to fail; mark it `retryable` for passing failures and the
- * dispatcher retries with backoff (honouring `retryAfterMs`).
- */
-export interface DeliveryTarget {
-  readonly name: string
-  /** True for a target that posts where people read it (a pull request, a chat), unlike the log. */
-  readonly publishes?: boolean | undefined
-  /**
-   * Other names routes may use for this target: the platform-neutral ones (`codehost_comment`, `messenger_1`..`4`),
-   * so a configuration that names targets by role still works.
-   */
-  readonly aliases?: readonly string[]
-  /** Startup check of a route that uses this target; return a message to refuse the configuration. */
-  checkRoute?(route: Route): string | undefined
-  /**
-   * Startup check of what the target needs outside the gateway (`gh` on PATH and logged in), run once when at
-   * least one route delivers here, with those routes.
-   */
-  preflight?(routes: readonly Route[]): Promise<readonly StartupFinding[]>
-  deliver(answer: AgentAnswer, ctx: DeliveryContext): Promise<void | DeliveryReceipt>
-}
-
-/**
- * The account the agent and its commands run as (`agent.user`, `agent.group`), resolved when the gateway is
- * composed: another user than the gateway's cannot read its memory or `/proc/<gateway>/environ`.
- */
-export interface AgentUser {
-  /** The name as configured (a user name or a number). */
-  readonly name: string
-  /** The user's id, which the programs run with. */
-  readonly uid: number
-  /** The group's id: `agent.group`'s, else the user's own; the supplementary groups are dropped. */
-  readonly gid: number
-  /** The user's home folder (`HOME` of the programs it runs); `/` when the account names none. */
-  readonly home: string
 }

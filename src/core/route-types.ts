@@ -1,0 +1,50 @@
+/** What a route is, as the pipeline, the dispatcher and the targets see it. */
+
+/** What a route does with a verified request over its rate limit: refuse it (429), or store it for later (202). */
+export type OverLimit = 'reject' | 'defer'
+
+/** A route, resolved from config.yaml or from a dynamic subscription. */
+export interface Route {
+  readonly name: string
+  /** Any of these verifies a request; `INSECURE_NO_AUTH` skips verification (loopback only). */
+  readonly secrets: readonly string[]
+  /** Accepted event types; empty accepts every event. */
+  readonly events: readonly string[]
+  /**
+   * Accepted actions (`opened`, `synchronize`; GitLab's `open`, `update`), read from the payload's `action`,
+   * else `object_attributes.action`; empty accepts every action. Others are answered `ignored` and run nothing.
+   */
+  readonly actions: readonly string[]
+  /** The prompt template; undefined sends the whole payload. */
+  readonly prompt: string | undefined
+  readonly skills: readonly string[]
+  /** Name (or alias) of the delivery target. */
+  readonly deliver: string
+  /** Templates rendered from the payload at delivery time (`repo`, `pr_number`, `chat_id`, ...). */
+  readonly deliverExtra: Readonly<Record<string, string>>
+  /** Agent outputs that mean "say nothing" (compared trimmed); empty delivers every answer. */
+  readonly silentOutputs: readonly string[]
+  /** Requests per rolling minute. */
+  readonly rateLimit: number
+  /**
+   * What a verified request over `rateLimit` gets (`over_limit`): `reject` answers 429, `defer` stores its job to
+   * run when the limit allows and answers 202 `deferred`. Undefined: the verifying source's {@link Source.overLimit}.
+   */
+  readonly overLimit?: OverLimit | undefined
+  /** The route's concurrency group (`concurrency`): one running job per key, the newest superseding the rest. */
+  readonly concurrency?: RouteConcurrency | undefined
+  readonly source: 'static' | 'dynamic'
+  readonly description: string | undefined
+}
+
+/** A route's `concurrency` section (docs/reviews.md). */
+export interface RouteConcurrency {
+  /** A template over the payload naming the group, e.g. `{repository.full_name}#{pull_request.number}`. */
+  readonly key: string
+  /** A job runs only once no newer event of its key came for this long (0: at once). */
+  readonly debounceMs: number
+  /** ...but never waits longer than this after the first event of a burst. */
+  readonly maxWaitMs: number
+  /** A newer event of the key stops the run in progress (else it finishes, and its stale answer is dropped). */
+  readonly cancelInProgress: boolean
+}

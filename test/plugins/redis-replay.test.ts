@@ -1,18 +1,11 @@
 /** The bulk replay on Redis: filters, both modes, a second run, and 10,000 failed jobs in bounded memory. */
-import { afterAll, beforeAll } from 'vitest'
 import type { StateBackend } from '../../src/core/jobs/state-backend.js'
 import { silentLogger } from '../../src/core/log/logger.js'
 import { redisState } from '../../src/plugins/state/redis/redis-state.js'
 import { bulkReplayCases, bulkReplayMemoryCase, type ReplayBackendOptions } from '../fixtures/bulk-replay.js'
-import { startRedis, type TestRedis } from '../fixtures/redis.js'
+import { useRedis } from '../fixtures/redis.js'
 
-let redis: TestRedis
-beforeAll(async () => {
-  redis = await startRedis()
-})
-afterAll(async () => {
-  await redis?.stop()
-})
+const redis = useRedis()
 
 let counter = 0
 async function redisBackend(options: ReplayBackendOptions): Promise<StateBackend> {

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { JobOutcome, LeasedJob, StateBackend } from '../../src/core/jobs/state-backend.js'
 import { redisState, type RedisStateOptions } from '../../src/plugins/state/redis/redis-state.js'
 import { newJob, stateBackendContract, type BackendOptions } from '../../src/testing/state-backend.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { keysOf } from '../../src/plugins/state/redis/keys.js'
 import { redisLimiter } from '../../src/plugins/state/redis/limiter.js'
-import { startRedis, type TestRedis } from '../fixtures/redis.js'
+import { startRedis, useRedis } from '../fixtures/redis.js'
 
-let redis: TestRedis
-beforeAll(async () => {
-  redis = await startRedis()
-})
-afterAll(async () => {
-  await redis?.stop()
-})
+const redis = useRedis()
 
 let counter = 0
 const prefixes = new WeakMap<StateBackend, string>()

@@ -1,18 +1,10 @@
 // pm.watch(ids, { backfill: true }) against the mock's market channel on a real port: a drop's gap is given back
 // from the trades service (scripted here through the client's `fetch`), without what was already yielded.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createMarketClient, type MarketEvent } from '../../src/sdk/index.js'
-import { startMockMarketServer, type MockMarketServer } from '../../src/sdk/mock/index.js'
-import { FAST, readUntil } from './helpers/stream.js'
+import { FAST, SLUG, readUntil, useMockMarket } from './helpers/stream.js'
 
-let mock: MockMarketServer
-beforeAll(async () => {
-  mock = await startMockMarketServer({ port: 0, tickMs: 0 })
-})
-afterEach(() => mock.reset())
-afterAll(() => mock.close())
-
-const SLUG = 'will-2-fed-rate-cuts-happen-in-2025'
+const mock = useMockMarket()
 
 /** What the trades service answers (newest first), or a status to fail with; and the requests it got. */
 const service: { trades: Record<string, unknown>[] | number; asked: string[] } = { trades: [], asked: [] }

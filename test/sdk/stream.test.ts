@@ -1,18 +1,11 @@
 // pm.watch() against the shipped mock's market channel on a real port: real sockets, real drops, real freezes.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createMarketClient, MarketStreamError, MarketUsageError, type MarketEvent, type StreamEvent } from '../../src/sdk/index.js'
-import { startMockMarketServer, type MockMarketServer } from '../../src/sdk/mock/index.js'
+import { startMockMarketServer } from '../../src/sdk/mock/index.js'
 import { reconnectDelayMs, webSocketImpl } from '../../src/sdk/stream/socket.js'
-import { FAST, SAMPLE_NO, SAMPLE_YES, eventually, readUntil, sample } from './helpers/stream.js'
+import { FAST, SAMPLE_NO, SAMPLE_YES, SLUG, eventually, readUntil, sample, useMockMarket } from './helpers/stream.js'
 
-let mock: MockMarketServer
-beforeAll(async () => {
-  mock = await startMockMarketServer({ port: 0, tickMs: 0 })
-})
-afterEach(() => mock.reset())
-afterAll(() => mock.close())
-
-const SLUG = 'will-2-fed-rate-cuts-happen-in-2025'
+const mock = useMockMarket()
 const types = (events: readonly { type: string }[]) => events.map((e) => e.type)
 
 async function market() {

@@ -1,6 +1,9 @@
 // Shared by the stream tests: sample frames of the real channel, fast heartbeat/backoff settings, a bounded reader.
 import { readFileSync } from 'node:fs'
+import { afterEach } from 'vitest'
 import type { WatchOptions } from '../../../src/sdk/index.js'
+import { startMockMarketServer, type MockMarketServer } from '../../../src/sdk/mock/index.js'
+import { fileResource } from '../../fixtures/file-resource.js'
 
 /**
  * A sample frame of the market channel, as text (test/sdk/fixtures/stream: the real frame shapes, from the channel's
@@ -9,6 +12,19 @@ import type { WatchOptions } from '../../../src/sdk/index.js'
 export function sample(name: string): string {
   return readFileSync(new URL(`../fixtures/stream/${name}.json`, import.meta.url), 'utf8')
 }
+
+/**
+ * The shipped mock on a port of its own for the file's tests, its market moved only by `tick()`, and reset after
+ * each test (see fileResource).
+ */
+export function useMockMarket(): MockMarketServer {
+  const mock = fileResource(() => startMockMarketServer({ port: 0, tickMs: 0 }), (started) => started.close())
+  afterEach(() => mock.reset())
+  return mock
+}
+
+/** The mock's market the stream tests watch. */
+export const SLUG = 'will-2-fed-rate-cuts-happen-in-2025'
 
 /** The sample frames' YES and NO tokens. */
 export const SAMPLE_YES = '71321045679252212594626385532706912750332728571942532289631379312455583992563'

@@ -4,25 +4,19 @@
  * after `first_byte_timeout_seconds`, one address holds at most `max_connections_per_client`, and everyone
  * else is answered throughout. The flood comes from 127.0.0.2, the deliveries from 127.0.0.1 (two clients).
  */
-import { connect, type Socket } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import type { Socket } from 'node:net'
+import { describe, expect, it } from 'vitest'
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
-import { SECRET, testGateway, type TestGateway } from '../fixtures/gateway.js'
+import { SECRET } from '../fixtures/gateway.js'
+import { health, rawConnections } from '../fixtures/raw-connections.js'
 import { clientKey } from '../../src/core/http/connection-guard.js'
 
-let current: TestGateway | undefined
-const sockets: Socket[] = []
-afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy()
-  await current?.gateway.close()
-  current = undefined
-})
+const raw = rawConnections()
 
 /** A connection from `from` that sends nothing; `lifetime` resolves with how long the server kept it open. */
 function idle(port: number, from: string): { socket: Socket; lifetime: Promise<number> } {
   const opened = Date.now()
-  const socket = connect({ port, host: '127.0.0.1', localAddress: from })
-  sockets.push(socket)
+  const socket = raw.connect({ port, host: '127.0.0.1', localAddress: from })
   socket.on('error', () => {})
   return { socket, lifetime: new Promise((resolve) => socket.on('close', () => resolve(Date.now() - opened))) }
 }
@@ -34,16 +28,10 @@ async function deliver(port: number, id: string): Promise<number> {
   return res.status
 }
 
-async function health(port: number): Promise<number> {
-  const res = await fetch(`http://127.0.0.1:${port}/health`)
-  await res.arrayBuffer()
-  return res.status
-}
-
 describe('idle connections from one client', () => {
   it('a flood of silent connections (100 a second) shuts out no delivery and no /health, and each is closed in bounded time', async () => {
-    current = await testGateway({ extra: { max_connections: 100, max_connections_per_client: 20, first_byte_timeout_seconds: 1 } })
-    const { port } = await current.gateway.listen({ port: 0 })
+    const current = await raw.listen({ extra: { max_connections: 100, max_connections_per_client: 20, first_byte_timeout_seconds: 1 } })
+    const { port } = current
     const flood: Promise<number>[] = []
     const statuses: number[] = []
     // Three seconds of flood: 10 connections every 100 ms, a delivery and a probe every 300 ms.
@@ -67,10 +55,9 @@ describe('idle connections from one client', () => {
   })
 
   it('a connection that is sending is not cut by the first-byte timeout', async () => {
-    current = await testGateway({ extra: { first_byte_timeout_seconds: 1 } })
-    const { port } = await current.gateway.listen({ port: 0 })
-    const socket = connect({ port, host: '127.0.0.1' })
-    sockets.push(socket)
+    const current = await raw.listen({ extra: { first_byte_timeout_seconds: 1 } })
+    const { port } = current
+    const socket = raw.connect({ port, host: '127.0.0.1' })
     const body = githubPayload('pull_request', 'opened')
     const head = Object.entries({ ...githubHeaders('pull_request', body, SECRET, 'slow-1'), 'content-length': String(body.length), host: 'x' })
       .map(([name, value]) => `${name}: ${value}\r\n`).join('')
@@ -84,13 +71,13 @@ describe('idle connections from one client', () => {
   })
 
   it('a proxy trust_proxy names speaks for many clients: its connections are not limited to one client\'s share', async () => {
-    current = await testGateway({ extra: { max_connections_per_client: 5, first_byte_timeout_seconds: 30, trust_proxy: ['127.0.0.2'] } })
-    const { port } = await current.gateway.listen({ port: 0 })
+    const current = await raw.listen({ extra: { max_connections_per_client: 5, first_byte_timeout_seconds: 30, trust_proxy: ['127.0.0.2'] } })
+    const { port } = current
     const proxied = Array.from({ length: 12 }, () => idle(port, '127.0.0.2'))
     const other = Array.from({ length: 8 }, () => idle(port, '127.0.0.3'))
     const closedAtOnce = await Promise.all(other.slice(5).map((c) => c.lifetime))
     expect(closedAtOnce).toHaveLength(3)
-    await expect.poll(() => current!.gateway.usage().connections).toBe(17)
+    await expect.poll(() => current.gateway.usage().connections).toBe(17)
     expect([...proxied, ...other.slice(0, 5)].every(({ socket }) => !socket.destroyed)).toBe(true)
   })
 

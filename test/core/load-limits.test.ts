@@ -4,24 +4,17 @@
  * (the gateway's own accounting, read while the attack goes on), the uploads past it are answered 503 with
  * Retry-After at once, connections past `max_connections` too, and /health is answered throughout.
  */
-import { connect, type Socket } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import type { Socket } from 'node:net'
+import { describe, expect, it } from 'vitest'
 import { signGithub } from '../fixtures/github.js'
-import { testGateway, type TestGateway } from '../fixtures/gateway.js'
+import { health, rawConnections } from '../fixtures/raw-connections.js'
 
 const MB = 1024 * 1024
-let current: TestGateway | undefined
-const sockets: Socket[] = []
-afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy()
-  await current?.gateway.close()
-  current = undefined
-})
+const raw = rawConnections()
 
 /** An upload that sends its headers and `sent` bytes of a `declared`-byte body, then waits; resolves with what came back. */
 function slowUpload(port: number, declared: number, sent: number): { answer: Promise<string>; socket: Socket } {
-  const socket = connect(port, '127.0.0.1')
-  sockets.push(socket)
+  const socket = raw.connect({ port, host: '127.0.0.1' })
   const answer = new Promise<string>((resolve) => {
     let text = ''
     socket.on('data', (d) => {
@@ -40,16 +33,10 @@ function slowUpload(port: number, declared: number, sent: number): { answer: Pro
   return { answer, socket }
 }
 
-async function health(port: number): Promise<number> {
-  const res = await fetch(`http://127.0.0.1:${port}/health`)
-  await res.arrayBuffer()
-  return res.status
-}
-
 describe('limits under a slow-upload flood', () => {
   it('unverified bodies never hold more than max_unverified_bytes; uploads past it get 503 with Retry-After; /health answers', async () => {
-    current = await testGateway({ extra: { max_body_bytes: MB, max_unverified_bytes: 4 * MB, request_timeout_seconds: 60 } })
-    const { port } = await current.gateway.listen({ port: 0 })
+    const current = await raw.listen({ extra: { max_body_bytes: MB, max_unverified_bytes: 4 * MB, request_timeout_seconds: 60 } })
+    const { port } = current
     const uploads = Array.from({ length: 40 }, () => slowUpload(port, MB, 900 * 1024))
     let highest = 0
     const watch = setInterval(() => (highest = Math.max(highest, current?.gateway.usage().unverifiedBytes ?? 0)), 1)
@@ -57,7 +44,7 @@ describe('limits under a slow-upload flood', () => {
     // Every upload is either held (its 900 KB within the budget) or answered 503.
     const answered: string[] = []
     for (const upload of uploads) void upload.answer.then((a) => answered.push(a))
-    await expect.poll(() => current!.gateway.usage().unverifiedBytes + answered.length * 900 * 1024, { timeout: 20_000, interval: 20 })
+    await expect.poll(() => current.gateway.usage().unverifiedBytes + answered.length * 900 * 1024, { timeout: 20_000, interval: 20 })
       .toBeGreaterThanOrEqual(40 * 900 * 1024 - 4 * MB)
     await expect.poll(() => answered.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(36)
     clearInterval(watch)
@@ -75,23 +62,23 @@ describe('limits under a slow-upload flood', () => {
 
     // Gone, they give their bytes back.
     for (const { socket } of uploads) socket.destroy()
-    await expect.poll(() => current!.gateway.usage().unverifiedBytes, { timeout: 10_000 }).toBe(0)
+    await expect.poll(() => current.gateway.usage().unverifiedBytes, { timeout: 10_000 }).toBe(0)
     expect(current.runs).toHaveLength(0)
   })
 
   it('a Content-Length the budget cannot hold is answered 503 before any of its body is read', async () => {
-    current = await testGateway({ extra: { max_body_bytes: 2 * MB, max_unverified_bytes: MB } })
-    const { port } = await current.gateway.listen({ port: 0 })
+    const current = await raw.listen({ extra: { max_body_bytes: 2 * MB, max_unverified_bytes: MB } })
+    const { port } = current
     const { answer } = slowUpload(port, 2 * MB - 1, 0)
     expect(await answer).toMatch(/^HTTP\/1\.1 503 /)
     expect(current.gateway.usage().unverifiedBytes).toBe(0)
   })
 
   it('connections past max_connections get 503 at once while the first ones wait; /health is still answered', async () => {
-    current = await testGateway({ extra: { max_connections: 10, request_timeout_seconds: 60 } })
-    const { port } = await current.gateway.listen({ port: 0 })
+    const current = await raw.listen({ extra: { max_connections: 10, request_timeout_seconds: 60 } })
+    const { port } = current
     const first = Array.from({ length: 10 }, () => slowUpload(port, 1000, 10))
-    await expect.poll(() => current!.gateway.usage().connections, { timeout: 10_000 }).toBe(10)
+    await expect.poll(() => current.gateway.usage().connections, { timeout: 10_000 }).toBe(10)
     const more = Array.from({ length: 5 }, () => slowUpload(port, 1000, 10))
     for (const { answer } of more) expect(await answer).toMatch(/^HTTP\/1\.1 503 [^]*retry-after: 5/i)
     expect(await health(port)).toBe(200)

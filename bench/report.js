@@ -49,18 +49,18 @@ export function printTable(rows, { scenarios, servers, goals }) {
 
 /** Every goal, met or missed, with the CPU ratio beside the req/s one. */
 export function printGoals(rows, { servers, goals }) {
-  console.log('Goals (issues 8, 9 and 19, "Speed"; ratios of req/s measured in this run, CPU ratio in brackets):')
+  console.log('Goals (issues 8, 9, 19 and 24, "Speed"; ratios of req/s measured in this run, CPU ratio in brackets):')
   for (const g of goals) {
     const row = rows.find((r) => r.scenario === g.scenario && r.server === g.server)
     const name = `${servers[g.server].label}, ${g.scenario}: >= ${g.min.toFixed(2)} x ${g.against}`
     if (!row || !Number.isFinite(row.vs[g.against])) {
-      console.log(`  ${name.padEnd(62)} not measured`)
+      console.log(`  ${name.padEnd(66)} not measured`)
       continue
     }
     const against = rows.find((r) => r.scenario === g.scenario && r.server === g.against)
     const cpu = against ? against.cpuPerRequestMicros / row.cpuPerRequestMicros : NaN
     const note = g.note ? `  [${g.note}]` : ''
-    console.log(`  ${name.padEnd(62)} ${row.vs[g.against].toFixed(2)} (CPU ${fmtRatio(cpu)})  ${verdict(row.vs[g.against] >= g.min)}${note}`)
+    console.log(`  ${name.padEnd(66)} ${row.vs[g.against].toFixed(2)} (CPU ${fmtRatio(cpu)})  ${verdict(row.vs[g.against] >= g.min)}${note}`)
   }
 }
 

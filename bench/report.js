@@ -113,12 +113,12 @@ export function printRedis(rows, footprint, { servers, cores }) {
 }
 
 /** The memory backend's heap with finished jobs (bench/dedup-memory.js). */
-export function printHeap(heap, goalMib) {
+export function printHeap(heap, goalMib, goalBytesPerJob) {
   const keys = heap.keys
   console.log(
     `memory backend, ${keys.count.toLocaleString('en-US')} finished jobs holding their de-dup keys (payload {}): ` +
-      `${keys.mib.toFixed(1)} MiB of heap (${Math.round(keys.bytesPerJob)} bytes per job)  goal < ${goalMib} MiB  ` +
-      `${verdict(keys.mib < goalMib && keys.held)}`,
+      `${keys.mib.toFixed(1)} MiB of heap (${Math.round(keys.bytesPerJob)} bytes per job)  goals < ${goalMib} MiB ` +
+      `${verdict(keys.mib < goalMib && keys.held)}, <= ${goalBytesPerJob} bytes per job ${verdict(keys.bytesPerJob <= goalBytesPerJob && keys.held)}`,
   )
   const p = heap.payloads
   console.log(

@@ -65,6 +65,8 @@ const JSON_OUT = process.env.BENCH_JSON ? resolve(process.env.BENCH_JSON) : unde
 const HEAP_JOBS = 100_000
 /** Issue 2's budget for 100,000 de-dup ids in memory, kept as the reference for the memory backend's window. */
 const HEAP_GOAL_MIB = 50
+/** Issue 24, item 4: what one finished job may cost the memory backend's heap. */
+const HEAP_GOAL_BYTES_PER_JOB = 500
 
 /** A fresh folder per run for the sqlite files: no run measures a file an earlier run filled. */
 const stateDir = mkdtempSync(join(os.tmpdir(), 'hookpilot-bench-'))
@@ -324,7 +326,7 @@ async function main() {
   printStateFiles(files, SERVERS)
   if (redisFootprint) printRedis(rows, redisFootprint, { ...context, cores: CORES })
   if (redisSkipped) console.log(`redis rows skipped: redis-server is not installed; ${INSTALL_HINT}`)
-  if (heap) printHeap(heap, HEAP_GOAL_MIB)
+  if (heap) printHeap(heap, HEAP_GOAL_MIB, HEAP_GOAL_BYTES_PER_JOB)
   if (handleCost) {
     console.log('')
     printHandleCost(handleCost)

@@ -63,7 +63,8 @@ export function memoryRecords() {
         if (job.state !== 'running') e.token = undefined
         next = e
       }
-      if (next !== e) jobs.set(job.id, next) // the same place in the map: list() walks it in order of ids
+      // In the same place in the map (list() walks it in order of ids); a job already forgotten stays so.
+      if (next !== e && jobs.has(job.id)) jobs.set(job.id, next)
       if (job.state === 'queued') waiting.add(job.id)
       else waiting.delete(job.id)
       finishedAt.delete(job.id) // re-inserted at the young end

@@ -4,12 +4,13 @@
  * request per turn of the event loop (as keep-alive connections do), for `seconds`. Steadier than req/s over
  * loopback on a busy machine; meant for comparing changes and for `--cpu-prof`.
  *
- *   node bench/handle-cost.js <sqlite|sqlite-full|sqlite-groups|memory|redis|floor> [seconds=5] [connections=32] [busy|echo] > /dev/null
+ *   node bench/handle-cost.js <sqlite|sqlite-full|sqlite-groups|memory|redis|floor|sqlite-floor> [seconds=5] [connections=32] [busy|echo] > /dev/null
  *
  * With the busy agent it measures the acknowledgement alone; with echo, CPU runs until the queue is drained,
  * so the figure is each event's whole life (202, lease, agent, answer stored, delivery, done): the difference
  * is what the pool costs per job. `floor` runs the floor server's checks (HMAC, strict UTF-8, JSON.parse, a
- * Set) as a function. `redis` starts a redis-server of its own (bench/redis.js) and also reports that server's
+ * Set) as a function; `sqlite-floor` the durable floor's (bench/floors/sqlite-durable.js: the same, then the raw
+ * body and its key committed to SQLite, one transaction per turn). `redis` starts a redis-server of its own (bench/redis.js) and also reports that server's
  * CPU per event. `sqlite-groups` is sqlite with the route's concurrency groups on (gateway.js benchConcurrency,
  * BENCH_DEBOUNCE), fed the events of 50 pull requests in turn, as is `sqlite` when BENCH_PRS=1 (the run without
  * groups to compare it with). stdout carries the gateway's log; the result is one JSON line on stderr.
@@ -18,6 +19,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
+import { durableFloor } from './floors/sqlite-durable.js'
 import { benchConcurrency, benchConfig, benchPlugins } from './gateway.js'
 import { ROUTE, SECRET, benchPayload, prPayloads } from './payload.js'
 import { killAll } from './procs.js'
@@ -66,6 +68,12 @@ function floorHandler() {
   }
 }
 
+/** The durable floor on a file in `dir`, through the handler shape of {@link floorHandler}. */
+function durableFloorHandler(dir) {
+  const floor = durableFloor(join(dir, 'floor.db'))
+  return { handle: (req) => floor.handle(req, req.body).then((answer) => ({ status: answer.status })) }
+}
+
 /** The `state:` section for `kind`, and the backend it builds, built here too so the run can wait for its queue to drain. */
 async function stateFor(dir, redis, limits) {
   if (kind === 'memory') {
@@ -105,7 +113,9 @@ const dir = mkdtempSync(join(os.tmpdir(), 'hookpilot-handle-'))
 let redis
 try {
   if (kind === 'redis') redis = await startRedis(join(dir, 'redis'))
-  const { handle, gateway, backend } = kind === 'floor' ? { handle: floorHandler() } : await gatewayHandler(dir, redis)
+  const { handle, gateway, backend } = kind === 'floor' ? { handle: floorHandler() }
+    : kind === 'sqlite-floor' ? durableFloorHandler(dir)
+    : await gatewayHandler(dir, redis)
   const statuses = {}
   const loop = async (until) => {
     while (performance.now() < until) {

@@ -49,18 +49,18 @@ export function printTable(rows, { scenarios, servers, goals }) {
 
 /** Every goal, met or missed, with the CPU ratio beside the req/s one. */
 export function printGoals(rows, { servers, goals }) {
-  console.log('Goals (issues 8, 9 and 19, "Speed"; ratios of req/s measured in this run, CPU ratio in brackets):')
+  console.log('Goals (issues 8, 9, 19 and 24, "Speed"; ratios of req/s measured in this run, CPU ratio in brackets):')
   for (const g of goals) {
     const row = rows.find((r) => r.scenario === g.scenario && r.server === g.server)
     const name = `${servers[g.server].label}, ${g.scenario}: >= ${g.min.toFixed(2)} x ${g.against}`
     if (!row || !Number.isFinite(row.vs[g.against])) {
-      console.log(`  ${name.padEnd(62)} not measured`)
+      console.log(`  ${name.padEnd(66)} not measured`)
       continue
     }
     const against = rows.find((r) => r.scenario === g.scenario && r.server === g.against)
     const cpu = against ? against.cpuPerRequestMicros / row.cpuPerRequestMicros : NaN
     const note = g.note ? `  [${g.note}]` : ''
-    console.log(`  ${name.padEnd(62)} ${row.vs[g.against].toFixed(2)} (CPU ${fmtRatio(cpu)})  ${verdict(row.vs[g.against] >= g.min)}${note}`)
+    console.log(`  ${name.padEnd(66)} ${row.vs[g.against].toFixed(2)} (CPU ${fmtRatio(cpu)})  ${verdict(row.vs[g.against] >= g.min)}${note}`)
   }
 }
 
@@ -113,12 +113,12 @@ export function printRedis(rows, footprint, { servers, cores }) {
 }
 
 /** The memory backend's heap with finished jobs (bench/dedup-memory.js). */
-export function printHeap(heap, goalMib) {
+export function printHeap(heap, goalMib, goalBytesPerJob) {
   const keys = heap.keys
   console.log(
     `memory backend, ${keys.count.toLocaleString('en-US')} finished jobs holding their de-dup keys (payload {}): ` +
-      `${keys.mib.toFixed(1)} MiB of heap (${Math.round(keys.bytesPerJob)} bytes per job)  goal < ${goalMib} MiB  ` +
-      `${verdict(keys.mib < goalMib && keys.held)}`,
+      `${keys.mib.toFixed(1)} MiB of heap (${Math.round(keys.bytesPerJob)} bytes per job)  goals < ${goalMib} MiB ` +
+      `${verdict(keys.mib < goalMib && keys.held)}, <= ${goalBytesPerJob} bytes per job ${verdict(keys.bytesPerJob <= goalBytesPerJob && keys.held)}`,
   )
   const p = heap.payloads
   console.log(

@@ -8,6 +8,9 @@
  *   node bench/server.js octokit                @octokit/webhooks' createNodeMiddleware on node:http: what a Node
  *                                               user would pick (verify + parse, no handler; answers 200). Stores
  *                                               nothing and de-duplicates nothing; its default logger is on.
+ *   node bench/server.js sqlite-floor <file>     the durable floor (SQLite): the floor's work, then the raw body and its
+ *                                               key written with better-sqlite3, one transaction per event-loop turn,
+ *                                               the 202s after the commit (floors/sqlite-durable.js)
  *   node bench/server.js sqlite <file> [full]   hookpilot with `state: { driver: sqlite, path: <file>, sync }`
  *   node bench/server.js sqlite-groups <file>   the same (sync normal), its route with `concurrency` on: one group per
  *                                               pull request (gateway.js benchConcurrency, BENCH_DEBOUNCE seconds)
@@ -23,9 +26,10 @@
  * `{ type: 'stop' }` (closing a gateway first, so its last commit lands and --cpu-prof writes its profile),
  * and exits by itself when the parent goes away.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer } from 'node:http'
 import { benchConcurrency, benchConfig, benchPlugins } from './gateway.js'
+import { floorWork, reply } from './floors/floor-work.js'
+import { sqliteDurableFloor } from './floors/sqlite-durable.js'
 import { ROUTE, SECRET } from './payload.js'
 
 const kind = process.argv[2]
@@ -58,29 +62,12 @@ async function listen(server) {
 }
 
 async function startFloor() {
-  const utf8 = new TextDecoder('utf-8', { fatal: true })
   const seen = new Set()
-  const reply = (res, status, body) => {
-    const text = JSON.stringify(body)
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
-    res.end(text)
-  }
   return listen(bodyServer((req, res, body) => {
-    const header = req.headers['x-hub-signature-256'] ?? ''
-    const presented = /^sha256=[0-9a-f]{64}$/.test(header) ? Buffer.from(header.slice(7), 'hex') : undefined
-    const digest = createHmac('sha256', SECRET).update(body).digest()
-    if (!presented || !timingSafeEqual(digest, presented)) return reply(res, 401, { error: 'Invalid signature' })
-    let payload
-    try {
-      payload = JSON.parse(utf8.decode(body))
-    } catch {
-      payload = undefined
-    }
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return reply(res, 400, { error: 'Cannot parse body' })
-    const id = req.headers['x-github-delivery']
-    if (seen.has(id)) return reply(res, 200, { status: 'duplicate', delivery_id: id })
-    seen.add(id)
-    reply(res, 202, { status: 'accepted', route: ROUTE, event: req.headers['x-github-event'], delivery_id: id })
+    const outcome = floorWork(req, body, seen)
+    if (outcome.accept === undefined) return reply(res, outcome.status, outcome.body)
+    seen.add(outcome.accept)
+    reply(res, 202, { status: 'accepted', route: ROUTE, event: req.headers['x-github-event'], delivery_id: outcome.accept })
   }))
 }
 
@@ -153,13 +140,14 @@ try {
   if (kind === 'bare') port = await startBare()
   else if (kind === 'floor') port = await startFloor()
   else if (kind === 'octokit') port = await startOctokit()
+  else if (kind === 'sqlite-floor') port = await listen(bodyServer(sqliteDurableFloor(process.argv[3])))
   else if (kind === 'sqlite' || kind === 'memory') port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
   else if (kind === 'sqlite-groups') {
     port = await startGateway(stateConfig('sqlite', process.argv[3], 'normal'), benchConcurrency(Number(process.env.BENCH_DEBOUNCE || 0)))
   }  else if (kind === 'redis') {
     await countRedisCommands()
     port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
-  } else throw new Error(`unknown server kind "${kind}" (bare, floor, octokit, sqlite, sqlite-groups, memory, redis)`)
+  } else throw new Error(`unknown server kind "${kind}" (bare, floor, sqlite-floor, octokit, sqlite, sqlite-groups, memory, redis)`)
   process.send({ type: 'ready', port })
 } catch (err) {
   process.send({ type: 'failed', reason: err instanceof Error ? err.stack ?? err.message : String(err) })

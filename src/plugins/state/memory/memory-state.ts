@@ -6,7 +6,7 @@
 import { GatewayError } from '../../../core/errors.js'
 import { jobPool, type LeaseTable, type LeasedRow } from '../../../core/jobs/pool.js'
 import { reservationBook } from '../../../core/jobs/reservations.js'
-import type { AddResult, JobCounts, JobGroup, JobRecord, JobState, StateBackend } from '../../../core/jobs/state-backend.js'
+import type { AddResult, JobCounts, JobGroup, JobRecord, StateBackend } from '../../../core/jobs/state-backend.js'
 import {
   accepted, admit, checkedRetention, DEDUP_WINDOW_MS, isFinal, joinGroup, keyMoved, leasable, leased, leaseOrder, purgeCutoff, purgeable, queuedAgain, refusal,
   retentionCutoff,
@@ -14,7 +14,8 @@ import {
 import { jobMatcher } from '../../../core/jobs/job-filter.js'
 import { retriedAs } from '../../../core/jobs/retry-mode.js'
 import { silentLogger } from '../../../core/log/logger.js'
-import type { Clock, JsonObject, Logger } from '../../../core/types.js'
+import type { Clock, Logger } from '../../../core/types.js'
+import { DONE_PAYLOADS, memoryRecords, stateOf, type Entry, type Kept } from './memory-records.js'
 
 /** Options of {@link memoryState}. */
 export interface MemoryStateOptions {
@@ -33,16 +34,6 @@ export interface MemoryStateOptions {
   readonly pollMs?: number | undefined
 }
 
-/** How many done jobs keep their payloads, so an operator's retry can run one again. */
-const DONE_PAYLOADS = 1_000
-
-interface Entry {
-  job: JobRecord
-  payload: JsonObject | undefined
-  /** The token of the lease a running job is under. */
-  token: string | undefined
-}
-
 /**
  * Creates an in-memory backend.
  *
@@ -57,62 +48,12 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
   const keep = options.keepFinishedMs ?? windowMs
   const retention = checkedRetention({ windowMs, keepDoneMs: keep, keepFailedMs: keep })
   const maxFinished = Math.max(1, options.maxFinished ?? 100_000)
-  const jobs = new Map<string, Entry>()
-  const keys = new Map<string, string>() // de-dup key -> job id
-  const finishedAt = new Map<string, number>() // job id -> finished at, oldest first
-  const waiting = new Set<string>() // queued job ids, so a lease never walks the finished ones
-  const withPayload = new Set<string>() // done jobs that still hold their payload, oldest first
-  const groups = new Map<string, Set<string>>() // concurrency group -> its queued and running job ids
-  const busy = new Set<string>() // groups with a running job
+  const records = memoryRecords()
+  const { jobs, keys, finishedAt, waiting, groups, busy, put, remove, liveEntry } = records
   const book = reservationBook()
-  let queued = 0
-  let running = 0
   let seq = 0
   let tokens = 0
   let log: Logger = silentLogger
-
-  const count = (state: JobState, delta: number) => {
-    if (state === 'queued') queued += delta
-    else if (state === 'running') running += delta
-  }
-  /** Stores `job` as the entry's record, keeping the indexes in step. */
-  const put = (e: Entry, job: JobRecord) => {
-    count(e.job.state, -1)
-    count(job.state, 1)
-    if (e.job.group !== undefined && e.job.state === 'running') busy.delete(e.job.group)
-    if (job.group !== undefined) {
-      if (job.state === 'running') busy.add(job.group)
-      const members = groups.get(job.group) ?? new Set()
-      if (isFinal(job.state)) members.delete(job.id)
-      else members.add(job.id)
-      if (members.size > 0) groups.set(job.group, members)
-      else groups.delete(job.group)
-    }
-    e.job = job
-    if (job.state === 'queued') waiting.add(job.id)
-    else waiting.delete(job.id)
-    finishedAt.delete(job.id) // re-inserted at the young end
-    if (job.finishedAt !== undefined) finishedAt.set(job.id, job.finishedAt)
-    if (job.state !== 'running') e.token = undefined
-    // A done job keeps its record for the de-dup window, but only the latest keep their payloads (tens of KB
-    // each, needed only to run one again): memory stays bounded by what runs, not by what ran.
-    if (isFinal(job.state) && job.state !== 'failed') {
-      withPayload.add(job.id)
-      for (const oldest of withPayload) {
-        if (withPayload.size <= DONE_PAYLOADS) break
-        withPayload.delete(oldest)
-        const old = jobs.get(oldest)
-        if (old && isFinal(old.job.state) && old.job.state !== 'failed') old.payload = undefined
-      }
-    }
-  }
-  const remove = (id: string) => {
-    const gone = jobs.get(id)
-    finishedAt.delete(id)
-    withPayload.delete(id)
-    jobs.delete(id)
-    if (gone?.job.dedupKey !== undefined && keys.get(gone.job.dedupKey) === id) keys.delete(gone.job.dedupKey)
-  }
 
   /** Forgets finished jobs past the retention (or past the cap), oldest first. */
   const sweep = (t: number) => {
@@ -129,22 +70,23 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
       const rows: LeasedRow[] = []
       // In the lifecycle's lease order, as the SQL backends' ORDER BY not_before, id: a job the gateway stopped
       // during its run goes first.
-      const due = [...waiting].flatMap((id) => jobs.get(id) ?? []).filter((e) => e.job.notBefore <= t).sort((a, b) => leaseOrder(a.job, b.job))
+      const due = [...waiting].flatMap((id) => liveEntry(id) ?? []).filter((e) => e.job.notBefore <= t).sort((a, b) => leaseOrder(a.job, b.job))
       for (const e of due) {
         if (rows.length >= max) break
         if (!leasable(e.job, busy, t)) continue
-        put(e, leased(e.job, t))
+        put(e, leased(e.job, t)) // a live entry whose job stays unfinished is changed in place
         e.token = String(++tokens)
         rows.push({ job: e.job, payload: e.payload ?? {}, token: e.token })
       }
       return rows
     },
     async update(id, token, change) {
-      const e = jobs.get(id)
+      const e = liveEntry(id)
       if (!e || e.job.state !== 'running' || e.token !== token) return undefined
-      put(e, change(e.job))
+      const next = change(e.job)
+      put(e, next)
       sweep(now())
-      return e.job
+      return next
     },
     async renew(held) {
       return new Set([...held].filter(([id, token]) => jobs.get(id)?.token === token).map(([id]) => id))
@@ -161,7 +103,7 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
       }
       return due
     },
-    unfinished: () => queued + running,
+    unfinished: () => records.queued + records.running,
   }
   const pool = jobPool(table, { concurrency: options.concurrency, now, log: () => log, pollMs: options.pollMs })
 
@@ -172,21 +114,27 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
   const wakeAfterAdd = () => void setImmediate(() => pool.wake())
 
   /** The stored job joins its concurrency group (the lifecycle's `joinGroup`); resolves the queue's answer. */
-  const join = (e: Entry, group: JobGroup | undefined, t: number, requeued: boolean): AddResult => {
-    if (group === undefined) return { status: 'accepted', id: e.job.id }
-    const ids = [...(groups.get(group.key) ?? [])].filter((id) => id !== e.job.id)
+  const join = (e: Kept, group: JobGroup | undefined, t: number, requeued: boolean): AddResult => {
+    const job = e.job
+    if (group === undefined) return { status: 'accepted', id: job.id }
+    const ids = [...(groups.get(group.key) ?? [])].filter((id) => id !== job.id)
     const members = ids.flatMap((id) => jobs.get(id)?.job ?? [])
     let newest: JobRecord | undefined
-    if (requeued) for (const m of jobs.values()) if (m.job.group === group.key && (!newest || m.job.receivedAt > newest.receivedAt)) newest = m.job
-    const joined = joinGroup(e.job, group, members, t, newest)
+    if (requeued) {
+      for (const m of jobs.values()) {
+        const other = m.job
+        if (other.group === group.key && (!newest || other.receivedAt > newest.receivedAt)) newest = other
+      }
+    }
+    const joined = joinGroup(job, group, members, t, newest)
     put(e, joined.job)
     for (const other of joined.others) {
       const entry = jobs.get(other.id)
       if (!entry) continue
       put(entry, other)
-      if (other.state === 'running') pool.supersede(other.id, e.job.id)
+      if (other.state === 'running') pool.supersede(other.id, job.id)
     }
-    return { status: 'accepted', id: e.job.id, superseded: joined.superseded }
+    return { status: 'accepted', id: job.id, superseded: joined.superseded }
   }
 
   const holderOf = (key: string | undefined) => {
@@ -210,13 +158,12 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
           const t = now()
           sweep(t)
           const holder = holderOf(job.dedupKey)
-          const admission = admit({ holder: holder?.job, windowMs: retention.windowMs, now: t, queued, maxQueue: options.maxQueue })
+          const admission = admit({ holder: holder?.job, windowMs: retention.windowMs, now: t, queued: records.queued, maxQueue: options.maxQueue })
           const refused = refusal(admission)
           if (refused) return refused
           if (admission.kind === 'requeue') {
             if (!holder) return { status: 'duplicate', id: admission.job.id }
-            put(holder, queuedAgain(holder.job, t))
-            const added = join(holder, job.group, t, true)
+            const added = join(put(holder, queuedAgain(holder.job, t)), job.group, t, true)
             wakeAfterAdd()
             return added
           }
@@ -226,7 +173,7 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
           jobs.set(id, entry)
           if (job.dedupKey !== undefined) keys.set(job.dedupKey, id)
           waiting.add(id)
-          queued++
+          records.queued++
           const added = join(entry, job.group, t, false)
           wakeAfterAdd()
           return added
@@ -258,10 +205,11 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
         if (e.payload === undefined) {
           throw new GatewayError('ERR_STATE', `job ${id} is done and its payload is no longer kept (the memory backend keeps the latest ${DONE_PAYLOADS}): it cannot run again; use state.driver: sqlite to keep them`)
         }
-        put(e, retriedAs(e.job, mode, now()))
+        const again = put(e, retriedAs(e.job, mode, now()))
         // A job of a concurrency group rejoins it: one whose group has a newer job is stale and ends superseded.
-        if (e.job.group !== undefined) join(e, { key: e.job.group, debounceMs: 0, maxWaitMs: 0 }, now(), true)
-        const queuedAgain = e.job
+        const group = again.job.group
+        if (group !== undefined) join(again, { key: group, debounceMs: 0, maxWaitMs: 0 }, now(), true)
+        const queuedAgain = jobs.get(id)?.job ?? again.job
         pool.wake()
         return queuedAgain
       },
@@ -277,8 +225,11 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
         return n
       },
       async counts(): Promise<JobCounts> {
-        const counts = { queued, running, done: 0, failed: 0, skipped: 0, superseded: 0 }
-        for (const e of jobs.values()) if (isFinal(e.job.state)) counts[e.job.state]++
+        const counts = { queued: records.queued, running: records.running, done: 0, failed: 0, skipped: 0, superseded: 0 }
+        for (const e of jobs.values()) {
+          const state = stateOf(e)
+          if (isFinal(state)) counts[state]++
+        }
         return counts
       },
     },

@@ -43,7 +43,7 @@ export function openStateDb(path: string, sync: SyncMode, options: { readonly cr
   }
   try {
     // WAL: readers (hookpilot jobs) never block the writer, and a commit appends instead of rewriting pages.
-    db.pragma('journal_mode = WAL')
+    useWal(db)
     db.pragma(`synchronous = ${sync === 'full' ? 'FULL' : 'NORMAL'}`)
     db.pragma('foreign_keys = ON')
     // Statement journals in memory: each job's write is a savepoint of its batch's transaction (writer.ts), and
@@ -58,6 +58,28 @@ export function openStateDb(path: string, sync: SyncMode, options: { readonly cr
     db.close()
     if (GatewayError.is(cause)) throw cause
     throw stateError(path, reason(cause), cause)
+  }
+}
+
+/** How long a start waits for another process switching the same new file to WAL (the open's busy timeout). */
+const WAL_SWITCH_MS = 5_000
+
+/**
+ * Switches `db` to WAL. On a new file another process may be switching at the same moment: each holds a read
+ * lock and wants the write lock, and SQLite answers one of them SQLITE_BUSY at once instead of waiting, as
+ * waiting could deadlock ("database is locked" at start, without the busy timeout). That one tries again once
+ * the other is through, for at most the busy timeout.
+ */
+function useWal(db: Db): void {
+  const until = Date.now() + WAL_SWITCH_MS
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL')
+      return
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= until) throw err
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10) // a synchronous pause: opening is synchronous
+    }
   }
 }
 

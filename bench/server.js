@@ -12,6 +12,7 @@
  *   node bench/server.js sqlite-groups <file>   the same (sync normal), its route with `concurrency` on: one group per
  *                                               pull request (gateway.js benchConcurrency, BENCH_DEBOUNCE seconds)
  *   node bench/server.js memory                 hookpilot with `state: { driver: memory }`
+ *   node bench/server.js redis-durable <url> <prefix>  the durable floor on Redis (floors/redis-durable.js)
  *   node bench/server.js redis <url> <prefix>   hookpilot with `state: { driver: redis, url, prefix }` (run.js starts
  *                                               its own redis-server; two of these on one prefix are redis-2)
  *
@@ -25,6 +26,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer } from 'node:http'
+import { startRedisDurableFloor } from './floors/redis-durable.js'
 import { benchConcurrency, benchConfig, benchPlugins } from './gateway.js'
 import { ROUTE, SECRET } from './payload.js'
 
@@ -141,7 +143,7 @@ process.on('message', (message) => {
     const cpu = process.cpuUsage()
     process.send({
       type: 'usage', id: message.id, cpuMicros: cpu.user + cpu.system, heapUsed: process.memoryUsage().heapUsed,
-      redisCommands: kind === 'redis' ? { ...redisCommands } : undefined,
+      redisCommands: kind === 'redis' || kind === 'redis-durable' ? { ...redisCommands } : undefined,
     })
   } else if (message?.type === 'stop') {
     void stop()
@@ -156,10 +158,13 @@ try {
   else if (kind === 'sqlite' || kind === 'memory') port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
   else if (kind === 'sqlite-groups') {
     port = await startGateway(stateConfig('sqlite', process.argv[3], 'normal'), benchConcurrency(Number(process.env.BENCH_DEBOUNCE || 0)))
-  }  else if (kind === 'redis') {
+  } else if (kind === 'redis-durable') {
+    await countRedisCommands()
+    port = await startRedisDurableFloor(process.argv[3], process.argv[4])
+  } else if (kind === 'redis') {
     await countRedisCommands()
     port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
-  } else throw new Error(`unknown server kind "${kind}" (bare, floor, octokit, sqlite, sqlite-groups, memory, redis)`)
+  } else throw new Error(`unknown server kind "${kind}" (bare, floor, octokit, sqlite, sqlite-groups, memory, redis, redis-durable)`)
   process.send({ type: 'ready', port })
 } catch (err) {
   process.send({ type: 'failed', reason: err instanceof Error ? err.stack ?? err.message : String(err) })

@@ -6,7 +6,7 @@
  * operator queued the job again, another instance stored the delivery), it decides again from what is there
  * now, so a copy is a duplicate here exactly as on the other backends, and `max_queue` is never overshot.
  */
-import { randomBytes } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { GatewayError } from '../../../core/errors.js'
@@ -113,7 +113,8 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, re
   const roomArgs = () => [Date.now(), ADMITTING_MS, options.maxQueue]
 
   async function insert(job: NewJob, owner: string, reservation: Reservation | undefined): Promise<AddResult | { changed: string }> {
-    const epoch = randomBytes(3).toString('hex')
+    // Six random hex digits (randomUUID's first six: its version digit comes later), from a cached pool.
+    const epoch = randomUUID().slice(0, 6)
     const keyOwner = job.dedupKey === undefined ? '' : keys.keyOwner(job.dedupKey)
     const answer = (await INSERT(redis(), [...roomKeys, keyOwner, keys.sequence, keys.epoch], [...roomArgs(), owner, epoch, options.keyTtlSeconds])) as [string, string?]
     if (answer[0] === 'full') return { status: 'full' }

@@ -4,7 +4,7 @@
  * with a token, `SET NX PX`), so a copy of the delivery on any instance waits for it and then decides from
  * what was stored. A hold outlives no crash: it expires after `holdMs`.
  */
-import { randomBytes } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Reservation } from '../../../core/jobs/state-backend.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'
@@ -76,7 +76,8 @@ export function redisDedup(options: RedisDedupOptions): (key: string) => Promise
   return async function reserve(key) {
     const owner = keys.keyOwner(key)
     const hold = keys.hold(key)
-    const token = randomBytes(12).toString('base64url')
+    // randomUUID draws from a cached pool of random bytes: far cheaper per request than randomBytes.
+    const token = randomUUID()
     const release = () => RELEASE(redis(), [hold], [token]).then(() => undefined, () => undefined)
     /** The owner id, and whether this request now holds the key (TAKE); `force` tries the hold even with an owner. */
     const take = async (force: boolean) => {

@@ -5,7 +5,7 @@
  * when the window frees a slot.
  * (rate-limiter-flexible's Redis limiter counts fixed windows, which lets 2×limit through across a boundary.)
  */
-import { randomBytes } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { RateDecision, RateLimiter } from '../../../core/types.js'
 import type { Keys } from './keys.js'
@@ -37,7 +37,7 @@ return at - now`)
 const ALLOWED: RateDecision = Object.freeze({ ok: true })
 
 /** Two hits in one millisecond are two entries. */
-const member = () => randomBytes(9).toString('base64url')
+const member = () => randomUUID()
 
 /** A rate limiter over the shared Redis; a Redis error throws (the request is answered 503). */
 export function redisLimiter(redis: () => Redis, keys: Keys, windowMs = 60_000): Required<RateLimiter> {

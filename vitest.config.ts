@@ -12,6 +12,7 @@ const SYSTEM_TESTS = [
   'test/e2e/redis-instances.test.ts', // redis-server
   'test/plugins/redis-outages.test.ts', // redis-server
   'test/plugins/redis-replay.test.ts', // redis-server
+  'test/plugins/redis-max-queue.test.ts', // redis-server
   'test/e2e/redis-frozen.test.ts', // redis-server
   'test/e2e/redis-reviews.test.ts', // redis-server and the real gh CLI
   'test/e2e/nginx.test.ts', // nginx

@@ -97,11 +97,11 @@ export function printRedis(rows, footprint, { servers, cores }) {
     // bounds req/s to cores / (sum), whatever the number of instances.
     const all = row.redis.cpuMicros + row.cpuPerRequestMicros + row.loaderCpuPerRequestMicros
     console.log(
-      `  ${servers[row.server].label}: redis-server CPU ${fmtInt(row.redis.cpuMicros)} us, hookpilot ${fmtInt(row.cpuPerRequestMicros)} us` +
+      `  ${servers[row.server].label}: redis-server CPU ${fmtInt(row.redis.cpuMicros)} us, the server ${fmtInt(row.cpuPerRequestMicros)} us` +
         `${instances > 1 ? ` (${instances} instances together)` : ''}, the loader ${fmtInt(row.loaderCpuPerRequestMicros)} us: ` +
         `${fmtInt(all)} us of CPU in all, so ${cores} core(s) allow at most ${fmtInt((cores * 1e6) / all)} req/s (measured ${fmtInt(row.rps)})`,
     )
-    console.log(`    commands hookpilot sent: ${counts(row.redis.sent)}`)
+    console.log(`    commands the server sent: ${counts(row.redis.sent)}`)
     console.log(`    commands Redis ran (a script's own calls included): ${counts(row.redis.calls)}`)
   }
   const jobs = Object.values(footprint.jobs).reduce((a, b) => a + b, 0)

@@ -24,9 +24,10 @@
  *   BENCH_WARMUP [1]       warm-up seconds per scenario per server, not measured
  *   BENCH_CONNECTIONS [32] concurrent keep-alive connections
  *   BENCH_SCENARIOS [all]  comma-separated: accepted, duplicates, invalid, prs
- *   BENCH_SERVERS [all]    comma-separated: bare, floor, sqlite-floor, octokit, sqlite, sqlite-full, memory, redis,
- *                          redis-2, sqlite-groups (floor is always run, sqlite-floor whenever a sqlite row is; the
- *                          redis rows are skipped, with a note, when redis-server is not installed)
+ *   BENCH_SERVERS [all]    comma-separated: bare, floor, sqlite-floor, octokit, sqlite, sqlite-full, memory,
+ *                          redis-durable, redis, redis-2, sqlite-groups (floor is always run, sqlite-floor whenever
+ *                          a sqlite row is; the redis rows are skipped, with a note, when redis-server is not
+ *                          installed)
  *   BENCH_DEBOUNCE [0]     debounce_seconds of the sqlite-groups route (0: jobs due at once, like the other rows')
  *   BENCH_AGENT [busy]     busy: every agent run lasts the whole bench, so accepted events wait in the queue and
  *                          the acknowledgement is measured; echo: each job also runs to done in the window
@@ -95,8 +96,10 @@ const SERVERS = {
   // One prefix per row in the bench's own Redis: each row has its queue, sequence and de-dup keys to itself.
   redis: { label: 'hookpilot, redis (1 instance)', redisPrefix: 'bench-1', instances: 1, status: { accepted: 202 } },
   'redis-2': { label: 'hookpilot, redis (2 instances)', redisPrefix: 'bench-2', instances: 2, status: { accepted: 202 } },
+  // Issue 24: the floor's work, then one Lua call (SET NX the key, LPUSH the raw body) on the same Redis.
+  'redis-durable': { label: 'durable floor (Redis)', redisPrefix: 'bench-floor', script: 'redis-durable', status: { accepted: 202 } },
 }
-const REDIS_KINDS = ['redis', 'redis-2']
+const REDIS_KINDS = ['redis', 'redis-2', 'redis-durable']
 const CORES = os.availableParallelism()
 const HAVE_REDIS = redisAvailable()
 /** The durable floor runs whenever a sqlite row does: issue 24's goal is set on it. */
@@ -105,7 +108,7 @@ const wanted = (kind) => kind === 'floor' || (kind === 'sqlite-floor' && durable
 const redisSkipped = !HAVE_REDIS && REDIS_KINDS.some((kind) => !ONLY_SERVERS || ONLY_SERVERS.has(kind))
 
 const SCENARIOS = [
-  { name: 'accepted', label: 'accepted (202)', servers: ['bare', 'floor', 'sqlite-floor', 'octokit', 'sqlite', 'sqlite-full', 'memory', 'redis', 'redis-2'] },
+  { name: 'accepted', label: 'accepted (202)', servers: ['bare', 'floor', 'sqlite-floor', 'octokit', 'sqlite', 'sqlite-full', 'memory', 'redis-durable', 'redis', 'redis-2'] },
   // One delivery id for the whole scenario: the first request (in the warm-up) is accepted, the rest are duplicates.
   { name: 'duplicates', label: 'duplicates (200)', servers: ['bare', 'floor', 'sqlite'] },
   { name: 'invalid', label: 'invalid signature (401)', servers: ['bare', 'floor', 'sqlite'] },
@@ -123,6 +126,8 @@ const GOALS = [
   { scenario: 'invalid', server: 'sqlite', against: 'floor', min: 1.0 },
   // Issue 9, "Speed": one instance on Redis against the floor; two instances against one, given spare cores.
   { scenario: 'accepted', server: 'redis', against: 'floor', min: 0.6 },
+  // Issue 24: one instance against the durable floor on the same Redis.
+  { scenario: 'accepted', server: 'redis', against: 'redis-durable', min: 0.6 },
   {
     scenario: 'accepted', server: 'redis-2', against: 'redis', min: 1.6,
     note: `${CORES} core(s) (os.availableParallelism()) for the loader, both instances and redis-server`,
@@ -145,7 +150,7 @@ function percentile(sorted, q) {
 /** Starts the processes of server `kind` (two for redis-2, on one Redis prefix); `redis` is the bench's Redis. */
 async function startServer(kind, redis) {
   const spec = SERVERS[kind]
-  const args = spec.redisPrefix ? ['redis', redis.url, spec.redisPrefix] : spec.args
+  const args = spec.redisPrefix ? [spec.script ?? 'redis', redis.url, spec.redisPrefix] : spec.args
   const children = []
   const ports = []
   for (let i = 0; i < (spec.instances ?? 1); i++) {
@@ -155,7 +160,7 @@ async function startServer(kind, redis) {
       execArgv.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`, `--cpu-prof-name=${kind}${spec.instances > 1 ? `-${i + 1}` : ''}-${process.pid}.cpuprofile`)
     }
     // Logs go where a deployment sends them: not to a terminal. stderr stays, so a crash is seen.
-    const stdout = kind === 'bare' || kind === 'floor' ? 'inherit' : openSync('/dev/null', 'w')
+    const stdout = kind === 'bare' || kind === 'floor' || kind === 'redis-durable' ? 'inherit' : openSync('/dev/null', 'w')
     const child = start('server.js', args, { execArgv, stdout })
     children.push(child)
     ports.push((await ask(child, undefined, 'ready', 30_000)).port)

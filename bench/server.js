@@ -15,6 +15,7 @@
  *   node bench/server.js sqlite-groups <file>   the same (sync normal), its route with `concurrency` on: one group per
  *                                               pull request (gateway.js benchConcurrency, BENCH_DEBOUNCE seconds)
  *   node bench/server.js memory                 hookpilot with `state: { driver: memory }`
+ *   node bench/server.js redis-durable <url> <prefix>  the durable floor on Redis (floors/redis-durable.js)
  *   node bench/server.js redis <url> <prefix>   hookpilot with `state: { driver: redis, url, prefix }` (run.js starts
  *                                               its own redis-server; two of these on one prefix are redis-2)
  *
@@ -29,6 +30,7 @@
 import { createServer } from 'node:http'
 import { benchConcurrency, benchConfig, benchPlugins } from './gateway.js'
 import { floorWork, reply } from './floors/floor-work.js'
+import { redisDurableFloor } from './floors/redis-durable.js'
 import { sqliteDurableFloor } from './floors/sqlite-durable.js'
 import { ROUTE, SECRET } from './payload.js'
 
@@ -128,7 +130,7 @@ process.on('message', (message) => {
     const cpu = process.cpuUsage()
     process.send({
       type: 'usage', id: message.id, cpuMicros: cpu.user + cpu.system, heapUsed: process.memoryUsage().heapUsed,
-      redisCommands: kind === 'redis' ? { ...redisCommands } : undefined,
+      redisCommands: kind === 'redis' || kind === 'redis-durable' ? { ...redisCommands } : undefined,
     })
   } else if (message?.type === 'stop') {
     void stop()
@@ -144,10 +146,13 @@ try {
   else if (kind === 'sqlite' || kind === 'memory') port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
   else if (kind === 'sqlite-groups') {
     port = await startGateway(stateConfig('sqlite', process.argv[3], 'normal'), benchConcurrency(Number(process.env.BENCH_DEBOUNCE || 0)))
-  }  else if (kind === 'redis') {
+  } else if (kind === 'redis-durable') {
+    await countRedisCommands()
+    port = await listen(bodyServer(await redisDurableFloor(process.argv[3], process.argv[4])))
+  } else if (kind === 'redis') {
     await countRedisCommands()
     port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
-  } else throw new Error(`unknown server kind "${kind}" (bare, floor, sqlite-floor, octokit, sqlite, sqlite-groups, memory, redis)`)
+  } else throw new Error(`unknown server kind "${kind}" (bare, floor, sqlite-floor, octokit, sqlite, sqlite-groups, memory, redis, redis-durable)`)
   process.send({ type: 'ready', port })
 } catch (err) {
   process.send({ type: 'failed', reason: err instanceof Error ? err.stack ?? err.message : String(err) })

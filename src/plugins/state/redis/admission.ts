@@ -6,16 +6,18 @@
  * operator queued the job again, another instance stored the delivery), it decides again from what is there
  * now, so a copy is a duplicate here exactly as on the other backends, and `max_queue` is never overshot.
  */
-import { randomBytes } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { GatewayError } from '../../../core/errors.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'
-import type { AddResult, JobRecord, NewJob } from '../../../core/jobs/state-backend.js'
+import type { AddResult, JobRecord, NewJob, Reservation } from '../../../core/jobs/state-backend.js'
 import { admit, groupWait, queuedAgain } from '../../../core/jobs/transitions.js'
+import { handOver } from './dedup.js'
 import type { RedisGroups, RedisJoin } from './groups.js'
 import type { Keys } from './keys.js'
 import { dataOf, newData, type BullJob, type JobData } from './records.js'
+import { luaScript } from './script.js'
 
 /**
  * The room check every write that queues a job makes (the lifecycle's rule: a new or re-queued job needs
@@ -35,7 +37,7 @@ local room = queued < tonumber(ARGV[3])`
  * lost it, so an id never repeats one issued before a data loss), is bound to the key for ARGV[6] s and the
  * admission (the id) is counted until the job is stored. Answers {'ok', id}, {'changed', owner} or {'full'}.
  */
-const INSERT = `${ROOM}
+const INSERT = luaScript(`${ROOM}
 if KEYS[6] ~= '' then
   local owner = redis.call('GET', KEYS[6]) or ''
   if owner ~= ARGV[4] then return {'changed', owner} end
@@ -49,18 +51,28 @@ end
 local id = 'j' .. redis.call('INCR', KEYS[7]) .. '-' .. epoch
 if KEYS[6] ~= '' then redis.call('SET', KEYS[6], id, 'EX', ARGV[6]) end
 redis.call('ZADD', KEYS[5], ARGV[1], id)
-return {'ok', id}`
+return {'ok', id}`)
 
 /**
  * A failed job queued again: it must still be in the failed set (KEYS[6], member ARGV[4]) and the queue must
  * have room; then its data (KEYS[7] field `data`) becomes ARGV[5] before BullMQ moves it. Answers 'ok',
  * 'changed' or 'full'.
  */
-const REQUEUE = `${ROOM}
+const REQUEUE = luaScript(`${ROOM}
 if not redis.call('ZSCORE', KEYS[6], ARGV[4]) then return 'changed' end
 if not room then return 'full' end
 redis.call('HSET', KEYS[7], 'data', ARGV[5])
-return 'ok'`
+return 'ok'`)
+
+/**
+ * Admission ARGV[1] is over (its job stored, or refused): it no longer counts in KEYS[1]; and the request's hold
+ * (KEYS[2], token ARGV[2]; none when KEYS[2] is '') is given back if it is still the request's, in the same
+ * round trip.
+ */
+const ADMITTED = luaScript(`
+redis.call('ZREM', KEYS[1], ARGV[1])
+if KEYS[2] ~= '' and redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
+return 1`)
 
 /** An admission counts this long at most: far past the few milliseconds between its count and its job. */
 const ADMITTING_MS = 10_000
@@ -94,18 +106,17 @@ export interface RedisAdmissionOptions {
 }
 
 /** `queue.add` of the Redis backend: stores `job` as the lifecycle's `admit` decides. */
-export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, expectedOwner: string | undefined) => Promise<AddResult> {
+export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, reservation: Reservation | undefined) => Promise<AddResult> {
   const { redis, keys, now } = options
   const roomKeys = [keys.bull('wait'), keys.bull('paused'), keys.bull('delayed'), keys.bull('prioritized'), keys.admitting]
   // An admission's age is a timer, like BullMQ's: on the machine's clock, not the records'.
   const roomArgs = () => [Date.now(), ADMITTING_MS, options.maxQueue]
 
-  async function insert(job: NewJob, owner: string): Promise<AddResult | { changed: string }> {
-    const epoch = randomBytes(3).toString('hex')
+  async function insert(job: NewJob, owner: string, reservation: Reservation | undefined): Promise<AddResult | { changed: string }> {
+    // Six random hex digits (randomUUID's first six: its version digit comes later), from a cached pool.
+    const epoch = randomUUID().slice(0, 6)
     const keyOwner = job.dedupKey === undefined ? '' : keys.keyOwner(job.dedupKey)
-    const answer = (await redis().eval(
-      INSERT, 8, ...roomKeys, keyOwner, keys.sequence, keys.epoch, ...roomArgs(), owner, epoch, options.keyTtlSeconds,
-    )) as [string, string?]
+    const answer = (await INSERT(redis(), [...roomKeys, keyOwner, keys.sequence, keys.epoch], [...roomArgs(), owner, epoch, options.keyTtlSeconds])) as [string, string?]
     if (answer[0] === 'full') return { status: 'full' }
     if (answer[0] === 'changed') return { changed: answer[1] ?? '' }
     const id = answer[1] ?? ''
@@ -125,8 +136,10 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, ex
       const delay = data.notBefore - t
       await options.queue().add('job', data, { jobId: id, delay })
     } finally {
-      // Counted in BullMQ's lists from here on; an admission left behind stops counting after ADMITTING_MS.
-      redis().zrem(keys.admitting, id).catch(() => {})
+      // Counted in BullMQ's lists from here on; an admission left behind stops counting after ADMITTING_MS. The
+      // key is bound to the stored job: a copy waiting on the hold now finds the job (one command for both).
+      const hold = handOver(reservation)
+      ADMITTED(redis(), [keys.admitting, hold?.key ?? ''], [id, hold?.token ?? '']).catch(() => {})
     }
     return { status: 'accepted', id, superseded: await replace(joined, id) }
   }
@@ -145,7 +158,7 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, ex
   async function requeue(failed: { job: BullJob; record: JobRecord }): Promise<AddResult | 'changed'> {
     const again = queuedAgain(failed.record, now())
     const data = JSON.stringify(dataOf(again, failed.job.data.payload))
-    const answer = await redis().eval(REQUEUE, 7, ...roomKeys, keys.bull('failed'), keys.bull(again.id), ...roomArgs(), again.id, data)
+    const answer = await REQUEUE(redis(), [...roomKeys, keys.bull('failed'), keys.bull(again.id)], [...roomArgs(), again.id, data])
     if (answer === 'full') return { status: 'full' }
     if (answer === 'changed') return 'changed'
     // Another writer (an operator's retry) may move it first: then it is theirs, and this is decided again.
@@ -177,8 +190,8 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, ex
     if (found) await found.job.updateData({ ...found.job.data, dedupKey: undefined })
   }
 
-  return async function add(job, expectedOwner) {
-    let owner = expectedOwner ?? ''
+  return async function add(job, reservation) {
+    let owner = reservation?.status === 'redeliver' ? reservation.jobId : ''
     for (let round = 0; round < ROUNDS; round++) {
       const holder = owner === '' ? undefined : await options.record(owner)
       // A key whose job is still on its way to BullMQ (another instance bound it a moment ago) is that job's once
@@ -196,7 +209,7 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, ex
         continue
       }
       // A key naming a job that is gone (purged, or lost with Redis's data) moves like a done job's.
-      const inserted = await insert(job, owner)
+      const inserted = await insert(job, owner, reservation)
       if (!('changed' in inserted)) return inserted
       owner = inserted.changed
     }

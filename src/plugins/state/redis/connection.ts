@@ -50,6 +50,9 @@ export async function openRedis(url: string, options: RedisConnectOptions): Prom
   const common: RedisOptions = { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, retryStrategy: (times) => Math.min(times * 100, 1_000) }
   // A connection that stays open to a Redis that answers nothing (SIGSTOP, a partition, a full disk on its
   // host) gives no error: only a deadline on each command turns that into a 503 rather than a wait.
+  // Not auto-pipelined: it saves Redis about a third of its CPU per request, but each command then waits for the
+  // next setImmediate, and over HTTP on a busy machine a request's four sequential commands cost more than that
+  // (docs/benchmarks.md, Redis).
   const commands = new Redis(url, { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: options.commandTimeoutMs })
   const worker = new Redis(url, { ...common, maxRetriesPerRequest: null })
   const events = new Redis(url, { ...common, maxRetriesPerRequest: null })

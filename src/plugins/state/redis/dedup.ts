@@ -4,15 +4,16 @@
  * with a token, `SET NX PX`), so a copy of the delivery on any instance waits for it and then decides from
  * what was stored. A hold outlives no crash: it expires after `holdMs`.
  */
-import { randomBytes } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Reservation } from '../../../core/jobs/state-backend.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import { decide, type KeyHolder } from '../../../core/jobs/transitions.js'
 import type { Keys } from './keys.js'
+import { luaScript } from './script.js'
 
 /** Deletes a hold only if it is still this request's (it may have expired and been taken by another). */
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
+const RELEASE = luaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
 
 /**
  * The key's owner (KEYS[1]) and, in the same atomic step, the hold (KEYS[2], token ARGV[1] for ARGV[2] ms) when
@@ -20,11 +21,11 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
  * the owner it returns with a hold taken is the one read after the hold. Answers `{held, owner}`: held 1, the
  * hold is this request's; 0, not tried (the key has an owner: decide from its job first); -1, another holds it.
  */
-const TAKE = `
+const TAKE = luaScript(`
 local owner = redis.call('GET', KEYS[1])
 if owner and ARGV[3] ~= '1' then return {0, owner} end
 if redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return {1, owner} end
-return {-1, owner}`
+return {-1, owner}`)
 
 /**
  * Between looks at a key another request holds: a few milliseconds at first, since the holder is usually about to
@@ -45,6 +46,24 @@ export interface RedisDedupOptions {
   readonly windowMs: number
 }
 
+/** A reservation's hold in Redis: its key and token. */
+export interface Hold {
+  readonly key: string
+  readonly token: string
+}
+
+/** The holds of the reservations {@link redisDedup} handed out and that have not been given back yet. */
+const holds = new WeakMap<Reservation, { readonly hold: Hold; readonly take: () => boolean }>()
+
+/**
+ * Takes over `reservation`'s hold, so that the caller gives it back in a command of its own (with the write
+ * that binds the key, in one round trip); its `release()` then does nothing. Undefined when it has none left.
+ */
+export function handOver(reservation: Reservation | undefined): Hold | undefined {
+  const held = reservation && holds.get(reservation)
+  return held?.take() ? held.hold : undefined
+}
+
 /** Reserves `key` for one request, on every instance at once. */
 export function redisDedup(options: RedisDedupOptions): (key: string) => Promise<Reservation> {
   const { redis, keys, holdMs, windowMs } = options
@@ -57,11 +76,12 @@ export function redisDedup(options: RedisDedupOptions): (key: string) => Promise
   return async function reserve(key) {
     const owner = keys.keyOwner(key)
     const hold = keys.hold(key)
-    const token = randomBytes(12).toString('base64url')
-    const release = () => redis().eval(RELEASE, 1, hold, token).then(() => undefined, () => undefined)
+    // randomUUID draws from a cached pool of random bytes: far cheaper per request than randomBytes.
+    const token = randomUUID()
+    const release = () => RELEASE(redis(), [hold], [token]).then(() => undefined, () => undefined)
     /** The owner id, and whether this request now holds the key (TAKE); `force` tries the hold even with an owner. */
     const take = async (force: boolean) => {
-      const [held, id] = (await redis().eval(TAKE, 2, owner, hold, token, holdMs, force ? '1' : '0')) as [number, string | null]
+      const [held, id] = (await TAKE(redis(), [owner, hold], [token, holdMs, force ? '1' : '0'])) as [number, string | null]
       return { held, id }
     }
     // A stored job that holds the key answers a copy at once, without the hold; only a copy that would store a
@@ -89,14 +109,17 @@ export function redisDedup(options: RedisDedupOptions): (key: string) => Promise
         return { status, key, jobId: holder?.id }
       }
       let given = false
-      // add() gives the hold back once the key is bound to the stored job: a waiting copy then finds the job.
-      const giveBack = () => {
-        if (given) return
+      const take = () => {
+        if (given) return false
         given = true
-        // Not awaited: release() swallows its own failure (the hold then expires after holdMs by itself).
-        void release()
+        return true
       }
-      return status === 'redeliver' && holder ? { status, key, jobId: holder.id, release: giveBack } : { status: 'new', key, release: giveBack }
+      // add() gives the hold back once the key is bound to the stored job: a waiting copy then finds the job.
+      // Not awaited: release() swallows its own failure (the hold then expires after holdMs by itself).
+      const giveBack = () => void (take() && release())
+      const reservation: Reservation = status === 'redeliver' && holder ? { status, key, jobId: holder.id, release: giveBack } : { status: 'new', key, release: giveBack }
+      holds.set(reservation, { hold: { key: hold, token }, take })
+      return reservation
     } catch (err) {
       // Not awaited: a Redis that did not answer the read will not answer this either, and the request must be
       // answered now; the hold expires after holdMs by itself.

@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis'
 import type { JobGroup } from '../../../core/jobs/state-backend.js'
 import type { Keys } from './keys.js'
 import type { BullJob, JobData } from './records.js'
+import { luaScript } from './script.js'
 
 /**
  * Joins job ARGV[1] (received at ARGV[3]) to the group KEYS[1] at ARGV[2] (now): it becomes the group's queued
@@ -18,7 +19,7 @@ import type { BullJob, JobData } from './records.js'
  * job queued again by a redelivery, which is stale at once when the group has a newer job. ARGV[5]: the hash's
  * lifetime in seconds. Answers {burstAt, covers, replaced queued id, running id, newer id}.
  */
-const JOIN = `
+const JOIN = luaScript(`
 local now = tonumber(ARGV[2])
 if ARGV[4] == '1' then
   local newest = redis.call('HGET', KEYS[1], 'newest')
@@ -39,43 +40,43 @@ if tonumber(ARGV[3]) >= tonumber(redis.call('HGET', KEYS[1], 'newestAt') or '0')
 end
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 local running = redis.call('HGET', KEYS[1], 'running') or ''
-return {burstAt, covers, queued, running, ''}`
+return {burstAt, covers, queued, running, ''}`)
 
 /**
  * Job ARGV[1] asks to run in group KEYS[1]: refused (0) while another job of the group holds its lock (the key
  * is ARGV[2] .. that job's id .. ':lock'); otherwise it becomes the group's running job (1). A running job whose
  * lock is gone belonged to an instance that died: its job is recovered, and this one may run.
  */
-const CLAIM = `
+const CLAIM = luaScript(`
 local running = redis.call('HGET', KEYS[1], 'running')
 if running and running ~= ARGV[1] and redis.call('EXISTS', ARGV[2] .. running .. ':lock') == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'running', ARGV[1])
 if redis.call('HGET', KEYS[1], 'queued') == ARGV[1] then redis.call('HDEL', KEYS[1], 'queued') end
 redis.call('EXPIRE', KEYS[1], ARGV[3])
-return 1`
+return 1`)
 
 /**
  * Job ARGV[1]'s try ended: the group KEYS[1] has no running job any more (unless another took its place). When
  * the job goes back to the queue (ARGV[2] '1': a retry at a later time) it is the group's queued job again,
  * unless a newer one is: then that one's id is answered, and this one is stale.
  */
-const RELEASE = `
+const RELEASE = luaScript(`
 if redis.call('HGET', KEYS[1], 'running') == ARGV[1] then redis.call('HDEL', KEYS[1], 'running') end
 if ARGV[2] ~= '1' then return '' end
 local queued = redis.call('HGET', KEYS[1], 'queued')
 if queued and queued ~= ARGV[1] then return queued end
 redis.call('HSET', KEYS[1], 'queued', ARGV[1])
-return ''`
+return ''`)
 
 /**
  * Marks job KEYS[1]'s data outdated by ARGV[1], unless it already is: the field is appended to BullMQ's JSON
  * without decoding it (the data holds the compressed payload). Answers 1 when it marked.
  */
-const MARK = `
+const MARK = luaScript(`
 local data = redis.call('HGET', KEYS[1], 'data')
 if not data or string.find(data, '"supersededBy":', 1, true) then return 0 end
 redis.call('HSET', KEYS[1], 'data', string.sub(data, 1, -2) .. ',"supersededBy":"' .. ARGV[1] .. '"}')
-return 1`
+return 1`)
 
 /** What a job joining its group is, as the group's hash decides. */
 export interface RedisJoin {
@@ -106,22 +107,20 @@ const GROUP_TTL_SECONDS = 24 * 60 * 60
 export function redisGroups(redis: () => Redis, queue: () => Queue<JobData, void, string>, keys: Keys): RedisGroups {
   return {
     async join(id, receivedAt, group, requeued, now) {
-      const [burstAt, covers, replaced, running, newer] = (await redis().eval(
-        JOIN, 1, keys.group(group.key), id, now, receivedAt, requeued ? '1' : '0', GROUP_TTL_SECONDS,
-      )) as [number, number, string, string, string]
+      const [burstAt, covers, replaced, running, newer] = (await JOIN(redis(), [keys.group(group.key)], [id, now, receivedAt, requeued ? '1' : '0', GROUP_TTL_SECONDS])) as [number, number, string, string, string]
       return { burstAt, covers, replaced: replaced || undefined, running: running || undefined, newer: newer || undefined }
     },
     async mark(id, by) {
-      if ((await redis().eval(MARK, 1, keys.bull(id), by)) !== 1) return
+      if ((await MARK(redis(), [keys.bull(id)], [by])) !== 1) return
       // A queued job: promoted, so a worker ends it superseded now instead of at its debounced time.
       const job = (await queue().getJob(id)) as BullJob | undefined
       await job?.promote().catch(() => {}) // not delayed (waiting already, or running): nothing to promote
     },
     async claim(group, id) {
-      return (await redis().eval(CLAIM, 1, keys.group(group), id, keys.bull(''), GROUP_TTL_SECONDS)) === 1
+      return (await CLAIM(redis(), [keys.group(group)], [id, keys.bull(''), GROUP_TTL_SECONDS])) === 1
     },
     async release(group, id, requeued) {
-      const newer = (await redis().eval(RELEASE, 1, keys.group(group), id, requeued ? '1' : '0')) as string
+      const newer = (await RELEASE(redis(), [keys.group(group)], [id, requeued ? '1' : '0'])) as string
       return newer || undefined
     },
   }

@@ -136,7 +136,7 @@ export function redisState(options: RedisStateOptions): RedisState {
       async add(job, reservation) {
         if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
         try {
-          return await store(job, reservation?.status === 'redeliver' ? reservation.jobId : undefined)
+          return await store(job, reservation)
         } finally {
           reservation?.release()
         }

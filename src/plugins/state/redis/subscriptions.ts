@@ -9,14 +9,15 @@ import { emptySubscriptions, parseSubscriptionsText } from '../../../core/routes
 import type { SubscriptionsRead } from '../../../core/routes/subscriptions/store.js'
 import type { SubscriptionStore } from '../../../core/routes/subscriptions/subscription-store.js'
 import type { Keys } from './keys.js'
+import { luaScript } from './script.js'
 
 /** Writes ARGV[2] if the value is still ARGV[1] ('' standing for none), and announces the change. */
-const COMPARE_AND_SET = `
+const COMPARE_AND_SET = luaScript(`
 local current = redis.call('GET', KEYS[1])
 if (current == false and ARGV[1] ~= '') or (current ~= false and current ~= ARGV[1]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('PUBLISH', KEYS[2], '1')
-return 1`
+return 1`)
 
 /** The store over `commands`; `events` is the connection that listens for changes (subscriber mode). */
 export function redisSubscriptionStore(commands: () => Redis, events: () => Redis, keys: Keys, shownUrl: string): SubscriptionStore {
@@ -39,7 +40,7 @@ export function redisSubscriptionStore(commands: () => Redis, events: () => Redi
         }
         const { file, result } = change(read.status === 'ok' ? read.file : emptySubscriptions())
         if (file === undefined) return result
-        const written = await commands().eval(COMPARE_AND_SET, 2, keys.subscriptions, keys.subscriptionsChanged, text ?? '', JSON.stringify(file, null, 2))
+        const written = await COMPARE_AND_SET(commands(), [keys.subscriptions, keys.subscriptionsChanged], [text ?? '', JSON.stringify(file, null, 2)])
         if (Number(written) === 1) return result
       }
       throw new GatewayError('ERR_SUBSCRIPTION', `The subscriptions in ${where} kept changing under this command; try again.`)

@@ -20,6 +20,7 @@ import { QUEUE_NAME, type Keys } from './keys.js'
 import type { RedisOutage } from './outage.js'
 import { LEASED_BY, leaseHolder, takeoverReport } from './takeover.js'
 import { dataOf, decodePayload, recordOf, type BullJob, type JobData } from './records.js'
+import { luaScript } from './script.js'
 
 /**
  * A try's write: the job's data (KEYS[2], field `data`) becomes ARGV[2] only while its lock (KEYS[1]) is still
@@ -28,7 +29,7 @@ import { dataOf, decodePayload, recordOf, type BullJob, type JobData } from './r
  * stored data (groups.ts) is kept. Answers 1, {1, the newer job} when the job is marked outdated, or 0 when the
  * lock is another's or gone (the job was taken over, or Redis lost it).
  */
-const FENCED_WRITE = `
+const FENCED_WRITE = luaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 local data = ARGV[2]
 local mark = string.match(redis.call('HGET', KEYS[2], 'data') or '', '"supersededBy":"([^"]*)"')
@@ -38,7 +39,7 @@ end
 redis.call('HSET', KEYS[2], 'data', data, ARGV[4], ARGV[5])
 if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 if mark then return {1, mark} end
-return 1`
+return 1`)
 
 /** How long a job waits while another job of its group runs, before it asks again. */
 const GROUP_BUSY_MS = 1_000
@@ -115,7 +116,7 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
         let ok: unknown
         try {
           const data = JSON.stringify(dataOf(next, job.data.payload))
-          ok = await options.connection().eval(FENCED_WRITE, 2, keys.bull(`${id}:lock`), keys.bull(id), token, data, extend, LEASED_BY, leaseHolder(token))
+          ok = await FENCED_WRITE(options.connection(), [keys.bull(`${id}:lock`), keys.bull(id)], [token, data, extend, LEASED_BY, leaseHolder(token)])
         } catch (err) {
           const said = options.outage.failed('jobs', err)
           refused ??= said

@@ -66,12 +66,17 @@ export async function reconcileHooks(options: ReconcileHooksOptions): Promise<Ho
   const redelivered: string[] = []
   const failed: string[] = []
   let truncated = false
+  let asked = false
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
   for (const pass of passes) {
+    // The rate of redelivery requests holds across hooks: the next hook's first request waits its turn too.
+    if (asked) await sleep(1000 / (options.perSecond ?? 2))
     try {
       const summary = await reconcile({ ...rest, hook: pass.hook, octokit: await pass.octokit() })
       for (const [result, n] of Object.entries(summary.counts) as Array<[ReconcileResult, number]>) counts[result] += n
       redelivered.push(...summary.redelivered)
       truncated ||= summary.truncated
+      asked = summary.counts.redelivered + summary.counts.error > 0
     } catch (err) {
       failed.push(pass.hook)
       options.log.warn('reconcile: cannot list the hook\'s deliveries; its deliveries were not looked at', { route: options.route, hook: pass.hook, reason: messageOf(err).slice(0, 200) })

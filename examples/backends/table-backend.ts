@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import Database from 'better-sqlite3'
 import {
-  accepted, admit, checkedRetention, jobMatcher, jobPool, joinGroup, keyMoved, leased, purgeCutoff, queuedAgain, recovered, refusal, reservationBook,
+  accepted, admit, checkedRetention, dedupKeyOf, jobMatcher, jobPool, joinGroup, keyMoved, leased, purgeCutoff, queuedAgain, recovered, refusal, reservationBook,
   retriedAs,
   type AddResult, type JobGroup, type JobRecord, type LeaseTable, type StateBackend,
 } from 'hookpilot/backend-kit'
@@ -159,6 +159,8 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
         return kept
       },
       get: async (id) => parse(byId.get(Number(id))),
+      // The delivery's job holds its de-dup key: the unique column's index finds it.
+      find: async (route, deliveryId) => parse(byKey.get(dedupKeyOf(route, deliveryId))),
       async retry(id, mode = 'resume') {
         const job = parse(byId.get(Number(id)))
         if (!job) return undefined

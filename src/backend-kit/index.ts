@@ -24,6 +24,8 @@ export {
 export { reservationBook, type ReservationBook } from '../core/jobs/reservations.js'
 export { retriedAs } from '../core/jobs/retry-mode.js'
 export { jobMatcher, reasonMatcher, reasonOf } from '../core/jobs/job-filter.js'
+export { dedupKeyOf } from '../core/jobs/dedup-key.js'
+export { validLink, validHook, MAX_LINK_LENGTH } from '../core/jobs/origin.js'
 export type {
   StateBackend, DedupStore, JobQueue, JobsView, JobRecord, JobState, JobStage, NewJob, JobOutcome, LeasedJob, JobWorker, Reservation,
   AddResult, StopReport, JobFilter, RetryMode, JobCounts, Readiness, LifecycleContext, JobGroup, FinalState,

@@ -3,6 +3,7 @@
  * agent echoed), so control characters are shown escaped: nothing printed here can drive the terminal.
  */
 import { reasonOf } from '../core/jobs/job-filter.js'
+import { validHook, validLink } from '../core/jobs/origin.js'
 import type { ReasonGroup } from '../core/jobs/reason-groups.js'
 import type { JobRecord } from '../core/jobs/state-backend.js'
 import { spoken, type RetrySchedule } from '../core/jobs/retry-schedule.js'
@@ -43,6 +44,9 @@ export function formatJob(job: JobRecord, context: ShowContext = {}): string {
     ['route', job.route],
     ['event', job.event],
     ['delivery', job.deliveryId],
+    // Checked again as it is read: a record written by other code shows no link that is not https.
+    ['link', validLink(job.link)],
+    ['hook', validHook(job.hook)],
     ['tries', ofAll(job.attempts)],
     // Every start of the agent, a run a crash cut off included: `tries` counts only the current stage's.
     ['agent runs', String(job.runs)],

@@ -1,14 +1,15 @@
 /**
- * `hookpilot reconcile`: one pass of reconcile (src/plugins/github-app/reconcile.ts) from another terminal: the
- * App's hook deliveries of the window that failed and that the gateway has no job for are redelivered by
- * GitHub to the running gateway. Safe beside a running gateway and another reconcile: de-dup makes each
- * delivery one job.
+ * `hookpilot reconcile`: one pass of reconcile (src/plugins/github-app/reconcile-hooks.ts) from another
+ * terminal: the deliveries of the window that failed and that the gateway has no job for, of the App's hook and
+ * of the repository and organisation hooks the hooks token reaches, are redelivered by GitHub to the running
+ * gateway. Safe beside a running gateway and another reconcile: de-dup makes each delivery one job.
  */
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { loadConfig } from '../index.js'
 import { GatewayError } from '../core/errors.js'
 import { at } from '../core/plugin-api/sections.js'
-import { appSettings, SECTION, type GithubAppConfig } from '../plugins/github-app/options.js'
+import * as v from 'valibot'
+import { appSettings, githubAppOptions, hooksToken, SECTION } from '../plugins/github-app/options.js'
 import { parse, UsageError } from './args.js'
 import { duration } from './jobs-filter.js'
 import { openJobs } from './jobs-store.js'
@@ -17,15 +18,18 @@ import type { LogFields, Logger } from '../core/types.js'
 
 const HELP = `Usage: hookpilot reconcile [--since 3h] [--route R] [--dry-run]
 
-Lists the GitHub App webhook's deliveries of the window (GET /app/hook/deliveries) and asks GitHub to redeliver
+Lists the deliveries of the window of the GitHub App's webhook (GET /app/hook/deliveries, with the App's key)
+and of the repository and organisation webhooks the route's jobs came through or reconcile.hooks lists (GET
+/repos/O/R/hooks/ID/deliveries, /orgs/O/hooks/ID/deliveries, with reconcile.token), and asks GitHub to redeliver
 each one that failed (GitHub could not reach the gateway, or it answered 400 or more) and that the gateway holds
 no job for. The gateway's de-dup makes each delivery exactly one job, so running it twice, or on several
 machines at once, brings nothing twice.
 
 Options:
-  -c, --config FILE   configuration file (default: ./config.yaml): platforms.github_app and the state store
+  -c, --config FILE   configuration file (default: ./config.yaml): platforms.github_app (the App, or
+                      reconcile.token for repository and organisation hooks) and the state store
       --since AGE     how far back to look (30m, 3h, 1d; default 3h; GitHub keeps deliveries for 3 days)
-      --route R       the route the App's webhook URL names (default: platforms.github_app.route)
+      --route R       the route the hooks' URL names (default: platforms.github_app.route)
       --max-pages N   pages of 100 attempts read at most (default 10)
       --dry-run       only say what would be redelivered
   -h, --help          show this help
@@ -52,21 +56,33 @@ export const reconcileCommand: Subcommand = async (args, io) => {
   if (!Number.isSafeInteger(maxPages) || maxPages < 1) throw new UsageError(`--max-pages takes a whole number of at least 1, not "${values['max-pages']}".`)
   const configPath = isAbsolute(values.config) ? values.config : resolve(io.cwd, values.config)
   const config = await loadConfig(configPath, { env: io.env, lenientEnv: true })
-  const options = (at(config, SECTION) ?? {}) as Partial<GithubAppConfig>
+  // Checked as the gateway checks it: defaults filled in, and a listed hook that is no hook refused here.
+  const parsed = v.safeParse(githubAppOptions, at(config, SECTION) ?? {})
+  if (!parsed.success) {
+    throw new GatewayError('ERR_CONFIG', parsed.issues.map((i) => `${SECTION}.${v.getDotPath(i) ?? ''}: ${i.message}`).join('\n'))
+  }
+  const options = parsed.output
   const settings = appSettings(options, dirname(configPath))
-  if (settings === undefined) throw new GatewayError('ERR_CONFIG', `reconcile needs a GitHub App: set ${SECTION}.app_id and its private key (docs/github-app.md)`)
+  const token = hooksToken(options)
+  if (settings === undefined && token === undefined) {
+    throw new GatewayError('ERR_CONFIG', `reconcile needs a GitHub App (${SECTION}.app_id and its private key) or a token for repository and organisation hooks (${SECTION}.reconcile.token); see docs/github-app.md`)
+  }
   const route = values.route ?? options.route
-  if (route === undefined) throw new UsageError(`name the route the App's webhook URL points at: --route R, or ${SECTION}.route`)
-  const { createGithubApp } = await import('../plugins/github-app/app.js')
-  const { reconcile } = await import('../plugins/github-app/reconcile.js')
-  const app = createGithubApp({ ...settings, baseUrl: options.api_url })
+  if (route === undefined) throw new UsageError(`name the route the hooks' URL points at: --route R, or ${SECTION}.route`)
+  const { Octokit } = await import('@octokit/core')
+  const { reconcileHooks } = await import('../plugins/github-app/reconcile-hooks.js')
+  const app = settings === undefined ? undefined : (await import('../plugins/github-app/app.js')).createGithubApp({ ...settings, baseUrl: options.api_url })
   const open = await openJobs(config, dirname(configPath))
   try {
-    const summary = await reconcile({ octokit: await app.appClient(), route, jobs: open.jobs, windowMs, maxPages, dryRun: values['dry-run'] === true, log: lines(io.stderr) })
+    const summary = await reconcileHooks({
+      app: app && (() => app.appClient()), token: token === undefined ? undefined : new Octokit({ auth: token, baseUrl: options.api_url }),
+      hooks: options.reconcile.hooks, route, jobs: open.jobs, windowMs, maxPages, dryRun: values['dry-run'] === true, log: lines(io.stderr),
+    })
     const { counts } = summary
     const asked = values['dry-run'] === true ? `${counts.would_redeliver} would be redelivered` : `${counts.redelivered} redelivered`
-    io.stdout.write(`${asked}; ${counts.present} already held as jobs, ${counts.answered} answered by the gateway, ${counts.error} refused by GitHub${summary.truncated ? '; stopped at --max-pages before the end of the window' : ''}.\n`)
-    return counts.error > 0 ? 1 : 0
+    const unlisted = summary.failed.length > 0 ? `; could not list ${summary.failed.join(', ')}` : ''
+    io.stdout.write(`${asked}; ${counts.present} already held as jobs, ${counts.answered} answered by the gateway, ${counts.error} refused by GitHub${summary.truncated ? '; stopped at --max-pages before the end of the window' : ''}${unlisted}.\n`)
+    return counts.error > 0 || summary.failed.length > 0 ? 1 : 0
   } finally {
     await open.close()
   }

@@ -60,12 +60,25 @@ export interface Source extends Verifier {
    */
   claims?(headers: Readonly<Record<string, string>>): boolean
   /**
+   * Where the event comes from, read from a verified request: its page (`link`: GitHub's pull request or issue,
+   * GitLab's merge request) and the GitHub webhook that delivered it (`hook`). The gateway keeps only what passes
+   * its checks (an https link without credentials; a hook of GitHub's shape) on the job's record.
+   */
+  origin?(headers: Readonly<Record<string, string>>, payload: JsonObject): JobOrigin | undefined
+  /**
    * What a route that does not set `over_limit` does with this sender's verified requests over its limit:
    * `defer` for a sender that disables a hook answered 4xx (GitLab), else `reject` (the default).
    */
   readonly overLimit?: OverLimit | undefined
 }
 
+/** Where an accepted event comes from, as a source reads it (each part optional; see {@link Source.origin}). */
+export interface JobOrigin {
+  /** The page of the event: a pull request's, a merge request's, a market's. */
+  readonly link?: string | undefined
+  /** The GitHub webhook that delivered it: `repos/OWNER/NAME/hooks/ID`, `orgs/OWNER/hooks/ID` or `app/hook`. */
+  readonly hook?: string | undefined
+}
 
 /** An authenticated, parsed webhook. */
 export interface WebhookEvent {

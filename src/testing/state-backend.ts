@@ -10,6 +10,7 @@ import type { JobOutcome } from '../core/jobs/state-backend.js'
 import { contractWorld, newJob, type StateBackendHarness } from './state-backend-harness.js'
 import { dedupCases } from './state-backend-dedup.js'
 import { groupCases } from './state-backend-groups.js'
+import { originCases } from './state-backend-origin.js'
 import { replayCases } from './state-backend-replay.js'
 import { writersCases } from './state-backend-writers.js'
 
@@ -213,6 +214,7 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
     writersCases({ harness, it, setup, recorder, peer, GAP })
     replayCases({ it, setup, recorder, GAP })
     groupCases({ harness, it, setup, recorder, peer })
+    originCases({ it, setup, recorder, WINDOW, restart: harness.reopen ? restart : undefined })
 
     if (harness.reopen) {
       describe('durability', () => {

@@ -30,7 +30,8 @@ describe('hookpilot jobs', () => {
     const { dir, config } = await configIn()
     const state = sqliteState({ path: join(dir, '.hookpilot', 'state.db'), concurrency: 1, maxQueue: 10 })
     await state.start?.({ log: silentLogger })
-    await state.queue.add(newJob('cli-1'), await state.dedup.reserve('pr\u0000cli-1'))
+    const origin = { link: 'https://github.com/octo-org/hello-world/pull/7', hook: 'repos/octo-org/hello-world/hooks/4242' }
+    await state.queue.add({ ...newJob('cli-1'), ...origin }, await state.dedup.reserve('pr\u0000cli-1'))
     await state.close?.()
 
     const list = await runCli(['jobs', 'list', '--config', config])
@@ -39,7 +40,7 @@ describe('hookpilot jobs', () => {
     expect(JSON.parse((await runCli(['jobs', 'list', '--json', '--state', 'queued', '--config', config])).stdout)).toMatchObject([{ id: '1', deliveryId: 'cli-1' }])
     const show = await runCli(['jobs', 'show', '1', '--config', config])
     expect(show.stdout).toMatch(/state:\s+queued/)
-    expect(show.stdout).toMatch(/delivery:\s+cli-1/)
+    expect(show.stdout).toMatch(/delivery:\s+cli-1\nlink:\s+https:\/\/github\.com\/octo-org\/hello-world\/pull\/7\nhook:\s+repos\/octo-org\/hello-world\/hooks\/4242\n/)
     expect(show.output).not.toContain('s3cret-value')
 
     expect(await runCli(['jobs', 'show', '99', '--config', config])).toMatchObject({ code: 1, stderr: expect.stringContaining('No job "99"') })

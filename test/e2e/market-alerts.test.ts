@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, type RunningCli } from '../fixtures/cli.js'
-import { marketWorld, type MarketWorld } from '../fixtures/market-watch.js'
+import { marketWorld, SLUG, type MarketWorld } from '../fixtures/market-watch.js'
 
 const running: RunningCli[] = []
 const worlds: MarketWorld[] = []
@@ -68,6 +68,9 @@ describe('market alerts through hookpilot serve', () => {
       `market:fed-cut price_crosses/0.25/up/1 done`, `market:fed-cut price_crosses/0.5/down/2 done`, `market:fed-cut price_crosses/0.5/up/1 done`,
       `market:fed-cut resolved done`, `market:fed-cut trade_size_over/0x${'2'.repeat(64)} done`,
     ].sort())
+    // Each alert's job links to the market's page (what the status page shows).
+    const listed = JSON.parse((await runCli(['jobs', 'list', '--json', '--config', w.config], { cwd: w.dir })).stdout) as Array<{ link?: string }>
+    expect(new Set(listed.map((j) => j.link))).toEqual(new Set([`https://polymarket.com/market/${SLUG}`]))
   })
 
   it('kill -9 and restarts repeat no alert and lose no crossing: one missed while it was dead is found late', async () => {

@@ -1,7 +1,8 @@
 /**
  * The status page in a real headless Chromium (Debian's chromium, driven by playwright-core): it refuses without
  * the token, shows a running job and a failed job's reason, updates when a job finishes without a reload, and a
- * job field holding markup renders as text under its Content-Security-Policy.
+ * job field holding markup renders as text under its Content-Security-Policy; a job's pull request is a link
+ * (rel="noopener noreferrer"), and a hostile `javascript:` one, from a payload or a stored record, never is.
  */
 import { createHmac } from 'node:crypto'
 import { chromium, type Browser } from 'playwright-core'
@@ -24,9 +25,12 @@ afterEach(async () => {
   gateway = undefined
 })
 
-/** Posts one signed pull_request delivery. */
-async function deliver(url: string, id: string): Promise<void> {
-  const body = JSON.stringify({ action: 'opened', number: 1, pull_request: { title: 'x' } })
+const PR_LINK = 'https://github.com/octo-org/hello-world/pull/1'
+const HOSTILE_LINK = 'javascript:window.__pwned = true'
+
+/** Posts one signed pull_request delivery, whose pull request's page is `link`. */
+async function deliver(url: string, id: string, link = PR_LINK): Promise<void> {
+  const body = JSON.stringify({ action: 'opened', number: 1, pull_request: { title: 'x', html_url: link } })
   const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`
   const res = await fetch(`${url}/webhooks/pr`, {
     method: 'POST', body,
@@ -62,8 +66,14 @@ describe('status page (headless Chromium)', () => {
     await page.click('button[type=submit]')
     await expect.poll(() => page.locator('[role=alert]').textContent()).toContain('not the status token')
 
-    await deliver(url, 'broken')
+    await deliver(url, 'broken', HOSTILE_LINK)
     await deliver(url, 'slow')
+    // A record stored by other code with a hostile link: the page checks the link again and shows none.
+    const payload = { action: 'opened', number: 2 }
+    await gateway.state.queue.add({
+      route: 'pr', event: 'pull_request', deliveryId: 'stored', dedupKey: undefined, payload, payloadJson: JSON.stringify(payload),
+      receivedAt: gateway.clock.now(), link: HOSTILE_LINK,
+    })
     await expect.poll(async () => (await gateway?.state.jobs.counts())?.running).toBe(1)
 
     // The login sets an HttpOnly, SameSite=Strict cookie; the URL never holds the token.
@@ -77,11 +87,22 @@ describe('status page (headless Chromium)', () => {
 
     const running = page.locator('#running tbody tr')
     await expect.poll(() => running.allTextContents()).toEqual([expect.stringContaining('slow')])
+    // The running job's pull request is a link, opened without the page as its opener or referrer.
+    const prLink = page.locator('#running tbody tr a')
+    expect(await prLink.getAttribute('href')).toBe(PR_LINK)
+    expect(await prLink.getAttribute('rel')).toBe('noopener noreferrer')
+    expect(await prLink.textContent()).toBe('github.com/octo-org/hello-world/pull/1')
     const failed = page.locator('#failed tbody tr')
     await expect.poll(() => failed.allTextContents()).toEqual([expect.stringContaining(`the agent said ${HOSTILE}`)])
     // The hostile reason is text: no element was made from it, no script of it ran.
     expect(await page.locator('#failed tbody script, #failed tbody img, #finished tbody script').count()).toBe(0)
     expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined()
+    // Neither hostile link became one: the failed job and the stored one are listed, with no link at all.
+    await expect.poll(() => page.locator('#finished tbody tr', { hasText: 'stored' }).count()).toBe(1)
+    expect(await page.locator('#finished tbody tr', { hasText: 'broken' }).locator('a').count()).toBe(0)
+    expect(await page.locator('#finished tbody tr', { hasText: 'stored' }).locator('a').count()).toBe(0)
+    expect(await page.locator('a[href^="javascript" i]').count()).toBe(0)
+    expect(await page.content()).not.toContain('javascript:')
 
     // The running job finishes: the page shows it without a reload (the same document, refreshed by its script).
     await page.evaluate(() => {
@@ -90,6 +111,7 @@ describe('status page (headless Chromium)', () => {
     for (const release of held.splice(0)) release()
     await expect.poll(() => running.count()).toBe(0)
     await expect.poll(() => page.locator('#finished tbody tr', { hasText: 'slow' }).allTextContents()).toEqual([expect.stringContaining('done')])
+    expect(await page.locator('#finished tbody tr', { hasText: 'slow' }).locator('a').getAttribute('href')).toBe(PR_LINK)
     expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true)
     await page.close()
   }, 60_000)

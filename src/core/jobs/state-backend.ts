@@ -50,6 +50,10 @@ export interface NewJob {
   readonly group?: JobGroup | undefined
   /** Not before this time (the moment the route's rate limit booked for a deferred event); undefined: at once. */
   readonly runAt?: number | undefined
+  /** The event's page (a pull request's, a merge request's, a market's): an https URL checked by `validLink`. */
+  readonly link?: string | undefined
+  /** The GitHub webhook that delivered it (`repos/OWNER/NAME/hooks/ID`, `orgs/OWNER/hooks/ID`, `app/hook`). */
+  readonly hook?: string | undefined
 }
 
 /** A stored job, without its payload. */
@@ -93,6 +97,10 @@ export interface JobRecord {
   readonly note: string | undefined
   /** Where the answer was posted, when the target said (a comment's URL). */
   readonly url: string | undefined
+  /** The event's page, as the source read it when the job was accepted (see {@link NewJob.link}); never changes. */
+  readonly link: string | undefined
+  /** The GitHub webhook that delivered the event (see {@link NewJob.hook}); never changes. */
+  readonly hook: string | undefined
 }
 
 /** How one try of a job ended, as the worker reports it; the queue stores it. */
@@ -239,6 +247,12 @@ export type JobCounts = Readonly<Record<JobState, number>>
 export interface JobsView {
   list(filter?: JobFilter): Promise<JobRecord[]>
   get(id: string): Promise<JobRecord | undefined>
+  /**
+   * The job of one delivery: the one that holds its de-dup key (route and delivery id, see `dedupKeyOf`), which
+   * is the newest job of that delivery; undefined when the gateway holds none (never received, purged, or
+   * stored under a timestamp id, which has no key). One indexed read, whatever the number of jobs.
+   */
+  find(route: string, deliveryId: string): Promise<JobRecord | undefined>
   /**
    * Re-queues a finished job to run now, as `mode` says (default `resume`: a failed job from where it failed,
    * any other from the start). Resolves the job as re-queued, or undefined when there is no such job; throws

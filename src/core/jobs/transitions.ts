@@ -94,6 +94,7 @@ export function accepted(job: NewJob, id: string, t: number): JobRecord {
     id, route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, state: 'queued', stage: 'run',
     answer: undefined, progress: 0, attempts: 0, notBefore: Math.max(t, job.runAt ?? t), lastError: undefined, receivedAt: job.receivedAt, updatedAt: t,
     finishedAt: undefined, group: undefined, burstAt: undefined, covers: 1, supersededBy: undefined, note: undefined, url: undefined, runs: 0,
+    link: job.link, hook: job.hook,
   }
 }
 

@@ -8,6 +8,8 @@ import { messageOf } from '../errors.js'
 import { throttledLog } from '../log/throttle.js'
 import type { Clock, JsonObject, Route } from '../types.js'
 import { admitJob, type AdmitParts } from './admit.js'
+import { dedupKeyOf } from '../jobs/dedup-key.js'
+import { validLink } from '../jobs/origin.js'
 
 /** An event of a source that is not HTTP, as it hands it to the gateway. */
 export interface SourcedEvent {
@@ -19,6 +21,8 @@ export interface SourcedEvent {
   readonly deliveryId: string
   /** What the route's prompt and `deliver_extra` templates are rendered from. */
   readonly payload: JsonObject
+  /** The page of what the event is about (a market's), kept on the job when it is an https URL (`validLink`). */
+  readonly link?: string | undefined
 }
 
 /** What became of a {@link SourcedEvent}: `retry_after` (seconds) comes with `rate_limited`. */
@@ -42,8 +46,8 @@ export function createIntake(parts: AdmitParts & { readonly clock: Clock }, rout
       const payloadJson = JSON.stringify(event.payload)
       const fields = { route: route.name, delivery: event.deliveryId, event: event.type }
       const job = {
-        route: route.name, event: event.type, deliveryId: event.deliveryId, dedupKey: `${route.name}\u0000${event.deliveryId}`,
-        payload: event.payload, payloadJson, receivedAt: parts.clock(),
+        route: route.name, event: event.type, deliveryId: event.deliveryId, dedupKey: dedupKeyOf(route.name, event.deliveryId),
+        payload: event.payload, payloadJson, receivedAt: parts.clock(), link: validLink(event.link),
       }
       try {
         const answer = await admitJob(parts, route, job, fields)

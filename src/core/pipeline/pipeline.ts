@@ -7,6 +7,8 @@ import type { GatewayEvents } from '../events.js'
 import { ERRORS, json, type GatewayResponse } from '../http/responses.js'
 import type { DedupStore, JobQueue, NewJob } from '../jobs/state-backend.js'
 import { admitJob } from './admit.js'
+import { dedupKeyOf } from '../jobs/dedup-key.js'
+import { checkedOrigin } from '../jobs/origin.js'
 import { throttledLog, throttledWarn } from '../log/throttle.js'
 import { parsePayload } from './parse-body.js'
 import { INSECURE_NO_AUTH, isLoopback } from '../routes/routes.js'
@@ -127,10 +129,10 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     }
 
     // A timestamp id is never de-duplicated: without an id header, retries cannot be told apart.
-    const dedupKey = headerId === undefined ? undefined : `${route.name}\u0000${headerId}`
+    const dedupKey = headerId === undefined ? undefined : dedupKeyOf(route.name, headerId)
     const job: NewJob = {
       route: route.name, event: type, deliveryId, dedupKey, payload, payloadJson: parsed.json, receivedAt: event.receivedAt,
-      group: groupOf(route.name, route.concurrency, payload),
+      group: groupOf(route.name, route.concurrency, payload), ...checkedOrigin(verified.source?.origin?.(req.headers, payload)),
     }
     // A route that does not say follows its sender: GitLab disables a hook answered 4xx, so its events wait instead.
     const overLimit = route.overLimit ?? verified.source?.overLimit ?? 'reject'

@@ -7,6 +7,7 @@ import * as v from 'valibot'
 import { boolean, integer, nonBlank, text } from '../../core/config/schema-kit.js'
 import { ConfigError, type ConfigIssue } from '../../core/errors.js'
 import { at } from '../../core/plugin-api/sections.js'
+import { validHook } from '../../core/jobs/origin.js'
 import type { SetupContext } from '../../core/plugin-api/definition.js'
 import { resolve } from 'node:path'
 import type { GithubApp } from './app.js'
@@ -30,8 +31,12 @@ export const githubAppOptions = v.object({
       every_minutes: v.optional(integer(0), 0),
       window_hours: v.optional(integer(1, 72), 3),
       max_pages: v.optional(integer(1, 100), 10),
+      // Repository and organisation hooks: a token that may read them (a secret), and hooks to look at besides
+      // those the route's jobs came through.
+      token: v.optional(text),
+      hooks: v.optional(v.array(v.pipe(text, v.check((h: string) => validHook(h) !== undefined && h !== 'app/hook', 'expected a hook as repos/OWNER/NAME/hooks/ID or orgs/OWNER/hooks/ID'))), []),
     }),
-    { on_start: false, every_minutes: 0, window_hours: 3, max_pages: 10 },
+    { on_start: false, every_minutes: 0, window_hours: 3, max_pages: 10, hooks: [] },
   ),
   route: v.optional(nonBlank('the route the App\'s webhook URL names, e.g. review')),
   agent_permissions: v.optional(v.record(v.pipe(text, v.regex(/^[a-z_]+$/, 'expected a permission name, e.g. contents')), level), { ...AGENT_PERMISSIONS }),
@@ -39,6 +44,12 @@ export const githubAppOptions = v.object({
 
 /** The validated section. */
 export type GithubAppConfig = v.InferOutput<typeof githubAppOptions>
+
+/** The hooks token, when `reconcile.token` holds one (an unset variable leaves it empty: no token). */
+export function hooksToken(options: Partial<GithubAppConfig>): string | undefined {
+  const token = options.reconcile?.token?.trim()
+  return token === undefined || token === '' ? undefined : token
+}
 
 /** The App's settings, checked: undefined when no App is configured (no `app_id`, no key). */
 export function appSettings(options: Partial<GithubAppConfig>, baseDir: string): { appId: number; privateKey: PrivateKeySource; keyPath: string } | undefined {

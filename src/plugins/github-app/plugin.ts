@@ -7,7 +7,8 @@
 import { ConfigError } from '../../core/errors.js'
 import { definePlugin } from '../../core/plugin-api/plugin.js'
 import type { AgentEnvironment } from '../../core/types.js'
-import { appSettings, githubAppOf, githubAppOptions, SECTION } from './options.js'
+import type { GatewayPlugin } from '../../core/plugin-api/plugin.js'
+import { appSettings, githubAppOf, githubAppOptions, hooksToken, SECTION } from './options.js'
 
 /**
  * Variables of the gateway's environment that gh, git or an agent would take for a GitHub credential: an
@@ -20,21 +21,28 @@ export const githubAppPlugin = definePlugin({
   name: 'github_app',
   section: SECTION,
   options: githubAppOptions,
-  secrets: ['private_key'],
+  secrets: ['private_key', 'reconcile.token'],
   async setup(options, ctx) {
     const settings = appSettings(options, ctx.baseDir)
     const app = await githubAppOf(ctx)
-    if (settings === undefined || app === undefined) return { name: 'github_app' }
+    const token = hooksToken(options)
+    const { reconcile } = options
+    const scheduled = (reconcile.on_start || reconcile.every_minutes > 0) && (app !== undefined || token !== undefined)
+    if (scheduled && options.route === undefined) {
+      throw new ConfigError([{ path: `${SECTION}.route`, message: 'reconcile needs the route the hooks\' URL names (e.g. review)' }])
+    }
+    let schedule: { stop(): void } | undefined
+    const { scheduleReconcile } = await import('./schedule.js')
+    const client = token === undefined ? undefined : new (await import('@octokit/core')).Octokit({ auth: token, baseUrl: options.api_url })
+    // Reconcile needs the gateway's jobs and events, which observe() is given once the gateway is composed.
+    const observe: GatewayPlugin['observe'] = (events, { state }) => {
+      if (scheduled && options.route !== undefined) schedule = scheduleReconcile({ app, token: client }, options.route, reconcile, state, events, ctx.log)
+    }
+    const close = async () => schedule?.stop()
+    if (settings === undefined || app === undefined) return { name: 'github_app', observe, close }
     const permissions = options.agent_permissions
     const { installationScope } = await import('./installation.js')
     const { appCheck } = await import('./check.js')
-    const { scheduleReconcile } = await import('./schedule.js')
-    const { reconcile } = options
-    const scheduled = reconcile.on_start || reconcile.every_minutes > 0
-    if (scheduled && options.route === undefined) {
-      throw new ConfigError([{ path: `${SECTION}.route`, message: 'reconcile needs the route the App\'s webhook URL names (e.g. review)' }])
-    }
-    let schedule: { stop(): void } | undefined
     const cleared: AgentEnvironment = Object.fromEntries(GITHUB_CREDENTIAL_VARIABLES.map((name) => [name, null]))
     return {
       name: 'github_app',
@@ -46,13 +54,8 @@ export const githubAppPlugin = definePlugin({
         return { ...cleared, GH_TOKEN: token }
       },
       preflight: () => appCheck(app, settings.keyPath),
-      // Reconcile needs the gateway's jobs and events, which observe() is given once the gateway is composed.
-      observe(events, { state }) {
-        if (scheduled && options.route !== undefined) schedule = scheduleReconcile(app, options.route, reconcile, state, events, ctx.log)
-      },
-      async close() {
-        schedule?.stop()
-      },
+      observe,
+      close,
     }
   },
 })

@@ -1,9 +1,10 @@
 /**
  * Reconcile: ask GitHub to redeliver what the gateway missed. GitHub never redelivers a failed delivery by
- * itself; a gateway that was down for 40 minutes would lose those reviews. For each delivery of the App's hook
- * in the window, the newest attempt decides: when GitHub recorded it failed (status 0, or 400 and up) and the
- * gateway holds no job for it (`route\0guid`), `POST /app/hook/deliveries/{id}/attempts` has GitHub send it
- * again. A delivery GitHub recorded as answered 2xx was taken or deliberately ignored by a gateway, and is left.
+ * itself; a gateway that was down for 40 minutes would lose those reviews. For each delivery of one hook (the
+ * App's, or a repository's or organisation's: `hook`) in the window, the newest attempt decides: when GitHub
+ * recorded it failed (status 0, or 400 and up) and the gateway holds no job for it (`jobs.find(route, guid)`),
+ * `POST /<hook>/deliveries/{id}/attempts` has GitHub send it again. A delivery GitHub recorded as answered 2xx
+ * was taken or deliberately ignored by a gateway, and is left.
  *
  * Safe to run anywhere, any number of times, on several instances at once: a redelivery carries the same
  * `X-GitHub-Delivery`, so the gateway's de-dup makes each delivery exactly one job, however many reconcilers
@@ -13,16 +14,18 @@ import type { Octokit } from '@octokit/core'
 import { messageOf } from '../../core/errors.js'
 import type { JobsView } from '../../core/jobs/state-backend.js'
 import type { Clock, Logger } from '../../core/types.js'
-import { listDeliveries, type HookDelivery } from './deliveries.js'
+import { APP_HOOK, listDeliveries, redeliver, type HookDelivery } from './deliveries.js'
 
 /** What became of each delivery looked at: the `result` label of `hookpilot_reconciled_deliveries_total`. */
 export type ReconcileResult = 'redelivered' | 'would_redeliver' | 'present' | 'answered' | 'error'
 
 /** Options of {@link reconcile}. */
 export interface ReconcileOptions {
-  /** The App client (its JWT): `appClient()` of the GitHub App. */
+  /** A client that may read `hook`'s deliveries: the App's (its JWT) for `app/hook`, else one with a token. */
   readonly octokit: Octokit
-  /** The route the App's webhook URL names: its jobs are looked up as `route\0guid`. */
+  /** The hook, as its REST path: `app/hook` (the default), `repos/OWNER/NAME/hooks/ID` or `orgs/OWNER/hooks/ID`. */
+  readonly hook?: string | undefined
+  /** The route the hook's URL names: a delivery's job is looked up with `jobs.find(route, guid)`. */
   readonly route: string
   readonly jobs: JobsView
   /** Deliveries attempted within this long before now are looked at. */
@@ -50,16 +53,13 @@ export interface ReconcileSummary {
   readonly truncated: boolean
 }
 
-/** Jobs of the route read to know which deliveries the gateway holds. */
-const JOBS_LOOKED_UP = 10_000
-
 /** One pass over the window; see the module comment. */
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileSummary> {
   const clock = options.clock ?? Date.now
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
   const gap = 1000 / (options.perSecond ?? 2)
-  const { deliveries, truncated } = await listDeliveries(options.octokit, { since: clock() - options.windowMs, maxPages: options.maxPages ?? 10 })
-  const held = new Set((await options.jobs.list({ route: options.route, limit: JOBS_LOOKED_UP })).map((job) => job.deliveryId))
+  const hook = options.hook ?? APP_HOOK
+  const { deliveries, truncated } = await listDeliveries(options.octokit, hook, { since: clock() - options.windowMs, maxPages: options.maxPages ?? 10 })
   const counts: Record<ReconcileResult, number> = { redelivered: 0, would_redeliver: 0, present: 0, answered: 0, error: 0 }
   const redelivered: string[] = []
   const count = (result: ReconcileResult) => {
@@ -68,8 +68,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
   }
   let first = true
   for (const delivery of newestAttempts(deliveries)) {
-    const fields = { route: options.route, delivery: delivery.guid, event: delivery.event, status: delivery.statusCode }
-    if (held.has(delivery.guid)) count('present')
+    const fields = { route: options.route, hook, delivery: delivery.guid, event: delivery.event, status: delivery.statusCode }
+    if ((await options.jobs.find(options.route, delivery.guid)) !== undefined) count('present')
     else if (delivery.statusCode >= 200 && delivery.statusCode < 400) count('answered')
     else if (options.dryRun === true) {
       redelivered.push(delivery.guid)
@@ -79,7 +79,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
       if (!first) await sleep(gap)
       first = false
       try {
-        await options.octokit.request('POST /app/hook/deliveries/{delivery_id}/attempts', { delivery_id: delivery.id })
+        await redeliver(options.octokit, hook, delivery.id)
         redelivered.push(delivery.guid)
         count('redelivered')
         options.log.info('reconcile: asked GitHub to redeliver', fields)
@@ -89,7 +89,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileSum
       }
     }
   }
-  if (truncated) options.log.warn('reconcile: stopped at the page bound before the end of the window; older deliveries were not looked at', { route: options.route })
+  if (truncated) options.log.warn('reconcile: stopped at the page bound before the end of the window; older deliveries were not looked at', { route: options.route, hook })
   return { counts, redelivered, truncated }
 }
 

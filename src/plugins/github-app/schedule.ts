@@ -1,8 +1,10 @@
 /**
  * `platforms.github_app.reconcile`: the serving gateway reconciles by itself, once shortly after it starts
- * (`on_start`: what was missed while it was down) and every `every_minutes`. A pass never overlaps the
- * previous one; its results are logged and counted (`hookpilot_reconciled_deliveries_total`).
+ * (`on_start`: what was missed while it was down) and every `every_minutes`: the App's hook, and the repository
+ * and organisation hooks the token reaches. A pass never overlaps the previous one; its results are logged and
+ * counted (`hookpilot_reconciled_deliveries_total`).
  */
+import type { Octokit } from '@octokit/core'
 import { messageOf } from '../../core/errors.js'
 import type { GatewayEvents } from '../../core/events.js'
 import type { StateBackend } from '../../core/jobs/state-backend.js'
@@ -21,19 +23,29 @@ export interface ReconcileSchedule {
   stop(): void
 }
 
+/** Who a pass asks: the App (its hook), and a client with the hooks token (repository and organisation hooks). */
+export interface ReconcileClients {
+  readonly app?: GithubApp | undefined
+  readonly token?: Octokit | undefined
+}
+
 /** Starts the passes `settings` asks for on `route`. */
-export function scheduleReconcile(app: GithubApp, route: string, settings: GithubAppConfig['reconcile'], state: StateBackend, events: GatewayEvents, log: Logger): ReconcileSchedule {
+export function scheduleReconcile(clients: ReconcileClients, route: string, settings: GithubAppConfig['reconcile'], state: StateBackend, events: GatewayEvents, log: Logger): ReconcileSchedule {
+  const { app, token } = clients
   let running = false
   const pass = async () => {
     if (running) return
     running = true
     try {
-      const { reconcile } = await import('./reconcile.js')
-      const summary = await reconcile({
-        octokit: await app.appClient(), route, jobs: state.jobs, windowMs: settings.window_hours * 3_600_000, maxPages: settings.max_pages, log,
-        onResult: (result) => events.emit('reconciled', { route, result }),
+      const { reconcileHooks } = await import('./reconcile-hooks.js')
+      const summary = await reconcileHooks({
+        app: app && (() => app.appClient()), token, hooks: settings.hooks, route, jobs: state.jobs, windowMs: settings.window_hours * 3_600_000,
+        maxPages: settings.max_pages, log, onResult: (result) => events.emit('reconciled', { route, result }),
       })
-      log.info('reconcile pass done', { route, redelivered: summary.counts.redelivered, present: summary.counts.present, answered: summary.counts.answered, refused: summary.counts.error })
+      log.info('reconcile pass done', {
+        route, hooks: summary.hooks.length, redelivered: summary.counts.redelivered, present: summary.counts.present, answered: summary.counts.answered,
+        refused: summary.counts.error, unlisted_hooks: summary.failed.length,
+      })
     } catch (err) {
       log.warn('reconcile pass failed; the next one tries again', { route, reason: messageOf(err).slice(0, 200) })
     } finally {

@@ -1,11 +1,13 @@
 import type { Source } from '../../core/types.js'
 import { hmacSignatureVerifier } from './hmac-verifier.js'
+import { githubOrigin } from './origins.js'
 
 /**
  * GitHub as a source: verifies `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(secret, raw body)>` against a
  * route's secrets (any of them passes, for rotation; the legacy `sha1=` header is refused as malformed), and
  * reads the delivery id from `X-GitHub-Delivery` (which GitHub's Redeliver reuses) and the event type from
- * `X-GitHub-Event`.
+ * `X-GitHub-Event`. A job keeps the pull request's (or issue's) page and the hook that delivered it
+ * (`X-GitHub-Hook-ID`): what reconcile reads to know which hooks to look at.
  *
  * @example
  * ```ts
@@ -14,7 +16,7 @@ import { hmacSignatureVerifier } from './hmac-verifier.js'
  * ```
  */
 export function githubSource(): Source {
-  return hmacSignatureVerifier({
+  const source = hmacSignatureVerifier({
     name: 'github',
     header: 'x-hub-signature-256',
     scheme: 'github-hmac-sha256',
@@ -22,4 +24,5 @@ export function githubSource(): Source {
     deliveryIdHeader: 'x-github-delivery',
     eventHeader: 'x-github-event',
   })
+  return { ...source, origin: githubOrigin }
 }

@@ -1,5 +1,6 @@
 import type { Clock, Source, VerifyResult } from '../../core/types.js'
 import { matchesAnyToken } from '../shared/secure-compare.js'
+import { gitlabOrigin } from './origins.js'
 import { isSigningSecret, verifyStandardWebhook } from './standard-webhooks.js'
 
 const MISSING: VerifyResult = Object.freeze({ ok: false, reason: 'missing token header' })
@@ -37,6 +38,7 @@ export function gitlabSource(options: GitlabSourceOptions = {}): Source {
     claims: (headers) => headers['x-gitlab-event'] !== undefined && headers['webhook-signature'] !== undefined,
     deliveryId: (headers) => headers['idempotency-key'] || headers['webhook-id'] || headers['x-gitlab-event-uuid'] || undefined,
     eventType: (headers) => headers['x-gitlab-event'] || undefined,
+    origin: gitlabOrigin,
     // GitLab disables a hook after four failed deliveries in a row, a 429 included: over the limit, it waits.
     overLimit: 'defer',
     verify(req, secrets) {

@@ -1,6 +1,7 @@
 /**
  * The status page's HTML, script and style, fixed texts served from their own paths: the page holds no job
- * data (the script fetches it as JSON and writes it with `textContent`, never as markup), so the strict
+ * data (the script fetches it as JSON and writes it with `textContent`, never as markup; a job's link is an
+ * element whose `href` is set only to an https URL, `rel="noopener noreferrer"`), so the strict
  * Content-Security-Policy allows scripts and styles from this origin only, and nothing inline.
  */
 
@@ -20,9 +21,9 @@ ${problem === undefined ? '' : `<p class="problem" role="alert">${problem}</p>\n
 export const STATUS_HTML = page('hookpilot status', `<header><h1>hookpilot status</h1><p id="updated" aria-live="polite">loading…</p></header>
 <main>
 <section><h2>Queue</h2><dl id="counts"></dl></section>
-<section><h2>Running</h2><table id="running"><thead><tr><th>job</th><th>route</th><th>event</th><th>delivery</th><th>tries</th><th>for</th><th>received</th></tr></thead><tbody></tbody></table></section>
+<section><h2>Running</h2><table id="running"><thead><tr><th>job</th><th>route</th><th>event</th><th>delivery</th><th>link</th><th>tries</th><th>for</th><th>received</th></tr></thead><tbody></tbody></table></section>
 <section><h2>Failed, by reason</h2><table id="failed"><thead><tr><th>jobs</th><th>reason</th><th>routes</th><th>latest</th><th>earliest</th></tr></thead><tbody></tbody></table></section>
-<section><h2>Last finished</h2><table id="finished"><thead><tr><th>job</th><th>route</th><th>event</th><th>delivery</th><th>outcome</th><th>reason</th><th>tries</th><th>received</th><th>finished</th></tr></thead><tbody></tbody></table></section>
+<section><h2>Last finished</h2><table id="finished"><thead><tr><th>job</th><th>route</th><th>event</th><th>delivery</th><th>link</th><th>outcome</th><th>reason</th><th>tries</th><th>received</th><th>finished</th></tr></thead><tbody></tbody></table></section>
 </main>
 <script src="/status/app.js"></script>`)
 
@@ -41,6 +42,20 @@ export const STATUS_JS = `'use strict'
 ;(() => {
   const REFRESH_MS = 2000
   const time = (ms) => (ms === undefined || ms === null ? '' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19))
+  // A job's page, as a link only when it is https (the server checked it too); shown as host and path.
+  function link(href) {
+    if (typeof href !== 'string' || !href.startsWith('https://')) return undefined
+    let url
+    try { url = new URL(href) } catch { return undefined }
+    if (url.protocol !== 'https:' || url.username !== '' || url.password !== '') return undefined
+    const a = document.createElement('a')
+    a.href = url.href
+    a.rel = 'noopener noreferrer'
+    a.target = '_blank'
+    const shown = url.host + url.pathname
+    a.textContent = shown.length > 60 ? shown.slice(0, 59) + '…' : shown
+    return a
+  }
   const age = (ms) => (ms < 60000 ? Math.round(ms / 1000) + ' s' : ms < 3600000 ? Math.round(ms / 60000) + ' min' : (ms / 3600000).toFixed(1) + ' h')
   function rows(id, items, cells) {
     const body = document.querySelector('#' + id + ' tbody')
@@ -50,7 +65,8 @@ export const STATUS_JS = `'use strict'
       tr.dataset.job = item.id === undefined ? '' : String(item.id)
       for (const value of cells(item)) {
         const td = document.createElement('td')
-        td.textContent = value === undefined || value === null ? '' : String(value)
+        if (value instanceof Node) td.append(value)
+        else td.textContent = value === undefined || value === null ? '' : String(value)
         tr.append(td)
       }
       fresh.append(tr)
@@ -68,9 +84,9 @@ export const STATUS_JS = `'use strict'
       dd.textContent = String(n)
       counts.append(dt, dd)
     }
-    rows('running', s.running, (j) => [j.id, j.route, j.event, j.deliveryId, j.attempts, age(j.ageMs), time(j.receivedAt)])
+    rows('running', s.running, (j) => [j.id, j.route, j.event, j.deliveryId, link(j.link), j.attempts, age(j.ageMs), time(j.receivedAt)])
     rows('failed', s.failed, (g) => [g.count, g.reason, g.routes.join(', '), time(g.latest), time(g.earliest)])
-    rows('finished', s.finished, (j) => [j.id, j.route, j.event, j.deliveryId, j.state, j.reason, j.attempts, time(j.receivedAt), time(j.finishedAt)])
+    rows('finished', s.finished, (j) => [j.id, j.route, j.event, j.deliveryId, link(j.link), j.state, j.reason, j.attempts, time(j.receivedAt), time(j.finishedAt)])
     document.getElementById('updated').textContent = 'updated ' + time(s.at)
   }
   async function refresh() {

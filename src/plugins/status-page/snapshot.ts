@@ -1,9 +1,11 @@
 /**
  * What the status page shows, read from the jobs view: how many jobs wait, which run and for how long, the last
  * ones that ended, and failed jobs grouped by reason. A job is shown by these fields only: its payload, its
- * answer and anything else a sender wrote beyond them never reach the page.
+ * answer and anything else a sender wrote beyond them never reach the page. Its link is checked again here (an
+ * https URL, no credentials): a record another writer stored cannot put a `javascript:` link on the page.
  */
 import { reasonOf } from '../../core/jobs/job-filter.js'
+import { validLink } from '../../core/jobs/origin.js'
 import { reasonGroups, type ReasonGroup } from '../../core/jobs/reason-groups.js'
 import type { FinalState, JobCounts, JobRecord, JobsView } from '../../core/jobs/state-backend.js'
 
@@ -13,6 +15,8 @@ export interface JobLine {
   readonly route: string
   readonly event: string
   readonly deliveryId: string
+  /** The event's page (pull request, merge request, market): only an https link without credentials. */
+  readonly link: string | undefined
   /** Its state: the outcome of a finished job. */
   readonly state: string
   /** Why it failed, waits to retry, or was skipped or superseded (at most 300 characters). */
@@ -62,7 +66,7 @@ export async function jobsSnapshot(view: JobsView, now: number): Promise<JobsSna
 
 function line(job: JobRecord): JobLine {
   return {
-    id: job.id, route: job.route, event: job.event, deliveryId: job.deliveryId, state: job.state, reason: reasonOf(job)?.slice(0, 300),
+    id: job.id, route: job.route, event: job.event, deliveryId: job.deliveryId, link: validLink(job.link), state: job.state, reason: reasonOf(job)?.slice(0, 300),
     attempts: job.attempts, receivedAt: job.receivedAt, updatedAt: job.updatedAt, finishedAt: job.finishedAt,
   }
 }

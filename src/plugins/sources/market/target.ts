@@ -13,13 +13,18 @@ export interface WatchTarget {
   readonly conditionId: string | undefined
   /** `market.*` of the templates. */
   readonly fields: JsonObject
+  /** The market's page (`https://polymarket.com/market/<slug>`), the link its jobs keep; undefined for bare token ids. */
+  readonly page: string | undefined
 }
+
+/** The market page a slug names. */
+export const MARKET_PAGE = 'https://polymarket.com/market/'
 
 /** Resolves a slug through the catalog; token ids are taken as they are. */
 export async function resolveTarget(pm: MarketClient, market: string | readonly string[], signal: AbortSignal): Promise<WatchTarget> {
   if (typeof market !== 'string') {
     const [first = ''] = market
-    return { tokenIds: market, priceToken: first, conditionId: undefined, fields: { question: `token ${first}`, slug: '', token_id: first, outcome: '' } }
+    return { tokenIds: market, priceToken: first, conditionId: undefined, fields: { question: `token ${first}`, slug: '', token_id: first, outcome: '' }, page: undefined }
   }
   const found = await pm.markets.bySlug(market, { signal })
   const outcomes = found.outcomes.filter((o): o is typeof o & { tokenId: string } => o.tokenId !== null)
@@ -29,6 +34,7 @@ export async function resolveTarget(pm: MarketClient, market: string | readonly 
     tokenIds: outcomes.map((o) => o.tokenId),
     priceToken: first.tokenId,
     conditionId: found.conditionId,
+    page: found.slug === '' ? undefined : `${MARKET_PAGE}${encodeURIComponent(found.slug)}`,
     fields: {
       question: found.question, slug: found.slug, condition_id: found.conditionId, token_id: first.tokenId, outcome: first.label,
       end_date: found.endDate?.toISOString() ?? null, closed: found.closed,

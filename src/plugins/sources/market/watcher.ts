@@ -46,7 +46,7 @@ export async function runWatch(name: string, config: WatchConfig, deps: WatchDep
   const hand = async (alert: Alert, state: WatchState): Promise<void> => {
     if (deps.clock() < pausedUntil) return
     const payload = payloadOf(name, target, alert, top)
-    const result = await deps.intake.admit({ route, type: alert.kind, deliveryId: alert.deliveryId, payload })
+    const result = await deps.intake.admit({ route, type: alert.kind, deliveryId: alert.deliveryId, payload, link: target.page })
     if (result.status === 'accepted' || result.status === 'duplicate') return alert.commit(state)
     // Not committed: the same alert, under the same id, is detected again at the next update.
     if (result.status === 'rate_limited') pausedUntil = deps.clock() + result.retryAfterSeconds * 1000

@@ -23,6 +23,7 @@ interface Rare {
 const FIELDS = [
   'id', 'route', 'event', 'deliveryId', 'dedupKey', 'state', 'stage', 'answer', 'progress', 'attempts', 'notBefore', 'lastError',
   'receivedAt', 'updatedAt', 'finishedAt', 'group', 'burstAt', 'covers', 'supersededBy', 'note', 'url', 'runs',
+  'link', 'hook',
 ] as const satisfies ReadonlyArray<keyof JobRecord>
 // A field added to JobRecord and not kept here fails the build, not a read.
 type Unkept = Exclude<keyof JobRecord, (typeof FIELDS)[number]>
@@ -79,6 +80,9 @@ export class FinishedEntry {
   readonly #updated: number
   readonly #notBefore: number
   readonly #rare: Rare | undefined
+  /** Most jobs of a code host have a link, so it is not one of the rare fields. */
+  readonly #link: string | undefined
+  readonly #hook: string | undefined
   /** The payload, while this job is among the latest done ones that keep it (for an operator's retry). */
   payload: JsonObject | undefined
   /** A finished job holds no lease. */
@@ -105,6 +109,8 @@ export class FinishedEntry {
     const { answer, lastError, group, burstAt, supersededBy, note, url } = job
     const rare = [answer, lastError, group, burstAt, supersededBy, note, url].some((v) => v !== undefined)
     this.#rare = rare ? { answer, lastError, group, burstAt, supersededBy, note, url } : undefined
+    this.#link = job.link
+    this.#hook = job.hook
     this.payload = payload
   }
 
@@ -117,6 +123,7 @@ export class FinishedEntry {
       stage: this.#stage, answer: rare?.answer, progress: this.#progress, attempts: this.#attempts, notBefore: at - this.#notBefore,
       lastError: rare?.lastError, receivedAt: at - this.#received, updatedAt: at - this.#updated, finishedAt: at, group: rare?.group,
       burstAt: rare?.burstAt, covers: this.#covers, supersededBy: rare?.supersededBy, note: rare?.note, url: rare?.url, runs: this.#runs,
+      link: this.#link, hook: this.#hook,
     }
   }
 }

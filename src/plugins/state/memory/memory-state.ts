@@ -11,6 +11,7 @@ import {
   accepted, admit, checkedRetention, DEDUP_WINDOW_MS, isFinal, joinGroup, keyMoved, leasable, leased, leaseOrder, purgeCutoff, purgeable, queuedAgain, refusal,
   retentionCutoff,
 } from '../../../core/jobs/transitions.js'
+import { dedupKeyOf } from '../../../core/jobs/dedup-key.js'
 import { jobMatcher } from '../../../core/jobs/job-filter.js'
 import { retriedAs } from '../../../core/jobs/retry-mode.js'
 import { silentLogger } from '../../../core/log/logger.js'
@@ -198,6 +199,9 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
       },
       async get(id) {
         return jobs.get(id)?.job
+      },
+      async find(route, deliveryId) {
+        return holderOf(dedupKeyOf(route, deliveryId))?.job
       },
       async retry(id, mode = 'resume') {
         const e = jobs.get(id)

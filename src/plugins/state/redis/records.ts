@@ -37,6 +37,9 @@ export interface JobData {
   readonly url?: string | undefined
   /** Every start of the job's agent (absent in a job stored before it was counted). */
   readonly runs?: number | undefined
+  /** The event's page and the GitHub webhook that delivered it, set when the job is accepted. */
+  readonly link?: string | undefined
+  readonly hook?: string | undefined
 }
 
 /** The BullMQ job type of every hookpilot job. */
@@ -60,6 +63,7 @@ export function newData(job: NewJob, now: number): JobData {
   return {
     route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, payload: encodePayload(job.payloadJson),
     receivedAt: job.receivedAt, stage: 'run', progress: 0, attempts: 0, notBefore: Math.max(now, job.runAt ?? now), updatedAt: now,
+    link: job.link, hook: job.hook,
   }
 }
 
@@ -115,6 +119,8 @@ export function recordOf(job: BullJob, listed: JobState): JobRecord {
     note: d.note,
     url: d.url,
     runs: d.runs ?? (d.stage === 'run' ? d.attempts : 1),
+    link: d.link,
+    hook: d.hook,
   }
 }
 
@@ -126,6 +132,6 @@ export function dataOf(record: JobRecord, payload: string): JobData {
     attempts: record.attempts, notBefore: record.notBefore, lastError: record.lastError, updatedAt: record.updatedAt,
     finishedAt: record.finishedAt, outcome: record.state === 'skipped' || record.state === 'superseded' ? record.state : undefined,
     group: record.group, burstAt: record.burstAt, covers: record.covers, supersededBy: record.supersededBy, note: record.note, url: record.url,
-    runs: record.runs,
+    runs: record.runs, link: record.link, hook: record.hook,
   }
 }

@@ -104,7 +104,7 @@ export function redisState(options: RedisStateOptions): RedisState {
   const commands = () => open().clients.commands
   const queue = () => open().queue
   const groups = redisGroups(commands, queue, keys)
-  const view = redisJobsView({ queue, now, windowMs: retention.windowMs, groups })
+  const view = redisJobsView({ queue, now, windowMs: retention.windowMs, groups, keyOwner: (key) => commands().get(keys.keyOwner(key)) })
   const unfinished = async () => {
     const counts = await view.counts()
     return counts.queued + counts.running

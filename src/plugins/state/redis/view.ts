@@ -1,5 +1,6 @@
 /** `hookpilot jobs` over BullMQ's lists: what is queued, running, done and failed, on every instance. */
 import type { Queue } from 'bullmq'
+import { dedupKeyOf } from '../../../core/jobs/dedup-key.js'
 import { jobMatcher } from '../../../core/jobs/job-filter.js'
 import { retriedAs } from '../../../core/jobs/retry-mode.js'
 import { purgeCutoff, purgeable } from '../../../core/jobs/transitions.js'
@@ -22,6 +23,8 @@ export interface RedisViewOptions {
   readonly windowMs: number
   /** The concurrency groups a retried job rejoins. */
   readonly groups?: RedisGroups | undefined
+  /** The id of the job that holds a de-dup key (its binding in Redis), or null. */
+  readonly keyOwner: (dedupKey: string) => Promise<string | null>
 }
 
 /** The jobs view. */
@@ -82,6 +85,12 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
     },
     async get(id) {
       return (await found(id))?.record
+    },
+    async find(route, deliveryId) {
+      const id = await options.keyOwner(dedupKeyOf(route, deliveryId))
+      const record = id === null ? undefined : (await found(id))?.record
+      // The binding outlives the job (a purged one), and its key is a hash: only the delivery's own job answers.
+      return record?.route === route && record.deliveryId === deliveryId ? record : undefined
     },
     async retry(id, mode = 'resume') {
       const current = await found(id)

@@ -4,7 +4,7 @@ import type { JobRecord, JobStage, JobState } from '../../../core/jobs/state-bac
 
 /** The columns of a job without its payload and lease (`state` is the job's state: skipped and superseded included). */
 export const RECORD_COLUMNS = `id, route, event, delivery_id, dedup_key, coalesce(outcome, state) AS state, stage, answer, progress, attempts,
-  not_before, last_error, received_at, updated_at, finished_at, grp, burst_at, covers, superseded_by, note, url, runs`
+  not_before, last_error, received_at, updated_at, finished_at, grp, burst_at, covers, superseded_by, note, url, runs, link, hook`
 
 /** The SQL condition on the stored columns that selects jobs in each state (a skipped job is stored as done). */
 const STATE_IS: Readonly<Record<JobState, string>> = {
@@ -47,6 +47,8 @@ export interface JobRow {
   readonly note: string | null
   readonly url: string | null
   readonly runs: number
+  readonly link: string | null
+  readonly hook: string | null
 }
 
 /** The record a row stands for. */
@@ -74,6 +76,8 @@ export function toRecord(row: JobRow): JobRecord {
     note: row.note ?? undefined,
     url: row.url ?? undefined,
     runs: row.runs,
+    link: row.link ?? undefined,
+    hook: row.hook ?? undefined,
   }
 }
 

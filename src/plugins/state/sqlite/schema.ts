@@ -77,6 +77,10 @@ const MIGRATIONS: readonly string[] = [
   // step counted its runs in its tries while in stage 'run'; one past it ran its agent at least once.
   `ALTER TABLE jobs ADD COLUMN runs INTEGER NOT NULL DEFAULT 0;
    UPDATE jobs SET runs = CASE WHEN stage = 'run' THEN attempts ELSE 1 END;`,
+  // Where a job comes from, set once when it is accepted: the event's page (a pull request, a merge request, a
+  // market) and the GitHub webhook that delivered it. Nullable: jobs stored before this step have neither.
+  `ALTER TABLE jobs ADD COLUMN link TEXT;
+   ALTER TABLE jobs ADD COLUMN hook TEXT;`,
 ]
 
 /** The schema version this code writes. */

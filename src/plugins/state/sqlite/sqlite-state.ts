@@ -131,6 +131,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
     jobs: {
       list: (filter) => open().view.list(filter),
       get: (id) => open().view.get(id),
+      find: (route, deliveryId) => open().view.find(route, deliveryId),
       retry: async (id, mode) => {
         const job = await open().view.retry(id, mode)
         pool.wake()

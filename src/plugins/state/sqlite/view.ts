@@ -3,6 +3,7 @@
  * from another one (WAL lets both work on the file at once; the server notices a retried job at its next poll).
  */
 import type { JobCounts, JobFilter, JobRecord, JobsView } from '../../../core/jobs/state-backend.js'
+import { dedupKeyOf } from '../../../core/jobs/dedup-key.js'
 import { reasonLike } from '../../../core/jobs/job-filter.js'
 import { retriedAs } from '../../../core/jobs/retry-mode.js'
 import { purgeCutoff } from '../../../core/jobs/transitions.js'
@@ -17,6 +18,8 @@ const REASON = `(CASE WHEN outcome IS NOT NULL THEN note WHEN state = 'done' THE
 /** Creates the view. */
 export function sqliteJobsView(db: Db, writer: Writer, now: Clock, windowMs: number, rejoin: (job: JobRecord) => void): JobsView {
   const byId = db.prepare<[number], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ?`)
+  // The de-dup key's unique index: one row at most, found without a scan.
+  const byKey = db.prepare<[string], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE dedup_key = ?`)
   const update = db.prepare(UPDATE_RECORD)
   const purge = db.prepare<[number, number]>(DELETE_FINISHED)
   const counts = db.prepare<[], { state: keyof JobCounts; n: number }>('SELECT coalesce(outcome, state) AS state, count(*) AS n FROM jobs GROUP BY 1')
@@ -53,6 +56,10 @@ export function sqliteJobsView(db: Db, writer: Writer, now: Clock, windowMs: num
     },
     async get(id) {
       const row = get(id)
+      return row && toRecord(row)
+    },
+    async find(route, deliveryId) {
+      const row = byKey.get(dedupKeyOf(route, deliveryId))
       return row && toRecord(row)
     },
     retry(id, mode = 'resume') {

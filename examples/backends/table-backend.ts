@@ -126,7 +126,7 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
             const admission = admit({ holder, windowMs: retention.windowMs, now: now(), queued: count('queued'), maxQueue: options.maxQueue })
             const refused = refusal(admission)
             if (refused) return refused
-            if (admission.kind === 'requeue') return join(queuedAgain(admission.job, now()), job.group, true)
+            if (admission.kind === 'requeue') return join(queuedAgain(admission.job, now(), job.runAt), job.group, true)
             if (holder) {
               store(keyMoved(holder)) // the previous holder (done past the window) gives its key up
               db.prepare('UPDATE jobs SET dedup_key = NULL WHERE id = ?').run(Number(holder.id))

@@ -104,10 +104,14 @@ export function keyMoved(job: JobRecord): JobRecord {
 
 /**
  * A failed job, queued again by a redelivery of its event: it resumes at the stage it failed in (a stored
- * answer is delivered without a new agent run), with a fresh count of tries.
+ * answer is delivered without a new agent run), with a fresh count of tries. Due at once, or at `runAt`: the
+ * moment the route's rate limit booked for a redelivery over it (`over_limit: defer`), as for a new event
+ * ({@link accepted}).
  */
-export function queuedAgain(job: JobRecord, t: number): JobRecord {
-  return { ...job, state: 'queued', attempts: 0, notBefore: t, updatedAt: t, finishedAt: undefined, supersededBy: undefined, note: undefined }
+export function queuedAgain(job: JobRecord, t: number, runAt?: number): JobRecord {
+  return {
+    ...job, state: 'queued', attempts: 0, notBefore: Math.max(t, runAt ?? t), updatedAt: t, finishedAt: undefined, supersededBy: undefined, note: undefined,
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------

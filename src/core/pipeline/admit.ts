@@ -68,8 +68,9 @@ export async function admitJob(parts: AdmitParts, route: Route, job: NewJob, fie
       return ERRORS.queueFull
     }
     stored = true
-    if (reservation?.status === 'redeliver') log.info('redelivery of a failed job: queued again', { ...fields, job: added.id })
-    else if (runAt !== undefined) log.info('over the rate limit: deferred', { ...fields, job: added.id, run_at: new Date(runAt).toISOString() })
+    const when = runAt === undefined ? {} : { run_at: new Date(runAt).toISOString() }
+    if (reservation?.status === 'redeliver') log.info(`redelivery of a failed job: queued again${runAt === undefined ? '' : ', deferred (over the rate limit)'}`, { ...fields, job: added.id, ...when })
+    else if (runAt !== undefined) log.info('over the rate limit: deferred', { ...fields, job: added.id, ...when })
     else log.info('accepted', { ...fields, job: added.id })
     const named = { route: route.name, deliveryId: job.deliveryId, event: job.event, attempts: 0 }
     publishJob('accepted', { ...named, id: added.id }, job.receivedAt)

@@ -215,7 +215,7 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
           if (refused) return refused
           if (admission.kind === 'requeue') {
             if (!holder) return { status: 'duplicate', id: admission.job.id }
-            put(holder, queuedAgain(holder.job, t))
+            put(holder, queuedAgain(holder.job, t, job.runAt))
             const added = join(holder, job.group, t, true)
             wakeAfterAdd()
             return added

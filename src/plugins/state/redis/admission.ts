@@ -142,8 +142,8 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, ex
     return [joined.replaced]
   }
 
-  async function requeue(failed: { job: BullJob; record: JobRecord }): Promise<AddResult | 'changed'> {
-    const again = queuedAgain(failed.record, now())
+  async function requeue(failed: { job: BullJob; record: JobRecord }, runAt: number | undefined): Promise<AddResult | 'changed'> {
+    const again = queuedAgain(failed.record, now(), runAt)
     const data = JSON.stringify(dataOf(again, failed.job.data.payload))
     const answer = await redis().eval(REQUEUE, 7, ...roomKeys, keys.bull('failed'), keys.bull(again.id), ...roomArgs(), again.id, data)
     if (answer === 'full') return { status: 'full' }
@@ -191,7 +191,7 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, ex
       const admission = admit({ holder: holder?.record, windowMs: options.windowMs, now: now(), queued: 0, maxQueue: Infinity })
       if (admission.kind === 'duplicate') return { status: 'duplicate', id: admission.id }
       if (admission.kind === 'requeue' && holder) {
-        const requeued = await requeue(holder)
+        const requeued = await requeue(holder, job.runAt)
         if (requeued !== 'changed') return requeued
         continue
       }

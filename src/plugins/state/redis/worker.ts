@@ -141,6 +141,13 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
   async function process(job: BullJob, token: string | undefined, run: JobWorker): Promise<void> {
     if (token === undefined) throw new GatewayError('ERR_STATE', 'BullMQ handed out a job without a lock token')
     const { group, supersededBy: by } = job.data
+    // Taken before its time: a failed job that a redelivery over the rate limit queued again for its booked
+    // moment (BullMQ's retry moves it to the waiting list). It waits until then, on BullMQ's clock.
+    const early = job.data.notBefore - now()
+    if (by === undefined && early > 0) {
+      await job.moveToDelayed(Date.now() + early, token)
+      throw new DelayedError()
+    }
     if (group === undefined) return processAlone(job, token, run)
     if (by !== undefined) {
       const table = tableOf(job, recordOf(job, 'queued'))

@@ -176,7 +176,7 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
         const admission = admit({ holder: was, windowMs, now, queued: countQueued.get()?.n ?? 0, maxQueue })
         const refused = refusal(admission)
         if (refused) return refused
-        if (admission.kind === 'requeue') return requeue(queuedAgain(admission.job, now))
+        if (admission.kind === 'requeue') return requeue(queuedAgain(admission.job, now, job.runAt))
         // keyMoved: the previous holder's record loses the key (the only column that edge changes).
         if (was && job.dedupKey !== undefined) dropKey.run(job.dedupKey)
         // A new job is inserted with its place in its group already (burst, covers, when it is due): writing

@@ -188,7 +188,10 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
       if (ctx.admin) return
       // A lease that ran out belongs to a worker that is gone: its job is queued again (the lifecycle's edge).
       const expired = db.prepare<[number], { record: string }>('SELECT record FROM jobs WHERE state = \'running\' AND lease_until < ?').all(now())
-      for (const found of expired) store(recovered(JSON.parse(found.record) as JobRecord, now()))
+      const back = expired.map((found) => recovered(JSON.parse(found.record) as JobRecord, now()))
+      for (const job of back) store(job)
+      // One a newer job of its group outdated while it ran ends superseded: the kit publishes and counts it.
+      pool.ended(back.filter((job) => job.state === 'superseded'))
     },
     async close() {
       db.close()

@@ -41,6 +41,8 @@ stateBackendContract('redisState', {
       'an instance in this process keeps renewing its BullMQ lock, so its job never stalls; test/e2e/redis-instances.test.ts kills one',
     'a job whose worker died goes before the jobs queued after it, and every start of its agent counts':
       'a live instance in this process keeps its BullMQ lock, so its job is never taken over; the order of a takeover is BullMQ\'s (test/e2e/redis-instances.test.ts kills an instance)',
+    'a job outdated while it ran, whose worker died, ends superseded when recovered, and is reported as ended':
+      'an instance in this process keeps renewing its BullMQ lock, so its job never stalls; test/e2e/redis-instances.test.ts kills one',
     'a try whose lease another worker took writes nothing more, and its confirmLease rejects':
       'the same: a live instance keeps its lock; the fenced write is tested below by taking the lock away',
   },

@@ -180,8 +180,12 @@ export function finished(job: JobRecord, outcome: JobOutcome, t: number): JobRec
       return { ...job, state: 'done', url: outcome.url, updatedAt: t, finishedAt: t }
     case 'skipped':
       return { ...job, state: 'skipped', note: outcome.reason, updatedAt: t, finishedAt: t }
-    case 'superseded':
-      return { ...job, state: 'superseded', note: outcome.reason, supersededBy: outcome.by ?? job.supersededBy, updatedAt: t, finishedAt: t }
+    case 'superseded': {
+      // The newer job of its group that replaced it is the record's (`outdated` marked it): the worker need not name it.
+      const by = outcome.by ?? job.supersededBy
+      const note = by === undefined || outcome.by !== undefined ? outcome.reason : `superseded by job ${by}: ${outcome.reason}`
+      return { ...job, state: 'superseded', note, supersededBy: by, updatedAt: t, finishedAt: t }
+    }
     case 'failed':
       return { ...job, state: 'failed', lastError: outcome.reason, updatedAt: t, finishedAt: t }
     case 'retry':

@@ -12,7 +12,7 @@ import type { Redis } from 'ioredis'
 import { GatewayError } from '../../../core/errors.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import type { AddResult, JobRecord, NewJob } from '../../../core/jobs/state-backend.js'
-import { admit, groupWait, queuedAgain } from '../../../core/jobs/transitions.js'
+import { admit, groupWait, queuedAgain, superseded } from '../../../core/jobs/transitions.js'
 import type { RedisGroups, RedisJoin } from './groups.js'
 import type { Keys } from './keys.js'
 import { dataOf, newData, type BullJob, type JobData } from './records.js'
@@ -131,15 +131,19 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, ex
     return { status: 'accepted', id, superseded: await replace(joined, id) }
   }
 
-  /** Marks what a job that joined its group replaced: the queued job ends superseded, a running one is outdated. */
-  async function replace(joined: RedisJoin | undefined, id: string): Promise<string[] | undefined> {
+  /**
+   * Marks what a job that joined its group replaced: the queued job ends superseded (when a worker takes it, at
+   * once), a running one is outdated. Resolves the queued one's record as it ends, for the gateway to publish.
+   */
+  async function replace(joined: RedisJoin | undefined, id: string): Promise<JobRecord[] | undefined> {
     if (joined?.running !== undefined) {
       await options.groups.mark(joined.running, id)
       options.outdated(joined.running, id)
     }
     if (joined?.replaced === undefined) return undefined
     await options.groups.mark(joined.replaced, id)
-    return [joined.replaced]
+    const found = await options.record(joined.replaced)
+    return found && [superseded(found.record, id, now())]
   }
 
   async function requeue(failed: { job: BullJob; record: JobRecord }, runAt: number | undefined): Promise<AddResult | 'changed'> {

@@ -7,12 +7,12 @@
  * refuses (full to `maxmemory`, or gone) never fails a job: the job goes back to the queue and is tried again
  * after a backoff, by itself, once Redis takes writes again.
  */
-import { DelayedError, UnrecoverableError, Worker } from 'bullmq'
+import { DelayedError, Job, UnrecoverableError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { GatewayError, messageOf } from '../../../core/errors.js'
-import { nearlyOut, openTry, runTry, stopOnce, within, type LeaseAfter, type Try, type TryTable } from '../../../core/jobs/pool.js'
+import { nearlyOut, openTry, reportEnded, runTry, stopOnce, within, type LeaseAfter, type Try, type TryTable } from '../../../core/jobs/pool.js'
 import type { JobOutcome, JobRecord, JobWorker, StopReport } from '../../../core/jobs/state-backend.js'
-import { finished, isFinal, leased, superseded } from '../../../core/jobs/transitions.js'
+import { finished, isFinal, leased, recovered, superseded } from '../../../core/jobs/transitions.js'
 import type { RedisGroups } from './groups.js'
 import type { Logger } from '../../../core/types.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'
@@ -246,6 +246,16 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     throw new DelayedError()
   }
 
+  /**
+   * A job taken over (its instance died) that a newer job of its group had outdated ends superseded when next
+   * taken (the lifecycle's `recovered`): reported now, once, by the instance whose stalled-job check took it.
+   */
+  async function reportStale(id: string, run: JobWorker): Promise<void> {
+    const job = bull && (await Job.fromId<JobData, void, string>(bull, id).catch(() => undefined))
+    if (job?.data.supersededBy === undefined) return
+    reportEnded(run, [recovered(recordOf(job, 'running'), now())], now())
+  }
+
   /** A try whose lock BullMQ could not renew until it was nearly out stops before another instance takes it. */
   function watch(): void {
     for (const open of tries.values()) if (nearlyOut(open, lockMs, now())) open.lose()
@@ -280,7 +290,10 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
       })
       // Connection errors are the outage report's (and the readiness answer's); the rest BullMQ recovers from.
       bull.on('error', (err) => void options.outage.failed('jobs', err))
-      bull.on('stalled', takeover)
+      bull.on('stalled', (id: string) => {
+        takeover(id)
+        void reportStale(id, run)
+      })
       bull.on('locksRenewed', ({ jobIds }: { jobIds: string[] }) => {
         const until = now() + lockMs
         for (const id of jobIds) {

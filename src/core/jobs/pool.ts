@@ -11,11 +11,11 @@ import { GatewayError, messageOf } from '../errors.js'
 import type { JobOutcome, JobRecord, JobWorker, StopReport } from './state-backend.js'
 import { finished } from './transitions.js'
 import type { LeaseTable, LeasedRow } from './lease-table.js'
-import { nearlyOut, openTry, renewEvery, reportEnded, runTry, type Try } from './try.js'
+import { nearlyOut, openTry, renewEvery, reportEnded, runTry, storeTrouble, type Try } from './try.js'
 import type { Clock, Logger } from '../types.js'
 
 export type { LeaseAfter, LeaseTable, LeasedRow } from './lease-table.js'
-export { leaseLost, nearlyOut, openTry, renewEvery, reportEnded, runTry, supersededBy, type Try, type TryOptions, type TryTable } from './try.js'
+export { leaseLost, nearlyOut, openTry, renewEvery, reportEnded, runTry, storeTrouble, supersededBy, type Try, type TryOptions, type TryTable } from './try.js'
 
 /**
  * Between tries to store an outcome the store refused: soon at first (a write lock is usually short), then no
@@ -156,11 +156,11 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
         // The agent's slot is free once the try has ended, not once its outcome is stored: the next lease then
         // goes into the same commit as this outcome instead of waiting one more turn for its own.
         running--
-        // A write the store refused (its disk is full) is no fault of the job: it goes back to the queue, this
-        // try not counted, and runs when the store works again, instead of ending `failed` for good.
-        const troubled = open.storeError !== undefined && outcome.kind !== 'done'
-        if (troubled) storeFailed('cannot store what a running job wrote', open.storeError)
-        const stored = store(open, troubled ? { kind: 'interrupted' } : outcome).then(() => {
+        // A write the store refused (its disk is full) is no fault of the job (the kit's `storeTrouble`): leasing
+        // pauses, and the job runs again when the store works, instead of ending `failed` for good.
+        const trouble = storeTrouble(open, outcome)
+        if (trouble) storeFailed('cannot store what a running job wrote', open.storeError)
+        const stored = store(open, trouble ?? outcome).then(() => {
           if (open.storeError === undefined && !open.lost) storeWorks()
         })
         wake()

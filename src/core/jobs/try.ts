@@ -126,6 +126,18 @@ export function openTry({ job, payload, token }: LeasedRow, table: TryTable, opt
 }
 
 /**
+ * What a try ends as when the store refused one of its writes (its answer, its progress, the lease's confirmation
+ * before a post): the failure is the store's, not the job's. A try that delivered (`done`) keeps its outcome; any
+ * other goes back to the queue, this try not counted (`interrupted`), and runs again once the store takes writes
+ * (the caller waits out the outage first: the pool pauses its leasing, the Redis worker delays the job). Undefined
+ * when the store refused nothing: the outcome stands. Every worker of the kit (the pool, the Redis worker) ends
+ * its tries through it.
+ */
+export function storeTrouble(open: Pick<Try, 'storeError'>, outcome: JobOutcome): JobOutcome | undefined {
+  return open.storeError === undefined || outcome.kind === 'done' ? undefined : { kind: 'interrupted' }
+}
+
+/**
  * Reports jobs a backend ended without a try (a job outdated while it ran, recovered after its worker died, ends
  * `superseded`): each is published on the job channel and told to `worker` (which counts it), when there is one.
  */

@@ -7,18 +7,18 @@
  * refuses (full to `maxmemory`, or gone) never fails a job: the job goes back to the queue and is tried again
  * after a backoff, by itself, once Redis takes writes again.
  */
-import { DelayedError, Job, UnrecoverableError, Worker } from 'bullmq'
+import { DelayedError, UnrecoverableError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { GatewayError, messageOf } from '../../../core/errors.js'
-import { nearlyOut, openTry, reportEnded, runTry, stopOnce, within, type LeaseAfter, type Try, type TryTable } from '../../../core/jobs/pool.js'
+import { nearlyOut, openTry, runTry, stopOnce, storeTrouble, within, type LeaseAfter, type Try, type TryTable } from '../../../core/jobs/pool.js'
 import type { JobOutcome, JobRecord, JobWorker, StopReport } from '../../../core/jobs/state-backend.js'
-import { finished, isFinal, leased, recovered, superseded } from '../../../core/jobs/transitions.js'
+import { finished, isFinal, leased, superseded } from '../../../core/jobs/transitions.js'
 import type { RedisGroups } from './groups.js'
 import type { Logger } from '../../../core/types.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import { QUEUE_NAME, type Keys } from './keys.js'
 import type { RedisOutage } from './outage.js'
-import { LEASED_BY, leaseHolder, takeoverReport } from './takeover.js'
+import { LEASED_BY, leaseHolder, reportStale, takeoverReport } from './takeover.js'
 import { dataOf, decodePayload, recordOf, type BullJob, type JobData } from './records.js'
 
 /**
@@ -86,8 +86,6 @@ const MAX_STALLED = 1_000
  */
 const STORE_RETRY: Backoff = { baseDelayMs: 1_000, maxDelayMs: 30_000 }
 
-/** A try's table, with the first write Redis refused (undefined while none was). */
-type RedisTryTable = TryTable & { readonly refused: () => unknown }
 
 /** Creates the worker; nothing is leased before `start`. */
 export function redisWorker(options: RedisWorkerOptions): RedisWorker {
@@ -104,11 +102,9 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
   })
 
   /** The try's table: its record kept here (this try holds the lease) and written fenced by the lock. */
-  function tableOf(job: BullJob, start: JobRecord): RedisTryTable {
+  function tableOf(job: BullJob, start: JobRecord): TryTable {
     let current = start
-    let refused: unknown
     return {
-      refused: () => refused,
       async update(id, token, change, after: LeaseAfter) {
         const next = change(current)
         const extend = after === 'release' ? 0 : lockMs
@@ -118,7 +114,6 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
           ok = await options.connection().eval(FENCED_WRITE, 2, keys.bull(`${id}:lock`), keys.bull(id), token, data, extend, LEASED_BY, leaseHolder(token))
         } catch (err) {
           const said = options.outage.failed('jobs', err)
-          refused ??= said
           throw new GatewayError('ERR_STATE', `job ${id}'s progress was not stored: ${messageOf(said)}; the job is tried again later`, { cause: err })
         }
         options.outage.answered('jobs')
@@ -196,12 +191,10 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     } finally {
       tries.delete(id)
     }
-    // A try that failed after Redis refused one of its writes (its answer, its progress, the lease's confirmation
-    // before a post) failed because of the store, not of the job: it is tried again later.
-    const refused = table.refused()
-    if (refused !== undefined && outcome.kind === 'failed') {
-      outcome = { kind: 'retry', at: now() + retryDelay(id), reason: `this try's progress was not stored: ${messageOf(refused)}` }
-    }
+    // A try Redis refused a write of (its answer, its progress, the lease's confirmation before a post) did not
+    // fail by itself: back to the queue, not counted, after the backoff (the kit's rule, `storeTrouble`).
+    const trouble = storeTrouble(open, outcome)
+    if (trouble) outcome = trouble
     let record: JobRecord
     const ends = outcome.kind !== 'retry' && outcome.kind !== 'interrupted'
     try {
@@ -222,8 +215,8 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     refusals.delete(id)
     if (outcome.kind === 'failed') throw new UnrecoverableError(outcome.reason)
     if (isFinal(record.state)) return // done, skipped or superseded: BullMQ's completed list
-    // A retry, or a try the gateway's stop interrupted: back to the queue at its time, this lease ended.
-    await job.moveToDelayed(record.notBefore, token)
+    // A retry, or a try the gateway's stop (or a refused write) interrupted: back to the queue at its time.
+    await job.moveToDelayed(trouble ? Date.now() + retryDelay(id) : record.notBefore, token)
     throw new DelayedError()
   }
 
@@ -244,16 +237,6 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
   async function later(job: BullJob, token: string): Promise<never> {
     await job.moveToDelayed(Date.now() + retryDelay(String(job.id)), token).catch(() => {})
     throw new DelayedError()
-  }
-
-  /**
-   * A job taken over (its instance died) that a newer job of its group had outdated ends superseded when next
-   * taken (the lifecycle's `recovered`): reported now, once, by the instance whose stalled-job check took it.
-   */
-  async function reportStale(id: string, run: JobWorker): Promise<void> {
-    const job = bull && (await Job.fromId<JobData, void, string>(bull, id).catch(() => undefined))
-    if (job?.data.supersededBy === undefined) return
-    reportEnded(run, [recovered(recordOf(job, 'running'), now())], now())
   }
 
   /** A try whose lock BullMQ could not renew until it was nearly out stops before another instance takes it. */
@@ -292,7 +275,7 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
       bull.on('error', (err) => void options.outage.failed('jobs', err))
       bull.on('stalled', (id: string) => {
         takeover(id)
-        void reportStale(id, run)
+        if (bull) void reportStale(bull, id, run, now)
       })
       bull.on('locksRenewed', ({ jobIds }: { jobIds: string[] }) => {
         const until = now() + lockMs

@@ -126,7 +126,7 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
             const admission = admit({ holder, windowMs: retention.windowMs, now: now(), queued: count('queued'), maxQueue: options.maxQueue })
             const refused = refusal(admission)
             if (refused) return refused
-            if (admission.kind === 'requeue') return join(queuedAgain(admission.job, now()), job.group, true)
+            if (admission.kind === 'requeue') return join(queuedAgain(admission.job, now(), job.runAt), job.group, true)
             if (holder) {
               store(keyMoved(holder)) // the previous holder (done past the window) gives its key up
               db.prepare('UPDATE jobs SET dedup_key = NULL WHERE id = ?').run(Number(holder.id))
@@ -190,7 +190,10 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
       if (ctx.admin) return
       // A lease that ran out belongs to a worker that is gone: its job is queued again (the lifecycle's edge).
       const expired = db.prepare<[number], { record: string }>('SELECT record FROM jobs WHERE state = \'running\' AND lease_until < ?').all(now())
-      for (const found of expired) store(recovered(JSON.parse(found.record) as JobRecord, now()))
+      const back = expired.map((found) => recovered(JSON.parse(found.record) as JobRecord, now()))
+      for (const job of back) store(job)
+      // One a newer job of its group outdated while it ran ends superseded: the kit publishes and counts it.
+      pool.ended(back.filter((job) => job.state === 'superseded'))
     },
     async close() {
       db.close()

@@ -18,7 +18,7 @@ export {
   type Joined, type KeyHolder, type Admission, type AdmitInput, type PurgeCutoff, type Retention, type Edge, type EdgeStart, type EdgeEnd,
 } from '../core/jobs/transitions.js'
 export {
-  jobPool, openTry, runTry, leaseLost, supersededBy, within,
+  jobPool, openTry, runTry, reportEnded, storeTrouble, leaseLost, supersededBy, within,
   type LeaseTable, type LeasedRow, type LeaseAfter, type JobPool, type JobPoolOptions, type Try, type TryTable, type TryOptions,
 } from '../core/jobs/pool.js'
 export { reservationBook, type ReservationBook } from '../core/jobs/reservations.js'

@@ -8,7 +8,7 @@ import { newJob, type contractWorld } from './state-backend-harness.js'
 import type { WritersCases } from './state-backend-writers.js'
 
 /** Registers the cases. */
-export function dedupCases({ it, setup, recorder, WINDOW }: Pick<WritersCases, 'it' | 'setup' | 'recorder'> & { readonly WINDOW: ReturnType<typeof contractWorld>['WINDOW'] }): void {
+export function dedupCases({ it, setup, recorder, WINDOW, RETRY }: Pick<WritersCases, 'it' | 'setup' | 'recorder'> & Pick<ReturnType<typeof contractWorld>, 'WINDOW' | 'RETRY'>): void {
   describe('de-dup', () => {
     it('a new key is accepted once; its next reservation is a duplicate naming the job', async () => {
       const { backend, accept } = await setup()
@@ -80,6 +80,39 @@ export function dedupCases({ it, setup, recorder, WINDOW }: Pick<WritersCases, '
       expect(await backend.jobs.get(failed?.id ?? '')).toMatchObject({ state: 'done', stage: 'deliver', answer: 'the answer' })
       expect(tries).toBe(2)
       expect((await backend.jobs.list()).length).toBe(1)
+    })
+
+    it('a redelivery of a failed job over the rate limit (added with `runAt`) queues it again for that moment, not at once', async () => {
+      const { backend, accept, settled, clock } = await setup()
+      const added = await accept('late')
+      const { leased, worker } = recorder(() => (leased.length === 1 ? { kind: 'failed', reason: 'exit 1' } : { kind: 'done' }))
+      backend.queue.start(worker)
+      await settled()
+      const id = added.status === 'accepted' ? added.id : ''
+      expect(await backend.jobs.get(id)).toMatchObject({ state: 'failed' })
+      const runAt = clock.now() + RETRY
+      const redelivery = await backend.dedup.reserve('pr\u0000late')
+      expect(await backend.queue.add({ ...newJob('late'), runAt }, redelivery)).toEqual({ status: 'accepted', id })
+      expect(await backend.jobs.get(id)).toMatchObject({ attempts: 0, notBefore: runAt })
+      await new Promise((resolve) => setTimeout(resolve, 30))
+      expect(leased).toHaveLength(1) // not before its booked moment
+      // (A backend whose queue hands the job out and puts it back until its time may show it running a moment.)
+      await expect.poll(async () => (await backend.jobs.get(id))?.state).toBe('queued')
+      expect(await backend.jobs.get(id)).toMatchObject({ attempts: 0, notBefore: runAt })
+    })
+
+    it('a failed job queued again for its booked moment runs once the clock reaches it', async () => {
+      const { backend, accept, settled, clock } = await setup()
+      const added = await accept('booked')
+      const { leased, worker } = recorder(() => (leased.length === 1 ? { kind: 'failed', reason: 'exit 1' } : { kind: 'done' }))
+      backend.queue.start(worker)
+      await settled()
+      const runAt = clock.now() + RETRY
+      await backend.queue.add({ ...newJob('booked'), runAt }, await backend.dedup.reserve('pr\u0000booked'))
+      clock.advance(RETRY)
+      await expect.poll(() => leased.length).toBe(2)
+      await settled()
+      expect(await backend.jobs.get(added.status === 'accepted' ? added.id : '')).toMatchObject({ state: 'done' })
     })
 
     it('a job without a de-dup key (a timestamp id) is always accepted', async () => {

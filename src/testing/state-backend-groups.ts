@@ -5,8 +5,8 @@
  * event is a duplicate, and two instances on one store keep one queued job per group.
  */
 import { describe, expect } from 'vitest'
-import type { AddResult, JobGroup, LeasedJob, NewJob, StateBackend } from '../core/jobs/state-backend.js'
-import { newJob } from './state-backend-harness.js'
+import type { AddResult, JobGroup, JobRecord, LeasedJob, NewJob, StateBackend } from '../core/jobs/state-backend.js'
+import { newJob, parked } from './state-backend-harness.js'
 import type { WritersCases } from './state-backend-writers.js'
 
 /** What the cases need from the contract: what the writers' cases do, but the gap. */
@@ -32,8 +32,11 @@ export function groupCases({ harness, it, setup, recorder, peer }: GroupCases): 
       const first = await add(backend, 'push-1', g)
       const second = await add(backend, 'push-2', g)
       const third = await add(backend, 'push-3', g)
-      expect(second).toMatchObject({ status: 'accepted', superseded: [idOf(first)] })
-      expect(third).toMatchObject({ status: 'accepted', superseded: [idOf(second)] })
+      // Each add answers the jobs it superseded, as they ended: the gateway publishes them with their delivery ids.
+      const ended = (gone: AddResult, deliveryId: string, by: AddResult): unknown[] =>
+        [expect.objectContaining({ id: idOf(gone), deliveryId, state: 'superseded', supersededBy: idOf(by) }) as unknown]
+      expect(second).toMatchObject({ status: 'accepted', superseded: ended(first, 'push-1', second) })
+      expect(third).toMatchObject({ status: 'accepted', superseded: ended(second, 'push-2', third) })
       const { leased, worker } = recorder()
       backend.queue.start(worker)
       clock.advance(200)
@@ -76,7 +79,10 @@ export function groupCases({ harness, it, setup, recorder, peer }: GroupCases): 
       await expect.poll(async () => (await backend.jobs.get(idOf(second)))?.state, { timeout: 8_000 }).toBe('done')
       expect(outdated).toEqual([idOf(first)])
       expect(most).toBe(1)
-      expect(await backend.jobs.get(idOf(first))).toMatchObject({ state: 'superseded', supersededBy: idOf(second) })
+      // The worker did not name the newer job: the record did (the lifecycle's `outdated`), and the note says it.
+      expect(await backend.jobs.get(idOf(first))).toMatchObject({
+        state: 'superseded', supersededBy: idOf(second), note: `superseded by job ${idOf(second)}: a newer event came`,
+      })
     })
 
     it('an operator\'s retry of a job whose group has a newer one never runs it: its answer would be of an older head', async () => {
@@ -98,6 +104,26 @@ export function groupCases({ harness, it, setup, recorder, peer }: GroupCases): 
     })
 
     if (harness.peer) {
+      it('a job outdated while it ran, whose worker died, ends superseded when recovered, and is reported as ended', async () => {
+        const { backend, options, clock } = await setup({ concurrency: 1 })
+        const g = group(0)
+        let started = false
+        backend.queue.start(async (job) => {
+          started = true
+          return parked(job) // its gateway dies during the run
+        })
+        const old = await add(backend, 'died-1', g)
+        await expect.poll(() => started).toBe(true)
+        const newer = await add(backend, 'died-2', g) // outdates the running one
+        clock.advance(40_000) // past any lease
+        const next = await peer(backend, options)
+        const ended: JobRecord[] = []
+        next.queue.start(Object.assign(recorder().worker, { ended: (job: JobRecord) => void ended.push(job) }))
+        await expect.poll(() => ended.map((j) => [j.id, j.deliveryId, j.state, j.supersededBy]), { timeout: 5_000 })
+          .toEqual([[idOf(old), 'died-1', 'superseded', idOf(newer)]])
+        expect(await next.jobs.get(idOf(old))).toMatchObject({ state: 'superseded', supersededBy: idOf(newer) })
+      })
+
       it('two instances admitting one group\'s events alternately keep one queued job of it', async () => {
         const { backend, options } = await setup()
         const other = await peer(backend, options)

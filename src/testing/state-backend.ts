@@ -28,7 +28,7 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
       else test.skip(`${title} (cannot: ${reason})`, fn)
     }
 
-    dedupCases({ it, setup, recorder, WINDOW })
+    dedupCases({ it, setup, recorder, WINDOW, RETRY })
 
     describe('queue', () => {
       it('runs each job once, counting one attempt per lease, and stores done with its finish time', async () => {

@@ -55,7 +55,8 @@ function gitlabDelivery(iid: number, token = TOKEN): { headers: Record<string, s
   return { headers, body }
 }
 
-async function start(backend: Backend, options: TestGatewayOptions & { maxQueue?: number } = {}) {
+/** `refuse`: a delivery id whose first agent run fails for good (its job ends failed). */
+async function start(backend: Backend, options: TestGatewayOptions & { maxQueue?: number; refuse?: string } = {}) {
   const ranAt: number[] = []
   const t = await testGateway({
     routes: { mr: { secret: TOKEN, rate_limit: LIMIT } },
@@ -63,6 +64,7 @@ async function start(backend: Backend, options: TestGatewayOptions & { maxQueue?
     state: (now) => backend.make(now, options.maxQueue ?? 1000),
     agent: (input) => {
       ranAt.push(t.clock.now())
+      if (input.deliveryId === options.refuse && ranAt.length === 1) return { ok: false, reason: 'the model refused', retryable: false }
       return { ok: true, text: `answer to ${input.deliveryId}` }
     },
   })
@@ -106,6 +108,29 @@ describe.each(backends)('over_limit on $name', (backend) => {
     expect(new Set(t.runs.map((r) => r.deliveryId))).toEqual(new Set(burst.map((req) => req.headers['idempotency-key'])))
     for (let i = LIMIT; i < ranAt.length; i++) expect((ranAt[i] ?? 0) - (ranAt[i - LIMIT] ?? 0)).toBeGreaterThanOrEqual(MINUTE)
     expect(t.log.text()).toContain('over the rate limit: deferred')
+  })
+
+  it('a redelivery of a failed job over the limit is deferred like a new event, and runs at its run_at, not at once', async () => {
+    const failed = gitlabDelivery(1)
+    const key = failed.headers['idempotency-key'] ?? ''
+    const { t, ranAt, post, settled } = await start(backend, { refuse: key })
+    const startedAt = t.clock.now()
+    expect((await post('/webhooks/mr', failed)).body['status']).toBe('accepted')
+    await settled()
+    expect(await t.state.jobs.list({ state: 'failed' })).toHaveLength(1)
+    for (let i = 2; i <= LIMIT; i++) await post('/webhooks/mr', gitlabDelivery(i))
+    await settled()
+    // GitLab sends the failed delivery again while the route is over its limit: 202, deferred, as a new event.
+    const runAt = startedAt + MINUTE
+    expect(await post('/webhooks/mr', failed)).toMatchObject({ status: 202, body: { status: 'deferred', run_at: new Date(runAt).toISOString() } })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    await settled()
+    const runsOf = () => t.runs.flatMap((r, i) => (r.deliveryId === key ? [ranAt[i]] : []))
+    expect(runsOf()).toEqual([startedAt]) // not at once
+    t.clock.advance(MINUTE)
+    await settled()
+    expect(runsOf()).toEqual([startedAt, runAt])
+    expect(await t.state.jobs.list({ state: 'done' })).toHaveLength(LIMIT)
   })
 
   it('a deferred delivery sent again is a duplicate, and runs once', async () => {

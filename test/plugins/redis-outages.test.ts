@@ -114,6 +114,34 @@ describe('redisState: a Redis full to maxmemory (noeviction) fails no job it acc
   }, 90_000)
 })
 
+describe('redisState: a try Redis refused a write of, as the pool does (the kit\'s storeTrouble)', () => {
+  it('goes back to the queue with its try not counted, whatever the worker answered, and runs again once Redis has room', async () => {
+    const own = await startRedis()
+    const { state } = await backend(own)
+    try {
+      const added = await state.queue.add(newJob('refused'), await state.dedup.reserve('pr\u0000refused'))
+      const id = added.status === 'accepted' ? added.id : ''
+      const tries: number[] = []
+      state.queue.start(async (job) => {
+        tries.push(job.job.attempts)
+        if (tries.length > 1) return { kind: 'done' }
+        await own.client.config('SET', 'maxmemory', '1') // full: every write that may grow Redis is refused
+        const refused = await job.saveProgress(1).then(() => false, () => true)
+        await own.client.config('SET', 'maxmemory', '0')
+        return { kind: 'failed', reason: refused ? 'the store refused the progress' : 'not refused' }
+      })
+      await expect.poll(async () => (await state.jobs.get(id))?.state, { timeout: 20_000 }).toBe('done')
+      // The first try was the store's failure: not held against the job (its second lease counts one try, again).
+      expect(tries).toEqual([1, 1])
+      expect(await state.jobs.get(id)).toMatchObject({ state: 'done', lastError: undefined })
+    } finally {
+      await state.queue.stop(0)
+      await state.close?.()
+      await own.stop()
+    }
+  }, 30_000)
+})
+
 describe('redisState: an outage is reported in the gateway\'s words, once, and its end once', () => {
   it('Redis killed: one line for webhooks and one for jobs saying what the gateway does; the requests fail in the same words; one line each when it is back', async () => {
     const own = await startRedis()

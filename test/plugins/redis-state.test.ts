@@ -27,12 +27,16 @@ stateBackendContract('redisState', {
   cannot: {
     'holds a deferred job (added with `runAt`, the moment its rate limit booked) until then':
       'a delayed job falls due on the machine\'s clock (BullMQ promotes it), not the suite\'s: "redisState: a retry waits for its time" below holds a deferred one',
+    'a failed job queued again for its booked moment runs once the clock reaches it':
+      'a delayed job falls due on the machine\'s clock (BullMQ promotes it), not the suite\'s: "redisState: a retry waits for its time" below holds a redelivered one',
     'holds a job answered `retry` until its time, then leases it again with the answer and progress it saved':
       'a delayed job falls due on the machine\'s clock (BullMQ promotes it), not the suite\'s: "redisState: a retry waits for its time" below',
     'a job whose worker died is recovered and counted; past MAX_RUNS starts it fails with one reason, unrun':
       'an instance in this process keeps renewing its BullMQ lock, so its job never stalls; test/e2e/redis-instances.test.ts kills one',
     'a job whose worker died goes before the jobs queued after it, and every start of its agent counts':
       'a live instance in this process keeps its BullMQ lock, so its job is never taken over; the order of a takeover is BullMQ\'s (test/e2e/redis-instances.test.ts kills an instance)',
+    'a job outdated while it ran, whose worker died, ends superseded when recovered, and is reported as ended':
+      'an instance in this process keeps renewing its BullMQ lock, so its job never stalls; test/e2e/redis-instances.test.ts kills one',
     'a try whose lease another worker took writes nothing more, and its confirmLease rejects':
       'the same: a live instance keeps its lock; the fenced write is tested below by taking the lock away',
   },
@@ -157,6 +161,28 @@ describe('redisState: a retry waits for its time (BullMQ\'s delay, on the machin
     }
   })
 
+  it('a redelivery of a failed job over the rate limit (runAt) runs it again at its booked moment, not before', async () => {
+    const { state } = redisState({ url: redis.url, prefix: 'redeferred', concurrency: 1, maxQueue: 10 })
+    await state.start?.({ log: recordingLogger() })
+    try {
+      const added = await state.queue.add(newJob('again'), await state.dedup.reserve('pr\u0000again'))
+      const leases: Array<{ at: number; notBefore: number }> = []
+      state.queue.start(async (job) => {
+        leases.push({ at: Date.now(), notBefore: job.job.notBefore })
+        return leases.length === 1 ? { kind: 'failed', reason: 'exit 1' } : { kind: 'done' }
+      })
+      const id = added.status === 'accepted' ? added.id : ''
+      await expect.poll(async () => (await state.jobs.get(id))?.state, { timeout: 5_000 }).toBe('failed')
+      const runAt = Date.now() + 700
+      expect(await state.queue.add({ ...newJob('again'), runAt }, await state.dedup.reserve('pr\u0000again'))).toEqual({ status: 'accepted', id })
+      await expect.poll(async () => (await state.jobs.get(id))?.state, { timeout: 5_000 }).toBe('done')
+      expect(leases).toHaveLength(2)
+      expect(leases[1]).toMatchObject({ at: expect.toSatisfy((at: number) => at >= runAt), notBefore: runAt })
+    } finally {
+      await state.queue.stop(0)
+      await state.close?.()
+    }
+  })
 
   it('a job answered retry is held until its time, then leased again with the answer and progress it saved', async () => {
     const { state } = redisState({ url: redis.url, prefix: 'delayed', concurrency: 1, maxQueue: 10 })

@@ -11,6 +11,7 @@ import { clientAddressResolver, trustedProxy } from '../http/client-address.js'
 import { clientErrorListener, type ClientErrorListener } from '../http/client-error.js'
 import { createDispatcher } from '../jobs/dispatcher.js'
 import { scheduleOf } from '../jobs/retry-schedule.js'
+import type { LeasedJob } from '../jobs/state-backend.js'
 import { withAgentEnvironment } from './agent-environment.js'
 import { createEvents } from '../events.js'
 import { ConfigError, GatewayError } from '../errors.js'
@@ -171,8 +172,12 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
   // A plugin that gives the agent credentials of its job's own (a GitHub App's installation token) needs the
   // job at run time: the runner is then bound to each leased job.
   const environments = plugins.flatMap((p) => (p.agentEnvironment ? [p.agentEnvironment] : []))
-  state.queue.start(environments.length === 0 ? dispatcher(runner) : (leased) => dispatcher(withAgentEnvironment(runner, leased, environments))(leased))
+  // Bound per job, the worker keeps what the queue reads of the dispatcher: its crash-loop budget, and `ended`.
+  const worker = dispatcher(runner)
+  const bound = (leased: LeasedJob) => dispatcher(withAgentEnvironment(runner, leased, environments))(leased)
+  // Observers first: what the queue reports as it starts (jobs its recovery ended) is counted too.
   for (const plugin of plugins) plugin.observe?.(events, { state })
+  state.queue.start(environments.length === 0 ? worker : Object.assign(bound, { maxRuns: worker.maxRuns, ended: worker.ended }))
   // Sources that are not HTTP (a market stream) admit their events past the request table's HTTP steps.
   const intake = createIntake({ dedup: state.dedup, limiter: slots.rateLimiter, queue: state.queue, log, clock, events }, sourceRoutes)
   for (const plugin of plugins) plugin.connect?.(intake, { state })

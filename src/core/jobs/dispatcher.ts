@@ -10,7 +10,7 @@ import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backen
 import type { RouteTable } from '../pipeline/pipeline.js'
 import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
 import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, lastTry, retryDelay, type RetrySchedule } from './retry-schedule.js'
-import { MAX_RUNS } from './transitions.js'
+import { isFinal, MAX_RUNS } from './transitions.js'
 import { renderTemplate } from '../routes/template.js'
 import type { AgentResult, AgentRunner, Clock, DeliveryTarget, LogFields, Logger, Route } from '../types.js'
 
@@ -116,7 +116,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     const cancelled = !result.ok && !timedOut && !leased.signal.aborted && cancels && leased.superseded.aborted
     if (cancelled) {
       log.info('agent run stopped: a newer event of its group came (cancel_in_progress)', fields)
-      return stale(leased)
+      return stale()
     }
     const interrupted = !result.ok && !timedOut && leased.signal.aborted
     if (!interrupted) {
@@ -165,7 +165,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       // newer job of the group accepted by now, here or on another instance, drops this answer.
       if (leased.superseded.aborted) {
         log.info('answer dropped: a newer event of its group came before it was posted', tried)
-        return stale(leased)
+        return stale()
       }
       const receipt = await target.deliver(answer, {
         signal: leased.signal, log, attempt, progress, saveProgress: (parts) => leased.saveProgress(parts),
@@ -201,12 +201,12 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     }
   }
 
-  /** A try whose job a newer one of its group replaced: it ends `superseded`, naming the newer job. */
-  function stale(leased: LeasedJob): JobOutcome {
-    const why: unknown = leased.superseded.reason
-    const named = typeof why === 'object' && why !== null ? (why as { by?: unknown }).by : undefined
-    const by = typeof named === 'string' ? named : undefined
-    return { kind: 'superseded', reason: `superseded by job ${by ?? '?'}, a newer event of its concurrency group, before its answer was posted`, by }
+  /**
+   * A try whose job a newer one of its group replaced: it ends `superseded`. The newer job is named by the job's
+   * record (the lifecycle's `outdated` marked it there; `finished` writes it into the note).
+   */
+  function stale(): JobOutcome {
+    return { kind: 'superseded', reason: 'a newer event of its concurrency group came before its answer was posted' }
   }
 
   async function attempt(leased: LeasedJob, fields: Fields): Promise<JobOutcome> {
@@ -235,9 +235,13 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     if (outcome.kind !== 'retry' && outcome.kind !== 'interrupted') parts.events?.emit('jobFinished', { route: leased.job.route, outcome: outcome.kind })
     return outcome
   }
+  /** A job its backend ended without a try (recovered after it was outdated: superseded) is counted too. */
+  const ended = (job: JobRecord) => {
+    if (isFinal(job.state)) parts.events?.emit('jobFinished', { route: job.route, outcome: job.state })
+  }
   // Its own retries of failed runs must not look like a crash loop to the lifecycle (a run the gateway died in
   // counts against the same budget, never below MAX_RUNS).
-  return Object.assign(dispatch, { maxRuns: Math.max(MAX_RUNS, agentRetry.attempts) })
+  return Object.assign(dispatch, { maxRuns: Math.max(MAX_RUNS, agentRetry.attempts), ended })
 }
 
 /** The log fields that name a job. */

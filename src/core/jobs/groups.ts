@@ -11,8 +11,8 @@ export interface Joined {
   readonly job: JobRecord
   /** The group's other jobs as they are now: queued ones superseded, running ones marked outdated. */
   readonly others: readonly JobRecord[]
-  /** The ids of the jobs superseded before they ran. */
-  readonly superseded: readonly string[]
+  /** The jobs superseded before they ran, as they ended (also among `others`). */
+  readonly superseded: readonly JobRecord[]
 }
 
 /**
@@ -31,13 +31,14 @@ export function joinGroup(job: JobRecord, group: JobGroup, members: readonly Job
   let burstAt = t
   let covers = job.covers
   const others: JobRecord[] = []
-  const gone: string[] = []
+  const gone: JobRecord[] = []
   for (const member of members) {
     if (member.state === 'queued') {
       burstAt = Math.min(burstAt, member.burstAt ?? member.receivedAt)
       covers += member.covers
-      others.push(superseded(member, job.id, t))
-      gone.push(member.id)
+      const ended = superseded(member, job.id, t)
+      others.push(ended)
+      gone.push(ended)
     } else if (member.state === 'running') {
       others.push(outdated(member, job.id, t))
     }
@@ -62,9 +63,13 @@ export function superseded(job: JobRecord, by: string, t: number): JobRecord {
   }
 }
 
-/** A running job whose group got a newer job `by`: it keeps its lease; its worker stops or drops its answer. */
+/**
+ * A running job whose group got a newer job `by`: it keeps its lease; its worker stops or drops its answer. The
+ * first newer job marks it and the mark stays (each newer job names the next: a chain that ends at the newest),
+ * as its try learned it.
+ */
 export function outdated(job: JobRecord, by: string, t: number): JobRecord {
-  return { ...job, supersededBy: by, updatedAt: t }
+  return { ...job, supersededBy: job.supersededBy ?? by, updatedAt: t }
 }
 
 /**

@@ -8,14 +8,14 @@
  */
 import { backoffDelay, type Backoff } from '../../util/backoff.js'
 import { GatewayError, messageOf } from '../errors.js'
-import type { JobOutcome, JobWorker, StopReport } from './state-backend.js'
+import type { JobOutcome, JobRecord, JobWorker, StopReport } from './state-backend.js'
 import { finished } from './transitions.js'
 import type { LeaseTable, LeasedRow } from './lease-table.js'
-import { nearlyOut, openTry, renewEvery, runTry, type Try } from './try.js'
+import { nearlyOut, openTry, renewEvery, reportEnded, runTry, storeTrouble, type Try } from './try.js'
 import type { Clock, Logger } from '../types.js'
 
 export type { LeaseAfter, LeaseTable, LeasedRow } from './lease-table.js'
-export { leaseLost, nearlyOut, openTry, renewEvery, runTry, supersededBy, type Try, type TryOptions, type TryTable } from './try.js'
+export { leaseLost, nearlyOut, openTry, renewEvery, reportEnded, runTry, storeTrouble, supersededBy, type Try, type TryOptions, type TryTable } from './try.js'
 
 /**
  * Between tries to store an outcome the store refused: soon at first (a write lock is usually short), then no
@@ -53,6 +53,11 @@ export interface JobPool {
    * backend's add outdated it): its worker stops it at once when the route cancels in progress.
    */
   supersede(id: string, by: string): void
+  /**
+   * Reports jobs the backend ended without a try (its recovery ended an outdated one `superseded`): published and
+   * told to the worker, or, before `start`, kept until then (a recovery at open runs before the queue starts).
+   */
+  ended(jobs: readonly JobRecord[]): void
   stop(graceMs: number): Promise<StopReport>
 }
 
@@ -79,6 +84,8 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
   // lease round before `resumeAt` while there are any.
   let failures = 0
   let resumeAt = 0
+  // Jobs the backend ended without a try before the worker started (bounded: a recovery ends at most what ran).
+  let unreported: JobRecord[] = []
 
   /** Logs the first failure of an outage (only the first) and puts off the next lease round. */
   function storeFailed(what: string, err: unknown): void {
@@ -149,11 +156,11 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
         // The agent's slot is free once the try has ended, not once its outcome is stored: the next lease then
         // goes into the same commit as this outcome instead of waiting one more turn for its own.
         running--
-        // A write the store refused (its disk is full) is no fault of the job: it goes back to the queue, this
-        // try not counted, and runs when the store works again, instead of ending `failed` for good.
-        const troubled = open.storeError !== undefined && outcome.kind !== 'done'
-        if (troubled) storeFailed('cannot store what a running job wrote', open.storeError)
-        const stored = store(open, troubled ? { kind: 'interrupted' } : outcome).then(() => {
+        // A write the store refused (its disk is full) is no fault of the job (the kit's `storeTrouble`): leasing
+        // pauses, and the job runs again when the store works, instead of ending `failed` for good.
+        const trouble = storeTrouble(open, outcome)
+        if (trouble) storeFailed('cannot store what a running job wrote', open.storeError)
+        const stored = store(open, trouble ?? outcome).then(() => {
           if (open.storeError === undefined && !open.lost) storeWorks()
         })
         wake()
@@ -237,6 +244,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
   return {
     start(run) {
       worker = run
+      reportEnded(run, unreported.splice(0), now())
       wake()
       // The first renewal round; it schedules the next ones and logs its own failures.
       void renew()
@@ -249,6 +257,10 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     },
     supersede(id, by) {
       active.get(id)?.open.supersede(by)
+    },
+    ended(jobs) {
+      if (worker) reportEnded(worker, jobs, now())
+      else unreported = [...unreported, ...jobs].slice(-10_000)
     },
     stop: stopOnce(stopAll),
   }

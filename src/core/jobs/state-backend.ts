@@ -150,7 +150,15 @@ export interface LeasedJob {
  * is how many times the worker may start a job's agent stage (its own retries of failed runs included): the
  * lifecycle's crash-loop rule then allows that many starts instead of `MAX_RUNS`, and never fewer.
  */
-export type JobWorker = ((job: LeasedJob) => Promise<JobOutcome>) & { readonly maxRuns?: number | undefined }
+export type JobWorker = ((job: LeasedJob) => Promise<JobOutcome>) & {
+  readonly maxRuns?: number | undefined
+  /**
+   * Told of each job the backend ended without a try of this worker: one a newer job of its group outdated while
+   * it ran, whose worker then died, ends `superseded` when it is recovered. The gateway counts it with the jobs
+   * that ended (`hookpilot_jobs_finished_total`). Backends call it through the kit (`reportEnded`, `JobPool.ended`).
+   */
+  readonly ended?: ((job: JobRecord) => void) | undefined
+}
 
 /**
  * The answer of {@link DedupStore.reserve}. `new` and `redeliver` hold the key for this request until
@@ -177,8 +185,11 @@ export type AddResult =
   | {
       readonly status: 'accepted'
       readonly id: string
-      /** Jobs of the same concurrency group that this one superseded before they ran (they ended `superseded`). */
-      readonly superseded?: readonly string[] | undefined
+      /**
+       * Jobs of the same concurrency group that this one superseded before they ran, as they ended (`superseded`,
+       * naming this job): the gateway publishes and counts each, with its delivery id.
+       */
+      readonly superseded?: readonly JobRecord[] | undefined
     }
   | { readonly status: 'duplicate'; readonly id: string | undefined }
   /** `max_queue` jobs are waiting: nothing was stored. */

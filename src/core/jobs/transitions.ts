@@ -105,10 +105,14 @@ export function keyMoved(job: JobRecord): JobRecord {
 
 /**
  * A failed job, queued again by a redelivery of its event: it resumes at the stage it failed in (a stored
- * answer is delivered without a new agent run), with a fresh count of tries.
+ * answer is delivered without a new agent run), with a fresh count of tries. Due at once, or at `runAt`: the
+ * moment the route's rate limit booked for a redelivery over it (`over_limit: defer`), as for a new event
+ * ({@link accepted}).
  */
-export function queuedAgain(job: JobRecord, t: number): JobRecord {
-  return { ...job, state: 'queued', attempts: 0, notBefore: t, updatedAt: t, finishedAt: undefined, supersededBy: undefined, note: undefined }
+export function queuedAgain(job: JobRecord, t: number, runAt?: number): JobRecord {
+  return {
+    ...job, state: 'queued', attempts: 0, notBefore: Math.max(t, runAt ?? t), updatedAt: t, finishedAt: undefined, supersededBy: undefined, note: undefined,
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -177,8 +181,12 @@ export function finished(job: JobRecord, outcome: JobOutcome, t: number): JobRec
       return { ...job, state: 'done', url: outcome.url, updatedAt: t, finishedAt: t }
     case 'skipped':
       return { ...job, state: 'skipped', note: outcome.reason, updatedAt: t, finishedAt: t }
-    case 'superseded':
-      return { ...job, state: 'superseded', note: outcome.reason, supersededBy: outcome.by ?? job.supersededBy, updatedAt: t, finishedAt: t }
+    case 'superseded': {
+      // The newer job of its group that replaced it is the record's (`outdated` marked it): the worker need not name it.
+      const by = outcome.by ?? job.supersededBy
+      const note = by === undefined || outcome.by !== undefined ? outcome.reason : `superseded by job ${by}: ${outcome.reason}`
+      return { ...job, state: 'superseded', note, supersededBy: by, updatedAt: t, finishedAt: t }
+    }
     case 'failed':
       return { ...job, state: 'failed', lastError: outcome.reason, updatedAt: t, finishedAt: t }
     case 'retry':

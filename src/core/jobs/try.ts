@@ -8,7 +8,7 @@ import { GatewayError, messageOf } from '../errors.js'
 import type { LeaseAfter, LeaseTable, LeasedRow } from './lease-table.js'
 import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backend.js'
 import { publishEnded, publishJob } from './job-events.js'
-import { answered, crashLoop, progressed } from './transitions.js'
+import { answered, crashLoop, outdated, progressed } from './transitions.js'
 import type { Clock, Logger } from '../types.js'
 
 /** The error a try's signal carries when its lease is lost. */
@@ -61,10 +61,13 @@ export interface TryOptions {
 export function openTry({ job, payload, token }: LeasedRow, table: TryTable, options: TryOptions): Try {
   const { now, leaseMs } = options
   const abort = new AbortController()
-  const outdated = new AbortController()
+  const stale = new AbortController()
   publishJob('leased', job, now())
   const isLost = () => GatewayError.is(abort.signal.reason) && abort.signal.reason.code === 'ERR_LEASE_LOST'
   let storeError: unknown
+  // The newer job of its group, once the try learned of it: each write's record names it (the lifecycle's
+  // `outdated`), so an outcome computed on a record read before the mark still ends naming it.
+  let newer: string | undefined
   const self: Try = {
     id: job.id,
     token,
@@ -84,7 +87,7 @@ export function openTry({ job, payload, token }: LeasedRow, table: TryTable, opt
       if (isLost()) throw leaseLost(job.id)
       let stored: JobRecord | undefined
       try {
-        stored = await table.update(job.id, token, change, after)
+        stored = await table.update(job.id, token, (current) => change(newer === undefined || current.supersededBy !== undefined ? current : outdated(current, newer, now())), after)
       } catch (err) {
         storeError ??= err
         throw err
@@ -102,13 +105,14 @@ export function openTry({ job, payload, token }: LeasedRow, table: TryTable, opt
     },
     abort: (reason) => abort.abort(reason),
     supersede: (by) => {
-      if (!outdated.signal.aborted) outdated.abort(supersededBy(job.id, by))
+      newer ??= by
+      if (!stale.signal.aborted) stale.abort(supersededBy(job.id, by))
     },
     leased: {
       job,
       payload,
       signal: abort.signal,
-      superseded: outdated.signal,
+      superseded: stale.signal,
       saveAnswer: async (text) => {
         const stored = await self.write((j) => answered(j, text, now()))
         publishJob('answered', stored, now())
@@ -119,6 +123,29 @@ export function openTry({ job, payload, token }: LeasedRow, table: TryTable, opt
     },
   }
   return self
+}
+
+/**
+ * What a try ends as when the store refused one of its writes (its answer, its progress, the lease's confirmation
+ * before a post): the failure is the store's, not the job's. A try that delivered (`done`) keeps its outcome; any
+ * other goes back to the queue, this try not counted (`interrupted`), and runs again once the store takes writes
+ * (the caller waits out the outage first: the pool pauses its leasing, the Redis worker delays the job). Undefined
+ * when the store refused nothing: the outcome stands. Every worker of the kit (the pool, the Redis worker) ends
+ * its tries through it.
+ */
+export function storeTrouble(open: Pick<Try, 'storeError'>, outcome: JobOutcome): JobOutcome | undefined {
+  return open.storeError === undefined || outcome.kind === 'done' ? undefined : { kind: 'interrupted' }
+}
+
+/**
+ * Reports jobs a backend ended without a try (a job outdated while it ran, recovered after its worker died, ends
+ * `superseded`): each is published on the job channel and told to `worker` (which counts it), when there is one.
+ */
+export function reportEnded(worker: JobWorker | undefined, jobs: readonly JobRecord[], at: number): void {
+  for (const job of jobs) {
+    publishEnded(job, at)
+    worker?.ended?.(job)
+  }
 }
 
 /**

@@ -68,15 +68,16 @@ export async function admitJob(parts: AdmitParts, route: Route, job: NewJob, fie
       return ERRORS.queueFull
     }
     stored = true
-    if (reservation?.status === 'redeliver') log.info('redelivery of a failed job: queued again', { ...fields, job: added.id })
-    else if (runAt !== undefined) log.info('over the rate limit: deferred', { ...fields, job: added.id, run_at: new Date(runAt).toISOString() })
+    const when = runAt === undefined ? {} : { run_at: new Date(runAt).toISOString() }
+    if (reservation?.status === 'redeliver') log.info(`redelivery of a failed job: queued again${runAt === undefined ? '' : ', deferred (over the rate limit)'}`, { ...fields, job: added.id, ...when })
+    else if (runAt !== undefined) log.info('over the rate limit: deferred', { ...fields, job: added.id, ...when })
     else log.info('accepted', { ...fields, job: added.id })
     const named = { route: route.name, deliveryId: job.deliveryId, event: job.event, attempts: 0 }
     publishJob('accepted', { ...named, id: added.id }, job.receivedAt)
-    for (const id of added.superseded ?? []) {
-      publishJob('superseded', { ...named, deliveryId: '', id }, clock(), { by: added.id })
-      log.info('superseded before it ran: a newer event of its group came', { route: route.name, job: id, by: added.id })
-      parts.events?.emit('jobFinished', { route: route.name, outcome: 'superseded' })
+    for (const gone of added.superseded ?? []) {
+      publishJob('superseded', gone, clock(), { reason: gone.note, by: added.id })
+      log.info('superseded before it ran: a newer event of its group came', { route: gone.route, delivery: gone.deliveryId, job: gone.id, by: added.id })
+      parts.events?.emit('jobFinished', { route: gone.route, outcome: 'superseded' })
     }
     if (runAt !== undefined) return deferred(route.name, job, runAt)
     return json(202, { status: 'accepted', route: route.name, event: job.event, delivery_id: job.deliveryId })

@@ -164,7 +164,7 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
           if (refused) return refused
           if (admission.kind === 'requeue') {
             if (!holder) return { status: 'duplicate', id: admission.job.id }
-            const added = join(put(holder, queuedAgain(holder.job, t)), job.group, t, true)
+            const added = join(put(holder, queuedAgain(holder.job, t, job.runAt)), job.group, t, true)
             wakeAfterAdd()
             return added
           }

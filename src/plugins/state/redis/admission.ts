@@ -12,7 +12,7 @@ import type { Redis } from 'ioredis'
 import { GatewayError } from '../../../core/errors.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import type { AddResult, JobRecord, NewJob, Reservation } from '../../../core/jobs/state-backend.js'
-import { admit, groupWait, queuedAgain } from '../../../core/jobs/transitions.js'
+import { admit, groupWait, queuedAgain, superseded } from '../../../core/jobs/transitions.js'
 import { handOver } from './dedup.js'
 import type { RedisGroups, RedisJoin } from './groups.js'
 import type { Keys } from './keys.js'
@@ -144,19 +144,23 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, re
     return { status: 'accepted', id, superseded: await replace(joined, id) }
   }
 
-  /** Marks what a job that joined its group replaced: the queued job ends superseded, a running one is outdated. */
-  async function replace(joined: RedisJoin | undefined, id: string): Promise<string[] | undefined> {
+  /**
+   * Marks what a job that joined its group replaced: the queued job ends superseded (when a worker takes it, at
+   * once), a running one is outdated. Resolves the queued one's record as it ends, for the gateway to publish.
+   */
+  async function replace(joined: RedisJoin | undefined, id: string): Promise<JobRecord[] | undefined> {
     if (joined?.running !== undefined) {
       await options.groups.mark(joined.running, id)
       options.outdated(joined.running, id)
     }
     if (joined?.replaced === undefined) return undefined
     await options.groups.mark(joined.replaced, id)
-    return [joined.replaced]
+    const found = await options.record(joined.replaced)
+    return found && [superseded(found.record, id, now())]
   }
 
-  async function requeue(failed: { job: BullJob; record: JobRecord }): Promise<AddResult | 'changed'> {
-    const again = queuedAgain(failed.record, now())
+  async function requeue(failed: { job: BullJob; record: JobRecord }, runAt: number | undefined): Promise<AddResult | 'changed'> {
+    const again = queuedAgain(failed.record, now(), runAt)
     const data = JSON.stringify(dataOf(again, failed.job.data.payload))
     const answer = await REQUEUE(redis(), [...roomKeys, keys.bull('failed'), keys.bull(again.id)], [...roomArgs(), again.id, data])
     if (answer === 'full') return { status: 'full' }
@@ -204,7 +208,7 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, re
       const admission = admit({ holder: holder?.record, windowMs: options.windowMs, now: now(), queued: 0, maxQueue: Infinity })
       if (admission.kind === 'duplicate') return { status: 'duplicate', id: admission.id }
       if (admission.kind === 'requeue' && holder) {
-        const requeued = await requeue(holder)
+        const requeued = await requeue(holder, job.runAt)
         if (requeued !== 'changed') return requeued
         continue
       }

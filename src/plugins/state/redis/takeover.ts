@@ -5,7 +5,12 @@
  * from the job (each try writes who holds its lease beside the record).
  */
 import { hostname } from 'node:os'
+import { Job, type Worker } from 'bullmq'
+import { reportEnded } from '../../../core/jobs/pool.js'
+import type { JobWorker } from '../../../core/jobs/state-backend.js'
+import { recovered } from '../../../core/jobs/transitions.js'
 import type { Logger } from '../../../core/types.js'
+import { recordOf, type JobData } from './records.js'
 
 /** The job hash's field that names the instance and lease of a job's current try. */
 export const LEASED_BY = 'leasedBy'
@@ -61,4 +66,15 @@ export function takeoverReport(options: TakeoverReportOptions): (jobId: string) 
     // Not awaited by anyone: report() catches its own read and only logs.
     timer ??= setTimeout(() => void report(), options.gatherMs ?? 200).unref()
   }
+}
+
+/**
+ * A job taken over (its instance died) that a newer job of its group had outdated ends superseded when next
+ * taken (the lifecycle's `recovered`): reported to `run` (published and counted) now, once, by the instance whose
+ * stalled-job check took it over.
+ */
+export async function reportStale(bull: Worker<JobData, void, string>, id: string, run: JobWorker, now: () => number): Promise<void> {
+  const job = await Job.fromId<JobData, void, string>(bull, id).catch(() => undefined)
+  if (job?.data.supersededBy === undefined) return
+  reportEnded(run, [recovered(recordOf(job, 'running'), now())], now())
 }

@@ -10,7 +10,7 @@
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { GatewayError, messageOf } from '../../../core/errors.js'
-import { nearlyOut, openTry, runTry, stopOnce, within, type LeaseAfter, type Try, type TryTable } from '../../../core/jobs/pool.js'
+import { nearlyOut, openTry, runTry, stopOnce, storeTrouble, within, type LeaseAfter, type Try, type TryTable } from '../../../core/jobs/pool.js'
 import type { JobOutcome, JobRecord, JobWorker, StopReport } from '../../../core/jobs/state-backend.js'
 import { finished, isFinal, leased, superseded } from '../../../core/jobs/transitions.js'
 import type { RedisGroups } from './groups.js'
@@ -18,7 +18,7 @@ import type { Logger } from '../../../core/types.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import { QUEUE_NAME, type Keys } from './keys.js'
 import type { RedisOutage } from './outage.js'
-import { LEASED_BY, leaseHolder, takeoverReport } from './takeover.js'
+import { LEASED_BY, leaseHolder, reportStale, takeoverReport } from './takeover.js'
 import { dataOf, decodePayload, recordOf, type BullJob, type JobData } from './records.js'
 import { luaScript } from './script.js'
 
@@ -87,8 +87,6 @@ const MAX_STALLED = 1_000
  */
 const STORE_RETRY: Backoff = { baseDelayMs: 1_000, maxDelayMs: 30_000 }
 
-/** A try's table, with the first write Redis refused (undefined while none was). */
-type RedisTryTable = TryTable & { readonly refused: () => unknown }
 
 /** Creates the worker; nothing is leased before `start`. */
 export function redisWorker(options: RedisWorkerOptions): RedisWorker {
@@ -105,11 +103,9 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
   })
 
   /** The try's table: its record kept here (this try holds the lease) and written fenced by the lock. */
-  function tableOf(job: BullJob, start: JobRecord): RedisTryTable {
+  function tableOf(job: BullJob, start: JobRecord): TryTable {
     let current = start
-    let refused: unknown
     return {
-      refused: () => refused,
       async update(id, token, change, after: LeaseAfter) {
         const next = change(current)
         const extend = after === 'release' ? 0 : lockMs
@@ -119,7 +115,6 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
           ok = await FENCED_WRITE(options.connection(), [keys.bull(`${id}:lock`), keys.bull(id)], [token, data, extend, LEASED_BY, leaseHolder(token)])
         } catch (err) {
           const said = options.outage.failed('jobs', err)
-          refused ??= said
           throw new GatewayError('ERR_STATE', `job ${id}'s progress was not stored: ${messageOf(said)}; the job is tried again later`, { cause: err })
         }
         options.outage.answered('jobs')
@@ -142,6 +137,13 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
   async function process(job: BullJob, token: string | undefined, run: JobWorker): Promise<void> {
     if (token === undefined) throw new GatewayError('ERR_STATE', 'BullMQ handed out a job without a lock token')
     const { group, supersededBy: by } = job.data
+    // Taken before its time: a failed job that a redelivery over the rate limit queued again for its booked
+    // moment (BullMQ's retry moves it to the waiting list). It waits until then, on BullMQ's clock.
+    const early = job.data.notBefore - now()
+    if (by === undefined && early > 0) {
+      await job.moveToDelayed(Date.now() + early, token)
+      throw new DelayedError()
+    }
     if (group === undefined) return processAlone(job, token, run)
     if (by !== undefined) {
       const table = tableOf(job, recordOf(job, 'queued'))
@@ -190,12 +192,10 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     } finally {
       tries.delete(id)
     }
-    // A try that failed after Redis refused one of its writes (its answer, its progress, the lease's confirmation
-    // before a post) failed because of the store, not of the job: it is tried again later.
-    const refused = table.refused()
-    if (refused !== undefined && outcome.kind === 'failed') {
-      outcome = { kind: 'retry', at: now() + retryDelay(id), reason: `this try's progress was not stored: ${messageOf(refused)}` }
-    }
+    // A try Redis refused a write of (its answer, its progress, the lease's confirmation before a post) did not
+    // fail by itself: back to the queue, not counted, after the backoff (the kit's rule, `storeTrouble`).
+    const trouble = storeTrouble(open, outcome)
+    if (trouble) outcome = trouble
     let record: JobRecord
     const ends = outcome.kind !== 'retry' && outcome.kind !== 'interrupted'
     try {
@@ -216,8 +216,8 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     refusals.delete(id)
     if (outcome.kind === 'failed') throw new UnrecoverableError(outcome.reason)
     if (isFinal(record.state)) return // done, skipped or superseded: BullMQ's completed list
-    // A retry, or a try the gateway's stop interrupted: back to the queue at its time, this lease ended.
-    await job.moveToDelayed(record.notBefore, token)
+    // A retry, or a try the gateway's stop (or a refused write) interrupted: back to the queue at its time.
+    await job.moveToDelayed(trouble ? Date.now() + retryDelay(id) : record.notBefore, token)
     throw new DelayedError()
   }
 
@@ -274,7 +274,10 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
       })
       // Connection errors are the outage report's (and the readiness answer's); the rest BullMQ recovers from.
       bull.on('error', (err) => void options.outage.failed('jobs', err))
-      bull.on('stalled', takeover)
+      bull.on('stalled', (id: string) => {
+        takeover(id)
+        if (bull) void reportStale(bull, id, run, now)
+      })
       bull.on('locksRenewed', ({ jobIds }: { jobIds: string[] }) => {
         const until = now() + lockMs
         for (const id of jobIds) {

@@ -84,6 +84,8 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
     const { table } = open()
     const t = now()
     const recovered = await table.recover(t)
+    // Those a newer job of their group outdated while they ran ended superseded: counted with the jobs that ended.
+    pool.ended(recovered.ended)
     if (recovered.jobs > 0) {
       log.warn('recovered jobs a stopped process left running; they run again', { jobs: recovered.jobs, killed_process_groups: recovered.killed })
       pool.wake()

@@ -39,8 +39,11 @@ export interface SqliteTable extends LeaseTable {
    * its group has a newer job); call inside a write.
    */
   rejoin(record: JobRecord, now: number): TableAdd
-  /** Re-queues the running jobs of dead owners (killing what they left); resolves how many. */
-  recover(now: number): Promise<{ jobs: number; killed: number }>
+  /**
+   * Re-queues the running jobs of dead owners (killing what they left); resolves how many, and those that ended
+   * instead (`superseded`: a newer job of their group outdated them while they ran).
+   */
+  recover(now: number): Promise<{ jobs: number; killed: number; ended: JobRecord[] }>
   /** Deletes finished jobs that `cutoff` names; resolves how many. */
   expire(cutoff: PurgeCutoff): Promise<number>
 }
@@ -176,7 +179,7 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
         const admission = admit({ holder: was, windowMs, now, queued: countQueued.get()?.n ?? 0, maxQueue })
         const refused = refusal(admission)
         if (refused) return refused
-        if (admission.kind === 'requeue') return requeue(queuedAgain(admission.job, now))
+        if (admission.kind === 'requeue') return requeue(queuedAgain(admission.job, now, job.runAt))
         // keyMoved: the previous holder's record loses the key (the only column that edge changes).
         if (was && job.dedupKey !== undefined) dropKey.run(job.dedupKey)
         // A new job is inserted with its place in its group already (burst, covers, when it is due): writing
@@ -249,15 +252,18 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
       return writer.run(() => {
         let jobs = 0
         let killed = 0
+        const ended: JobRecord[] = []
         for (const row of othersRunning.all(owner, now)) {
           const { take, local } = reclaim(row.owner, row.lease_until, now)
           if (!take) continue
           // Pids mean these processes only in the owner's own namespace: elsewhere, nothing is killed here.
           if (local) killed += killOrphans(parseRecorded(row.processes))
-          writeRecord.run(recordParams(recovered(toRecord(row), now)))
-          jobs++
+          const record = recovered(toRecord(row), now)
+          writeRecord.run(recordParams(record))
+          if (record.state === 'running' || record.state === 'queued') jobs++
+          else ended.push(record)
         }
-        return { jobs, killed }
+        return { jobs, killed, ended }
       })
     },
     expire(cutoff) {

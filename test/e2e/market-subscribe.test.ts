@@ -30,6 +30,7 @@ describe('hookpilot subscribe --market', () => {
     const w = await world()
     const serve = await w.serve()
     running.push(serve)
+    const subscribed = w.mock.received.length
     const added = await cli(w, 'subscribe', '--market', SLUG, '--name', 'live', '--when', 'price_crosses=0.25', '--when', 'trade_size_over=5000',
       '--deliver', 'telegram', '--deliver-chat-id', '-100999', '--prompt', 'LIVE {alert.summary}')
     expect(added.code).toBe(0)
@@ -40,6 +41,7 @@ describe('hookpilot subscribe --market', () => {
 
     await serve.waitFor(/subscribed watch started.*live/)
     await serve.waitFor(/\[market\] watching.*live/)
+    await expect.poll(() => w.mock.received.length).toBe(subscribed + 1) // its stream subscribed on the channel
     w.book(0.30)
     // The config's watch and the subscribed one each alert the crossing, to their own chats.
     await expect.poll(() => toChat(w, '-100999')).toEqual([expect.stringMatching(/^LIVE the price crossed 0\.25 upward/)])

@@ -43,7 +43,8 @@ export function parseWhen(text: string): Record<string, unknown> {
       if (value !== undefined && value !== 'true') fail('write it as resolved, alone')
       return { resolved: true }
     default: {
-      const close = suggest(kind, KINDS)
+      // A cut-short name (trade_size) is too far for an edit distance: a prefix says it.
+      const close = (kind === '' ? undefined : KINDS.find((k) => k.startsWith(kind))) ?? suggest(kind, KINDS)
       return fail(`no condition "${kind}"${close === undefined ? '' : ` (did you mean ${close}?)`}; the conditions are ${WHEN_FORMS}`)
     }
   }

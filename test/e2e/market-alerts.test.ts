@@ -135,6 +135,9 @@ describe('market alerts through hookpilot serve', () => {
     await cli.waitFor(/agent run started.*market:fed-cut/)
     await expect.poll(async () => (await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text())).match(/^hookpilot_jobs_finished_total\{.*\}.*$/m)?.[0])
       .toBe('hookpilot_jobs_finished_total{route="market:fed-cut",outcome="done"} 1')
+    const metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text())
+    expect(metrics).toContain('hookpilot_agent_runs_total{route="market:fed-cut",outcome="ok"} 1')
+    expect(metrics).toContain('hookpilot_agent_run_duration_seconds_count{route="market:fed-cut"} 1')
     const list = await runCli(['jobs', 'list', '--route', 'market:fed-cut', '--config', w.config], { cwd: w.dir })
     expect(list.stdout).toMatch(/market:fed-cut\s+price_crosses\s+price_crosses\/0\.25\/up\/1/)
     const id = /^(\S+)\s+done/m.exec(list.stdout)?.[1] ?? ''

@@ -3,7 +3,7 @@
  * beside the webhook subscriptions, a running `hookpilot serve` starts it (its alerts are jobs of
  * `market:<name>`), `hookpilot list` shows it, `hookpilot remove` stops it; a bad `--when` says what to write.
  */
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, type RunningCli } from '../fixtures/cli.js'
@@ -54,17 +54,41 @@ describe('hookpilot subscribe --market', () => {
     ])
     expect(listed.find((r) => r.name === 'market:live')?.skipped).toBeUndefined()
 
+    // Subscribed again with another chat: the watch restarts with it, its state rebuilt from its stored alert.
+    const again = await cli(w, 'subscribe', 'live', '--market', SLUG, '--when', 'price_crosses=0.25', '--deliver', 'telegram', '--deliver-chat-id', '-100888', '--prompt', 'AGAIN {alert.summary}')
+    expect(again.stdout).toContain('Updated market watch "live"')
+    await expect.poll(() => (serve.output().match(/subscribed watch started.*live/g) ?? []).length).toBe(2)
+    await expect.poll(() => w.mock.received.length).toBe(subscribed + 2)
+    w.book(0.10)
+    await expect.poll(() => toChat(w, '-100888')).toEqual([expect.stringMatching(/^AGAIN the price crossed 0\.25 downward/)])
+    await expect.poll(() => toChat(w, '-100123').length).toBe(2)
+
+    // A hand edit gone wrong is skipped with its reason; a target the gateway lacks, with what to enable.
+    const path = join(w.dir, '.subscriptions.json')
+    const edited = JSON.parse(await readFile(path, 'utf8')) as { watches: Record<string, unknown> }
+    edited.watches['broken'] = { market: SLUG, when: [] }
+    edited.watches['to-slack'] = { market: SLUG, when: [{ resolved: true }], deliver: 'slack' }
+    await writeFile(path, JSON.stringify(edited), { mode: 0o600 })
+    await serve.waitFor(/subscribed watch "broken" skipped: when: at least one condition/)
+    await serve.waitFor(/subscribed watch "to-slack" skipped: .*platforms\.slack/)
+
     const removed = await cli(w, 'remove', 'market:live')
     expect(removed.code).toBe(0)
     await serve.waitFor(/watch removed.*live/)
-    // Back down: only the config's watch is left to see it.
-    w.book(0.10)
-    w.trade(6000, 0.10, '0x' + '3'.repeat(64))
-    await expect.poll(() => toChat(w, '-100123').length).toBe(2)
+    // Up again: only the config's watch is left to see it.
+    w.book(0.30)
+    await expect.poll(() => toChat(w, '-100123').length).toBe(3)
     expect(toChat(w, '-100999')).toHaveLength(1)
-    const jobs = JSON.parse((await cli(w, 'jobs', 'list', '--json')).stdout) as { route: string }[]
-    expect(jobs.map((j) => j.route).sort()).toEqual(['market:fed-cut', 'market:fed-cut', 'market:live'])
-    expect((await cli(w, 'list', '--json')).stdout).not.toContain('market:live')
+    expect(toChat(w, '-100888')).toHaveLength(1)
+    const jobs = JSON.parse((await cli(w, 'jobs', 'list', '--json')).stdout) as { route: string; deliveryId: string }[]
+    expect(jobs.map((j) => `${j.route} ${j.deliveryId}`).sort()).toEqual([
+      'market:fed-cut price_crosses/0.25/down/2', 'market:fed-cut price_crosses/0.25/up/1', 'market:fed-cut price_crosses/0.25/up/3',
+      'market:live price_crosses/0.25/down/2', 'market:live price_crosses/0.25/up/1',
+    ])
+    const after = JSON.parse((await cli(w, 'list', '--json')).stdout) as { name: string; skipped?: string }[]
+    expect(after.find((r) => r.name === 'market:live')).toBeUndefined()
+    expect(after.find((r) => r.name === 'market:to-slack')?.skipped).toMatch(/platforms\.slack/)
+    expect(after.find((r) => r.name === 'market:broken')?.skipped).toBe('when: at least one condition')
   }, 60_000)
 
   it('refuses a bad --when with what to write instead, and a name the config already watches', async () => {
@@ -81,8 +105,12 @@ describe('hookpilot subscribe --market', () => {
     const clash = await cli(w, 'subscribe', '--market', SLUG, '--name', 'fed-cut', '--when', 'resolved')
     expect(clash.code).toBe(1)
     expect(clash.stderr).toContain('"fed-cut" is already a watch of')
+    const slack = await cli(w, 'subscribe', '--market', SLUG, '--when', 'resolved', '--deliver', 'slack')
+    expect(slack.code).toBe(0)
+    expect(slack.stderr).toMatch(/Warning: .*platforms\.slack.* A running gateway skips this watch/)
+    await cli(w, 'remove', SLUG)
     const webhookFlag = await cli(w, 'subscribe', '--market', SLUG, '--when', 'resolved', '--secret', 'x')
     expect(webhookFlag.stderr).toContain('--secret is for webhook routes, not for --market')
-    await expect(readFile(join(w.dir, '.subscriptions.json'), 'utf8')).rejects.toThrow(/ENOENT/)
+    expect(JSON.parse(await readFile(join(w.dir, '.subscriptions.json'), 'utf8'))).toEqual({ version: 1, subscriptions: {}, watches: {} })
   }, 60_000)
 })

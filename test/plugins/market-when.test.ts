@@ -2,9 +2,11 @@
  * The one-line `--when` form of a watch's conditions (docs/market-alerts.md, "Adding a watch without a
  * restart"): each form becomes the condition config.yaml writes, and back; a wrong one says what to write.
  */
+import { readFileSync } from 'node:fs'
 import * as v from 'valibot'
+import { parse as parseYaml } from 'yaml'
 import { describe, expect, it } from 'vitest'
-import { watchSchema } from '../../src/plugins/sources/market/options.js'
+import { marketOptions, watchSchema } from '../../src/plugins/sources/market/options.js'
 import { parseWatchEntry } from '../../src/plugins/sources/market/watch-entry.js'
 import { formatWhen, parseWhen } from '../../src/plugins/sources/market/when-syntax.js'
 
@@ -42,3 +44,20 @@ describe('--when', () => {
     expect(parseWatchEntry('list', [])).toMatchObject({ ok: false })
   })
 })
+
+describe('examples/config.yaml', () => {
+  it('holds a commented market watch that is valid once uncommented, and a subscribe line whose --when flags are too', () => {
+    const lines = readFileSync('examples/config.yaml', 'utf8').split('\n')
+    const start = lines.findIndex((l) => /^ {2}# market:/.test(l))
+    const block = lines.slice(start).filter((l) => /^ {2}# {1,}\S/.test(l) && !l.includes('hookpilot subscribe') && !/^ {2}# [A-Z]/.test(l))
+    const yaml = block.map((l) => l.replace(/^ {2}# /, '')).join('\n')
+    const market = (parseYaml(yaml) as { market: unknown }).market
+    const parsed = v.parse(marketOptions, market)
+    expect(Object.keys(parsed.extra.watches)).toEqual(['fed-cut'])
+    const command = lines.find((l) => l.includes('hookpilot subscribe --market')) ?? ''
+    const when = [...command.matchAll(/--when (\S+)/g)].map((m) => parseWhen(m[1] ?? ''))
+    expect(when).toHaveLength(2)
+    expect(parseWatchEntry(/--name (\S+)/.exec(command)?.[1] ?? '', { market: /--market (\S+)/.exec(command)?.[1], when })).toMatchObject({ ok: true })
+  })
+})
+

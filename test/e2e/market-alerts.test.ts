@@ -126,28 +126,6 @@ describe('market alerts through hookpilot serve', () => {
     expect(late.some((t) => t.includes('crossed 0.1 upward')) && late.some((t) => t.includes('crossed 0.1 downward'))).toBe(true)
   }, 60_000)
 
-  it('after the stream reconnects, a trip over a level during the gap is found late in the price history', async () => {
-    const w = await world(['{ price_crosses: [0.1] }'])
-    const cli = await serve(w)
-    w.book(0.2)
-    await expect.poll(() => w.sent.length).toBe(1)
-    const seen = Date.now()
-    await until(() => Math.floor(Date.now() / 1000) > Math.floor(seen / 1000))
-    // Dropped, and in the same turn (before any reconnect) down and back up: only the history keeps the trip.
-    w.mock.drop()
-    w.book(0.03)
-    w.book(0.2)
-    await cli.waitFor(/stream reconnected/)
-    // The trip down and up, from the history; then the channel's dump (the mock's own book, near 0.035) is below.
-    await expect.poll(() => kinds(w)).toEqual(['price_crosses late=false', 'price_crosses late=true', 'price_crosses late=true', 'price_crosses late=true'])
-    cli.child.kill('SIGTERM')
-    await cli.exited
-    expect(await jobs(w)).toEqual([
-      'market:fed-cut price_crosses/0.1/down/2 done', 'market:fed-cut price_crosses/0.1/down/4 done',
-      'market:fed-cut price_crosses/0.1/up/1 done', 'market:fed-cut price_crosses/0.1/up/3 done',
-    ])
-  }, 60_000)
-
   it('names the watch in hookpilot jobs, the job log lines and the metrics: the route is market:<watch>', async () => {
     const w = await world(['{ price_crosses: [0.25] }'], { metrics: true })
     const cli = await serve(w)

@@ -103,9 +103,10 @@ export {
 export {
   definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineSources, defineStateBackend,
   defineRateLimiter, type GatewayPlugin, type PluginDefinition, type PluginSpec, type SetupContext, type Resources, type Selector,
-  type SecretPath, type ObserveContext, type Endpoint, type EndpointRequest, type PluginRoute,
+  type SecretPath, type ObserveContext, type ConnectContext, type Endpoint, type EndpointRequest, type PluginRoute,
 } from './core/plugin-api/plugin.js'
 export type { EventIntake, SourcedEvent, IntakeResult } from './core/pipeline/intake.js'
+export type { SourceRoutes } from './core/routes/source-routes.js'
 export type { GatewayEvents, GatewayEventMap } from './core/events.js'
 export { isPluginDefinition } from './core/plugin-api/definition.js'
 export { runEnvironment } from './core/gateway/agent-environment.js'

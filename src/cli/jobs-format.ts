@@ -42,6 +42,8 @@ export function formatJob(job: JobRecord, context: ShowContext = {}): string {
     ['state', job.state],
     ['stage', job.stage === 'run' ? 'run (the agent has not answered yet)' : 'deliver (the answer is stored)'],
     ['route', job.route],
+    // A market watch's jobs are its route's: `market:<watch>`.
+    ['watch', job.route.startsWith('market:') ? `${job.route.slice('market:'.length)} (market watch)` : undefined],
     ['event', job.event],
     ['delivery', job.deliveryId],
     // Checked again as it is read: a record written by other code shows no link that is not https.

@@ -5,12 +5,14 @@
 import { resolveSubscription } from '../core/routes/subscriptions/index.js'
 import { staticRoutes } from '../core/config/config.js'
 import { parse } from './args.js'
+import { watchRows } from './list-watches.js'
 import type { Subcommand } from './io.js'
 import { servedTargets, COMMON_HELP, COMMON_OPTIONS, withContext, publicUrl } from './subscriptions-common.js'
 
 const HELP = `Usage: hookpilot list [options]
 
-Lists the routes: static ones from config.yaml and dynamic subscriptions. Secrets are never shown.
+Lists the routes: static ones from config.yaml and dynamic subscriptions, then the market watches (named by
+their jobs' route, market:<name>; EVENTS shows their conditions). Secrets are never shown.
 
 Options:
       --json          one JSON array instead of a table
@@ -21,9 +23,10 @@ ${COMMON_HELP}
 interface Row {
   readonly name: string
   readonly source: 'static' | 'dynamic'
+  /** For a market watch, its conditions. */
   readonly events: readonly string[]
   readonly deliver: string
-  readonly url: string
+  readonly url?: string
   readonly description: string | undefined
   /** Why the gateway does not serve this subscription, when it does not. */
   readonly skipped: string | undefined
@@ -45,8 +48,8 @@ export const list: Subcommand = async (args, io) => {
       name: r.name, source: 'static', events: r.events, deliver: r.deliver, url: publicUrl(ctx.config, r.name, ctx.configPath), description: r.description, skipped: undefined,
     }))
     const read = await ctx.store.read()
+    const served = read.status === 'invalid' ? undefined : await servedTargets(ctx)
     if (read.status === 'ok') {
-      const served = await servedTargets(ctx)
       for (const [name, raw] of Object.entries(read.file.subscriptions)) {
         const route = resolveSubscription(name, raw, { config: ctx.config, targets: served?.targets, hints: served?.hints, staticNames: ctx.staticNames })
         const entry = (typeof raw === 'object' && raw !== null ? raw : {}) as { events?: unknown; deliver?: unknown; description?: unknown }
@@ -61,8 +64,9 @@ export const list: Subcommand = async (args, io) => {
         })
       }
     }
-    if (values.json) io.stdout.write(JSON.stringify(rows, null, 2) + '\n')
-    else io.stdout.write(table(rows) + `\nSubscriptions: ${ctx.store.where}${read.status === 'missing' ? ' (none yet)' : ''}\n`)
+    const all = [...rows, ...watchRows(ctx, read.status === 'ok' ? read.file : undefined, served)]
+    if (values.json) io.stdout.write(JSON.stringify(all, null, 2) + '\n')
+    else io.stdout.write(table(all) + `\nSubscriptions: ${ctx.store.where}${read.status === 'missing' ? ' (none yet)' : ''}\n`)
     if (read.status === 'invalid') {
       io.stderr.write(`The subscriptions in ${ctx.store.where} are invalid: ${read.reason}\nThey are not listed; a running gateway keeps the set it loaded last.\n`)
       return 1

@@ -8,9 +8,11 @@ import { parseEntry, resolveSubscription, type SubscriptionInput } from '../core
 import { parse, UsageError } from './args.js'
 import type { Subcommand } from './io.js'
 import { commandName } from './listening.js'
+import { marketSection, subscribeMarket } from './subscribe-market.js'
 import { servedTargets, COMMON_HELP, COMMON_OPTIONS, withContext, oneName, publicUrl, splitList } from './subscriptions-common.js'
 
 const HELP = `Usage: hookpilot subscribe <name> [options]
+       hookpilot subscribe --market <slug|token ids> --when COND [--when COND ...] [--name NAME] [options]
 
 Adds a webhook route at run time: POST /webhooks/<name>. A running gateway picks it up within a second,
 without a restart. Names: lower-case letters, digits, "-", "_". An existing subscription of that name is
@@ -28,6 +30,15 @@ Options:
                            --deliver-extra pr_number={number} for github_comment
       --secret S           the webhook secret (default: 32 random bytes, URL-safe base64)
       --description TEXT   shown by "hookpilot list"
+
+Market watches (need platforms.market.enabled; a running gateway starts and stops them without a restart):
+      --market M           a market slug, or its token ids separated by commas
+      --when COND          a condition (repeatable): midpoint_moves=0.05/600 (a move of 0.05 within 600 s;
+                           10m, 1h work too), price_crosses=0.25,0.5 (add /0.02 for the band), trade_size_over=5000,
+                           resolved
+      --name NAME          the watch's name (default: the slug); its jobs' route is market:NAME
+      --rate-limit N       alerts per rolling minute (default 30)
+      --prompt, --deliver, --deliver-chat-id, --deliver-extra   as above
 ${COMMON_HELP}
 `
 
@@ -44,16 +55,38 @@ export const subscribe: Subcommand = async (args, io) => {
     'deliver-extra': { type: 'string', multiple: true },
     secret: { type: 'string' },
     description: { type: 'string' },
+    market: { type: 'string' },
+    when: { type: 'string', multiple: true },
+    name: { type: 'string' },
+    'rate-limit': { type: 'string' },
   }, 'subscribe')
   if (values.help) {
     io.stdout.write(HELP)
     return 0
+  }
+  if (values.market !== undefined) {
+    const webhookOnly = (['events', 'actions', 'skills', 'secret', 'description'] as const).filter((k) => values[k] !== undefined)
+    if (webhookOnly.length > 0) throw new UsageError(`--${webhookOnly.join(', --')} ${webhookOnly.length === 1 ? 'is' : 'are'} for webhook routes, not for --market.`)
+    if (values.name !== undefined && positionals.length > 0) throw new UsageError('give the watch name once: as <name> or with --name.')
+    const name = values.name ?? (positionals.length > 0 ? oneName(positionals, 'subscribe') : undefined)
+    return subscribeMarket({
+      config: values.config, market: values.market, when: values.when ?? [], name, prompt: values.prompt, deliver: values.deliver,
+      deliverExtra: deliverExtra(values['deliver-extra'] ?? [], values['deliver-chat-id']), rateLimit: values['rate-limit'],
+    }, io)
+  }
+  if (values.when !== undefined || values.name !== undefined || values['rate-limit'] !== undefined) {
+    throw new UsageError('--when, --name and --rate-limit are for market watches: add --market <slug|token ids>.')
   }
   const name = oneName(positionals, 'subscribe')
   if (values.secret !== undefined && values.secret.trim() === '') throw new UsageError('--secret must not be empty (leave it out to generate one).')
   return withContext(values.config, io, async (ctx) => {
     if (ctx.staticNames.has(name)) {
       io.stderr.write(`"${name}" is a static route in ${ctx.configPath}. Static routes win a name clash and are not changed by subscribe: pick another name.\n`)
+      return 1
+    }
+    const watches = await ctx.store.read().then((r) => (r.status === 'ok' ? (r.file.watches ?? {}) : {}))
+    if (Object.hasOwn(watches, name) || marketSection(ctx).watches.has(name)) {
+      io.stderr.write(`"${name}" is the name of a market watch, which "hookpilot remove" also finds by name: pick another name.\n`)
       return 1
     }
     const secret = values.secret ?? generateSecret()

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, type RunningCli } from '../fixtures/cli.js'
-import { marketWorld, SLUG, type MarketWorld } from '../fixtures/market-watch.js'
+import { marketWorld, SLUG, type MarketWorld, type MarketWorldOptions } from '../fixtures/market-watch.js'
 
 const running: RunningCli[] = []
 const worlds: MarketWorld[] = []
@@ -14,8 +14,8 @@ afterEach(async () => {
   for (const world of worlds.splice(0)) await world.close()
 })
 
-async function world(when: readonly string[]): Promise<MarketWorld> {
-  const w = await marketWorld(when)
+async function world(when: readonly string[], options?: MarketWorldOptions): Promise<MarketWorld> {
+  const w = await marketWorld(when, options)
   worlds.push(w)
   return w
 }
@@ -71,13 +71,15 @@ describe('market alerts through hookpilot serve', () => {
     // Each alert's job links to the market's page (what the status page shows).
     const listed = JSON.parse((await runCli(['jobs', 'list', '--json', '--config', w.config], { cwd: w.dir })).stdout) as Array<{ link?: string }>
     expect(new Set(listed.map((j) => j.link))).toEqual(new Set([`https://polymarket.com/market/${SLUG}`]))
-  })
+  }, 60_000)
 
   it('kill -9 and restarts repeat no alert and lose no crossing: one missed while it was dead is found late', async () => {
     const w = await world(['{ price_crosses: [0.25] }'])
     const first = await serve(w)
     w.book(0.30)
     await expect.poll(() => kinds(w)).toEqual(['price_crosses late=false'])
+    // Its job recorded done first: one killed between its message and its record is sent again (at least once).
+    await expect.poll(() => jobs(w)).toEqual(['market:fed-cut price_crosses/0.25/up/1 done'])
     // Stopped, then killed: the crossing back down reaches a socket nobody reads any more.
     first.child.kill('SIGSTOP')
     w.book(0.10)
@@ -97,5 +99,58 @@ describe('market alerts through hookpilot serve', () => {
       'market:fed-cut price_crosses/0.25/down/2 done', 'market:fed-cut price_crosses/0.25/up/1 done', 'market:fed-cut price_crosses/0.25/up/3 done',
     ])
     expect(w.sent[1]?.text).toContain('found late')
-  })
+  }, 60_000)
+
+  it('a crossing that happened and reverted while the gateway was down is found late in the price history, once', async () => {
+    const w = await world(['{ price_crosses: [0.1] }'])
+    const first = await serve(w)
+    // The dump's midpoint (near 0.035) is the baseline, below 0.1: up, then down again, both alerted live.
+    w.book(0.2)
+    await expect.poll(() => w.sent.length).toBe(1)
+    w.book(0.03)
+    await expect.poll(() => w.sent.length).toBe(2)
+    // Stopped once both jobs are done (a job killed between its message and its record is sent again: at least once).
+    first.child.kill('SIGTERM')
+    await first.exited
+    // The history has whole seconds: the excursion is published in a second after the last stored alert's.
+    const stored = Date.now()
+    await until(() => Math.floor(Date.now() / 1000) > Math.floor(stored / 1000))
+    w.book(0.2) // nobody is subscribed: only the mock's price history keeps these
+    w.book(0.03)
+    // The book at the restart (the dump, below 0.1) agrees with the stored side: only the history shows the trip.
+    await serve(w)
+    await expect.poll(() => kinds(w)).toEqual(['price_crosses late=false', 'price_crosses late=false', 'price_crosses late=true', 'price_crosses late=true'])
+    expect(await jobs(w)).toEqual([
+      'market:fed-cut price_crosses/0.1/down/2 done', 'market:fed-cut price_crosses/0.1/down/4 done',
+      'market:fed-cut price_crosses/0.1/up/1 done', 'market:fed-cut price_crosses/0.1/up/3 done',
+    ])
+    const late = w.sent.slice(2).map((m) => m.text)
+    expect(late.every((t) => t.includes('found late'))).toBe(true)
+    expect(late.some((t) => t.includes('crossed 0.1 upward')) && late.some((t) => t.includes('crossed 0.1 downward'))).toBe(true)
+  }, 60_000)
+
+  it('names the watch in hookpilot jobs, the job log lines and the metrics: the route is market:<watch>', async () => {
+    const w = await world(['{ price_crosses: [0.25] }'], { metrics: true })
+    const cli = await serve(w)
+    const port = (await cli.waitFor(/Listening on 127\.0\.0\.1:(\d+)/))[1]
+    w.book(0.30)
+    await expect.poll(() => w.sent.length).toBe(1)
+    await cli.waitFor(/agent run started.*market:fed-cut/)
+    await expect.poll(async () => (await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text())).match(/^hookpilot_jobs_finished_total\{.*\}.*$/m)?.[0])
+      .toBe('hookpilot_jobs_finished_total{route="market:fed-cut",outcome="done"} 1')
+    const metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text())
+    expect(metrics).toContain('hookpilot_agent_runs_total{route="market:fed-cut",outcome="ok"} 1')
+    expect(metrics).toContain('hookpilot_agent_run_duration_seconds_count{route="market:fed-cut"} 1')
+    const list = await runCli(['jobs', 'list', '--route', 'market:fed-cut', '--config', w.config], { cwd: w.dir })
+    expect(list.stdout).toMatch(/market:fed-cut\s+price_crosses\s+price_crosses\/0\.25\/up\/1/)
+    const id = /^(\S+)\s+done/m.exec(list.stdout)?.[1] ?? ''
+    const show = await runCli(['jobs', 'show', id, '--config', w.config], { cwd: w.dir })
+    expect(show.stdout).toMatch(/^watch:\s+fed-cut \(market watch\)$/m)
+  }, 60_000)
 })
+
+/** Polls `ready` every 10 ms (a clock's second has no event to wait on). */
+async function until(ready: () => boolean): Promise<void> {
+  while (!ready()) await new Promise((r) => setTimeout(r, 10))
+}
+

@@ -24,6 +24,7 @@ import { listenOn, type ListenAddress, type ListenOptions } from '../http/listen
 import { createLogger } from '../log/logger.js'
 import { throttledWarn } from '../log/throttle.js'
 import { createIntake } from '../pipeline/intake.js'
+import { createSourceRoutes } from '../routes/source-routes.js'
 import { createPipeline } from '../pipeline/pipeline.js'
 import { createRouteTable, type MutableRouteTable } from '../routes/route-table.js'
 import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from '../routes/routes.js'
@@ -153,8 +154,8 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
     events,
   })
   // The dispatcher also finds the routes of sources that are not HTTP; the request flow never does.
-  const sourceRoutes = new Map(plugins.flatMap((p) => p.routes ?? []).map((r) => [r.name, r as Route]))
-  const dispatcherRoutes = { get: (name: string) => routes.get(name) ?? sourceRoutes.get(name), list: () => [...routes.list(), ...sourceRoutes.values()] }
+  const sourceRoutes = createSourceRoutes(plugins.flatMap((p) => p.routes ?? []), targets, setUp.hints)
+  const dispatcherRoutes = { get: (name: string) => routes.get(name) ?? sourceRoutes.get(name), list: () => [...routes.list(), ...sourceRoutes.list()] }
   const dispatcher = (jobRunner: AgentRunner) =>
     createDispatcher({
       routes: dispatcherRoutes,
@@ -180,12 +181,12 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
   state.queue.start(environments.length === 0 ? worker : Object.assign(bound, { maxRuns: worker.maxRuns, ended: worker.ended }))
   // Sources that are not HTTP (a market stream) admit their events past the request table's HTTP steps.
   const intake = createIntake({ dedup: state.dedup, limiter: slots.rateLimiter, queue: state.queue, log, clock, events }, sourceRoutes)
-  for (const plugin of plugins) plugin.connect?.(intake, { state })
-
   // Dynamic subscriptions: in a plugin's store (Redis), else in the file beside config.yaml (or where
-  // subscriptions_file says); skipped entries are logged.
+  // subscriptions_file says); skipped entries are logged. A source that is not HTTP keeps its own there too.
   const subscriptionsFile = subscriptionsPath(config, options.baseDir)
   const store = slots.subscriptions ?? (subscriptionsFile === undefined ? undefined : fileSubscriptionStore(subscriptionsFile))
+  for (const plugin of plugins) plugin.connect?.(intake, { state, routes: sourceRoutes, subscriptions: store })
+
   const subscriptions = store === undefined
     ? undefined
     : await startSubscriptionSource({ store, config, routes, targets, hints: setUp.hints, log })

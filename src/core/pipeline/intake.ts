@@ -13,7 +13,7 @@ import { validLink } from '../jobs/origin.js'
 
 /** An event of a source that is not HTTP, as it hands it to the gateway. */
 export interface SourcedEvent {
-  /** A route the source declared (`GatewayPlugin.routes`). */
+  /** A route the source declared (`GatewayPlugin.routes`) or added (`ConnectContext.routes`). */
   readonly route: string
   /** The event type (what `hookpilot jobs` shows): for a market watch, the condition met. */
   readonly type: string
@@ -37,7 +37,7 @@ export interface EventIntake {
 }
 
 /** Builds the intake over the gateway's admission parts and the sources' own routes. */
-export function createIntake(parts: AdmitParts & { readonly clock: Clock }, routes: ReadonlyMap<string, Route>): EventIntake {
+export function createIntake(parts: AdmitParts & { readonly clock: Clock }, routes: { get(name: string): Route | undefined }): EventIntake {
   const storeFailed = throttledLog(parts.log, parts.clock, { level: 'error' })
   return {
     async admit(event) {

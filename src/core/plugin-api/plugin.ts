@@ -11,6 +11,7 @@ import type { LifecycleContext, Readiness, StateBackend } from '../jobs/state-ba
 import { defineConfiguredPlugin, type PluginDefinition, type PluginSpec } from './definition.js'
 import type { SubscriptionStore } from '../routes/subscriptions/subscription-store.js'
 import type { EventIntake } from '../pipeline/intake.js'
+import type { SourceRoutes } from '../routes/source-routes.js'
 import type { AgentEnvironmentSource, AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source, StartupFinding } from '../types.js'
 
 /** What a plugin can contribute to a gateway. */
@@ -60,7 +61,7 @@ export interface GatewayPlugin {
    * Called once the gateway stores and runs jobs: a source that is not HTTP starts handing its events to
    * `intake` here, and stops in `close`.
    */
-  connect?(intake: EventIntake, ctx: ObserveContext): void
+  connect?(intake: EventIntake, ctx: ConnectContext): void
 }
 
 /** A route a plugin contributes (see {@link GatewayPlugin.routes}). */
@@ -73,6 +74,17 @@ export interface PluginRoute extends Route {
 export interface ObserveContext {
   /** The gateway's state backend (its jobs view, for a gauge of queued and running jobs). */
   readonly state: StateBackend
+}
+
+/** What {@link GatewayPlugin.connect} receives besides the intake. */
+export interface ConnectContext extends ObserveContext {
+  /** Adds and removes the source's routes while the gateway runs (a market watch added without a restart). */
+  readonly routes: SourceRoutes
+  /**
+   * The gateway's subscription store (the file beside config.yaml, or Redis), when it has one: a source keeps
+   * what it adds at run time there (its own key of the set) and follows its changes with `watch`.
+   */
+  readonly subscriptions: SubscriptionStore | undefined
 }
 
 /** A GET (and HEAD) path a plugin answers on the gateway's listener; a form's POST too when it says so. */

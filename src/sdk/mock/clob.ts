@@ -31,11 +31,14 @@ const r3 = (n: number): string => String(Math.round(n * 1000) / 1000)
 /** A token's book in wire form: the mock's own, or the live one of a running market channel. */
 export type BookSource = (tokenId: string) => MockBookWire | undefined
 
-/** Answers one order-book request; `live` gives the books of a running market channel, so REST and stream agree. */
-export async function clob(path: string, q: URLSearchParams, request: Request, now: number, live?: BookSource): Promise<Response> {
+/** The prices a running market channel sent for a token, oldest first (see `PriceRecord`). */
+export type SentPrices = (tokenId: string) => readonly { readonly t: number; readonly p: number }[]
+
+/** Answers one order-book request; `live` gives the books of a running market channel, and `sent` the prices it sent, so REST and stream agree. */
+export async function clob(path: string, q: URLSearchParams, request: Request, now: number, live?: BookSource, sent?: SentPrices): Promise<Response> {
   if (request.method === 'POST') return batch(path, await request.json().catch(() => null))
   if (path === '/markets') return marketsPage(q.get('next_cursor'))
-  if (path === '/prices-history') return history(q, now)
+  if (path === '/prices-history') return history(q, now, sent)
   const token = lookup(q.get('token_id'))
   if (token instanceof Response) return token
   const b = live?.(q.get('token_id') ?? '') ?? bookOf(token)
@@ -95,7 +98,7 @@ function bookOf({ market, index, price }: TokenInfo) {
   }
 }
 
-function history(q: URLSearchParams, now: number): Response {
+function history(q: URLSearchParams, now: number, sent?: SentPrices): Response {
   const token = TOKENS.get(q.get('market') ?? '')
   if (token === undefined) return fail(400, 'Invalid token id')
   const interval = q.get('interval')
@@ -120,7 +123,12 @@ function history(q: URLSearchParams, now: number): Response {
     return fail(400, "invalid filters: give 'interval' or both 'startTs' and 'endTs'")
   }
   if (token.market._newborn) return json({ history: [] })
-  return json({ history: mockHistory(q.get('market') ?? '', start, end, fidelity, now) })
+  const series = mockHistory(q.get('market') ?? '', start, end, fidelity, now)
+  // From the first price the channel sent, the history is what it sent (at the second it was sent).
+  const recorded = sent?.(q.get('market') ?? '') ?? []
+  const first = recorded[0]?.t
+  if (first === undefined) return json({ history: series })
+  return json({ history: [...series.filter((p) => p.t < first), ...recorded.filter((p) => p.t >= start && p.t <= end)] })
 }
 
 /**

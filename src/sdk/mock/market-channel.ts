@@ -8,6 +8,7 @@ import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { MockFeed } from './feed.js'
+import type { PriceRecord } from './price-record.js'
 
 /** Path of the channel on the mock server. */
 export const MARKET_CHANNEL_PATH = '/ws/market'
@@ -41,7 +42,7 @@ export interface MarketChannel {
 }
 
 /** Attaches the channel to `server`'s upgrade requests and starts its timer (`tickMs` 0: only `tick()` moves it). */
-export function attachMarketChannel(server: Server, feed: MockFeed, tickMs: number): MarketChannel {
+export function attachMarketChannel(server: Server, feed: MockFeed, tickMs: number, prices?: PriceRecord): MarketChannel {
   const wss = new WebSocketServer({ noServer: true })
   const subscribers = new Set<Subscriber>()
   const received: unknown[] = []
@@ -108,6 +109,7 @@ export function attachMarketChannel(server: Server, feed: MockFeed, tickMs: numb
     for (let i = 0; i < steps; i++) {
       const watched = [...new Set(live().flatMap((s) => [...s.assets]))].sort()
       for (const frame of feed.step(watched)) {
+        prices?.record(frame.payload, Date.now())
         const text = JSON.stringify(frame.payload)
         for (const s of live()) if (s.assets.has(frame.tokenId) && (s.custom || !frame.custom)) s.socket.send(text)
       }
@@ -126,6 +128,7 @@ export function attachMarketChannel(server: Server, feed: MockFeed, tickMs: numb
     },
     tick,
     publish(frame) {
+      prices?.record(frame, Date.now())
       const text = typeof frame === 'string' ? frame : JSON.stringify(frame)
       for (const s of live()) s.socket.send(text)
     },
@@ -137,6 +140,7 @@ export function attachMarketChannel(server: Server, feed: MockFeed, tickMs: numb
       for (const s of subscribers) s.frozen = false
       received.length = 0
       feed.reset()
+      prices?.reset()
     },
     close() {
       clearInterval(timer)

@@ -4,7 +4,7 @@
  * the CLI's `--mock` works where msw (an optional peer dependency) is not installed.
  */
 import { DEFAULT_URLS } from '../client.js'
-import { clob, type BookSource } from './clob.js'
+import { clob, type BookSource, type SentPrices } from './clob.js'
 import { data } from './data.js'
 import { gamma } from './gamma.js'
 import { createMockLimiter, type MockRateLimits } from './limiter.js'
@@ -58,7 +58,7 @@ export interface MockMarketRouter {
  * const res = await route(new Request('http://localhost:9/gamma/tags'))
  * ```
  */
-export function createMockMarketRouter(options: MockRouterOptions = {}, /** @internal */ live?: BookSource): MockMarketRouter {
+export function createMockMarketRouter(options: MockRouterOptions = {}, /** @internal */ live?: BookSource, /** @internal */ sent?: SentPrices): MockMarketRouter {
   const urls: MockMarketUrls = { ...DEFAULT_URLS, ...definedOnly(options.urls ?? {}) }
   const now = options.now ?? Date.now
   const pending: ThrottleOptions[] = []
@@ -77,7 +77,7 @@ export function createMockMarketRouter(options: MockRouterOptions = {}, /** @int
     const limited = limiter?.(name, path, now())
     if (limited !== undefined) return limited
     if (name === 'gamma') return gamma(path, url.searchParams)
-    if (name === 'clob') return clob(path, url.searchParams, request, now(), live)
+    if (name === 'clob') return clob(path, url.searchParams, request, now(), live, sent)
     return data(path, url.searchParams, now(), options.tradesPage)
   }
   return Object.assign(route, {

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { MockFeed } from './feed.js'
+import { PriceRecord } from './price-record.js'
 import { attachMarketChannel, MARKET_CHANNEL_PATH, type MarketChannel } from './market-channel.js'
 import type { MockRateLimits } from './limiter.js'
 import { createMockMarketRouter, type MockMarketUrls, type ThrottleOptions } from './router.js'
@@ -70,7 +71,8 @@ export async function startMockMarketServer(options: MockServerOptions = {}): Pr
     res.writeHead(response.status, Object.fromEntries(response.headers))
     res.end(Buffer.from(await response.arrayBuffer()))
   }
-  const channel = attachMarketChannel(server, feed, options.tickMs ?? 500)
+  const prices = new PriceRecord()
+  const channel = attachMarketChannel(server, feed, options.tickMs ?? 500, prices)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
@@ -79,8 +81,8 @@ export async function startMockMarketServer(options: MockServerOptions = {}): Pr
   const host = address.includes(':') ? `[${address}]` : address
   const url = `http://${host}:${port}`
   const urls = { gammaUrl: `${url}/gamma`, clobUrl: `${url}/clob`, dataUrl: `${url}/data` }
-  // REST `/book` reads the channel's live books, so a resync over REST agrees with the stream.
-  route = createMockMarketRouter({ urls, now, rateLimits: options.rateLimits, tradesPage: options.tradesPage }, (id) => feed.book(id))
+  // REST `/book` reads the channel's live books, and `/prices-history` the prices it sent, so REST agrees with the stream.
+  route = createMockMarketRouter({ urls, now, rateLimits: options.rateLimits, tradesPage: options.tradesPage }, (id) => feed.book(id), (id) => prices.points(id))
   return {
     url,
     ...urls,

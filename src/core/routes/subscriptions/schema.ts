@@ -27,6 +27,8 @@ const subscriptionsFileSchema = v.strictObject({
     SUBSCRIPTIONS_VERSION,
   ),
   subscriptions: v.record(v.string(), v.unknown(), 'expected an object from subscription name to subscription'),
+  // Market watches added at run time (`hookpilot subscribe --market`): checked by the market source, which owns them.
+  watches: v.optional(v.record(v.string(), v.unknown(), 'expected an object from watch name to watch')),
 })
 
 /** A subscription as written in the file (every key optional but what the route needs). */
@@ -38,6 +40,11 @@ export type Subscription = v.InferOutput<typeof subscriptionSchema>
 export interface SubscriptionsFile {
   readonly version: typeof SUBSCRIPTIONS_VERSION
   readonly subscriptions: Readonly<Record<string, unknown>>
+  /**
+   * Market watches added at run time, by name, as written (the keys of a watch under `platforms.market.extra.watches`);
+   * the market source checks each with the same schema as the config's and sets a bad one aside with its reason.
+   */
+  readonly watches?: Readonly<Record<string, unknown>> | undefined
 }
 
 /** The result of checking one entry: the subscription, or why it cannot be used. */
@@ -69,7 +76,8 @@ export function parseSubscriptionsText(
   if (!result.success) return { ok: false, reason: describeIssues(result.issues) }
   // The entries as JSON.parse made them (own keys): valibot's record drops __proto__, constructor and
   // prototype without a word, and such an entry must be skipped with its reason instead.
-  return { ok: true, file: { version: SUBSCRIPTIONS_VERSION, subscriptions: raw['subscriptions'] as Record<string, unknown> } }
+  const watches = raw['watches'] as Record<string, unknown> | undefined
+  return { ok: true, file: { version: SUBSCRIPTIONS_VERSION, subscriptions: raw['subscriptions'] as Record<string, unknown>, ...(watches === undefined ? {} : { watches }) } }
 }
 
 /** Checks one entry and its name. */

@@ -29,7 +29,7 @@ export interface WatchState {
 
 /** Something the stream told about the watched market. */
 export type Observation =
-  | { readonly kind: 'top'; readonly bid: number | null; readonly ask: number | null; readonly at: number }
+  | { readonly kind: 'top'; readonly bid: number | null; readonly ask: number | null; readonly at: number; readonly fromHistory?: boolean }
   | { readonly kind: 'trade'; readonly id: string; readonly price: number; readonly size: number; readonly side: string; readonly at: number; readonly backfilled?: boolean }
   | { readonly kind: 'resolved'; readonly outcome: string | null; readonly at: number }
 

@@ -26,9 +26,10 @@ const conditionSchema = v.pipe(
 )
 
 /** A watch name: it becomes part of a route name (`market:<name>`). */
-const watchName = v.pipe(v.string(), v.regex(/^[a-z0-9_-]{1,64}$/, 'a watch name is 1 to 64 lower-case letters, digits, "-" or "_"'))
+export const watchName = v.pipe(v.string(), v.regex(/^[a-z0-9_-]{1,64}$/, 'a watch name is 1 to 64 lower-case letters, digits, "-" or "_"'))
 
-const watchSchema = v.strictObject({
+/** One watch: the keys of `platforms.market.extra.watches.<name>`, and of a watch added by `hookpilot subscribe --market`. */
+export const watchSchema = v.strictObject({
   /** A catalog slug, or the token ids to watch (the first one's price is the one the price conditions read). */
   market: v.union([nonBlank('a market slug or token ids'), v.pipe(v.array(v.pipe(text, v.regex(/^\d+$/, 'a token id is a decimal string'))), v.minLength(1))], 'a market slug, or a list of token ids'),
   when: v.pipe(v.array(conditionSchema, 'expected a list of conditions'), v.minLength(1, 'at least one condition')),

@@ -1,5 +1,6 @@
 /**
- * One watch at work: its market resolved, its state rebuilt from the alerts it stored, then the stream's events
+ * One watch at work: its market resolved, its state rebuilt from the alerts it stored and brought up to date
+ * with the price history since the last of them, then the stream's events
  * turned into alerts that go to the gateway's intake one at a time, in the order they were detected. An alert's
  * effect on the state is kept only once the gateway holds it (accepted, or already stored).
  */
@@ -9,11 +10,13 @@ import type { EventIntake } from '../../../core/pipeline/intake.js'
 import type { Clock, JsonObject, Logger } from '../../../core/types.js'
 import type { MarketClient } from '../../../sdk/index.js'
 import { backoffDelay } from '../../../util/backoff.js'
-import { detect, midpointOf, shown, type Alert, type WatchState } from './conditions.js'
+import { detect, midpointOf, shown, type Alert, type Observation, type WatchState } from './conditions.js'
 import { stateFromAlerts } from './history.js'
+import { missedPrices } from './missed.js'
 import { observationsOf } from './observe.js'
 import type { WatchConfig } from './options.js'
 import { resolveTarget, type WatchTarget } from './target.js'
+import { routeOf } from './watch-route.js'
 
 /** What a watch runs with. */
 export interface WatchDeps {
@@ -25,9 +28,6 @@ export interface WatchDeps {
   readonly signal: AbortSignal
 }
 
-/** The route of a watch's alerts: a `:` keeps it apart from every webhook route. */
-export const routeOf = (watch: string): string => `market:${watch}`
-
 /** Runs the watch until `deps.signal` aborts. */
 export async function runWatch(name: string, config: WatchConfig, deps: WatchDeps): Promise<void> {
   const { pm, log, signal } = deps
@@ -38,10 +38,13 @@ export async function runWatch(name: string, config: WatchConfig, deps: WatchDep
   if (stored === undefined) return
   const state = stateFromAlerts(stored)
   log.info('[market] watching', { watch: name, market: typeof config.market === 'string' ? config.market : target.priceToken, alerts_stored: stored.length })
-  // After a restart the first book is compared with what the stored alerts say: a difference happened unseen.
+  // After a restart, what happened while the gateway was down: the price history since the last stored alert
+  // (a crossing that reverted is only there), then the first book, each compared with what the alerts say.
   let late = stored.length > 0
   let top: { bid: number | null; ask: number | null } = { bid: null, ask: null }
   let pausedUntil = 0
+  // When the watch last looked, as far as it knows: its last stored alert, then each observation.
+  let lastAt = stored.reduce((at, job) => Math.max(at, job.receivedAt), 0)
 
   const hand = async (alert: Alert, state: WatchState): Promise<void> => {
     if (deps.clock() < pausedUntil) return
@@ -52,19 +55,33 @@ export async function runWatch(name: string, config: WatchConfig, deps: WatchDep
     if (result.status === 'rate_limited') pausedUntil = deps.clock() + result.retryAfterSeconds * 1000
     log.warn('[market] alert not taken; it is tried again at the next update while its condition holds', { watch: name, alert: alert.deliveryId, why: result.status })
   }
+  const look = async (obs: Observation, found: boolean): Promise<void> => {
+    if (obs.kind === 'top' && obs.fromHistory !== true) top = { bid: obs.bid, ask: obs.ask }
+    lastAt = Math.max(lastAt, obs.at)
+    for (const alert of detect(state, config.when, obs, found)) await hand(alert, state)
+  }
+  const catchUp = async (): Promise<void> => {
+    if (lastAt === 0) return
+    try {
+      for (const obs of await missedPrices(pm, target, lastAt, deps.clock(), signal)) await look(obs, true)
+    } catch (err) {
+      if (signal.aborted) return
+      log.warn('[market] the price history could not be read: a crossing or move that reverted while the watch was not looking may go unalerted', { watch: name, reason: messageOf(err) })
+    }
+  }
 
+  if (late) await catchUp()
   for await (const event of pm.watch(target.tokenIds, { signal, customFeatures: true, backfill: true })) {
     if (event.type === 'reconnected') {
-      log.warn('[market] stream reconnected: the next book is compared with the last one seen', { watch: name, reason: event.reason })
+      log.warn('[market] stream reconnected: the price history of the gap, then the next book, are compared with what the watch saw', { watch: name, reason: event.reason })
       late = true
+      await catchUp()
       continue
     }
     if (event.type === 'gap_unfilled') log.warn('[market] trades of a reconnect gap could not be fetched: a big trade in it may go unalerted', { watch: name, reason: event.reason })
     for (const obs of observationsOf(event, target, deps.clock())) {
-      if (obs.kind === 'top') top = { bid: obs.bid, ask: obs.ask }
-      const alerts = detect(state, config.when, obs, obs.kind === 'top' ? late : obs.kind === 'trade' && obs.backfilled === true)
+      await look(obs, obs.kind === 'top' ? late : obs.kind === 'trade' && obs.backfilled === true)
       if (obs.kind === 'top') late = false
-      for (const alert of alerts) await hand(alert, state)
     }
   }
 }

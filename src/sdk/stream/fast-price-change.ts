@@ -8,7 +8,7 @@
  */
 import { side, time, type PriceChange, type PriceChangeEvent } from './events.js'
 import type { PriceChangeWire } from './wire.js'
-import { toNumber } from '../wire/fields.js'
+import { hasDroppedKey as droppedKey, isOptNumeric as optNumeric, isOptString as optString, numericValue as numeric, toNumber } from '../wire/fields.js'
 
 /** The event of a `price_change` frame in the common shape, or `undefined` when the schema must decide. */
 export function fastPriceChange(o: Record<string, unknown>): PriceChangeEvent | undefined {
@@ -53,22 +53,4 @@ function entry(c: unknown): PriceChange | undefined {
     bestBid: toNumber(bestBid as string | number | null | undefined),
     bestAsk: toNumber(bestAsk as string | number | null | undefined),
   }
-}
-
-const optString = (x: unknown): boolean => x === undefined || x === null || typeof x === 'string'
-const optNumeric = (x: unknown): boolean => x === undefined || x === null || typeof x === 'string' || typeof x === 'number'
-
-/** What the schema's `numeric` accepts, as a number: a number, or a string that is a finite number and not blank. */
-function numeric(x: unknown): number | undefined {
-  if (typeof x === 'number') return Number.isNaN(x) ? undefined : x
-  if (typeof x !== 'string') return undefined
-  const n = Number(x)
-  if (!Number.isFinite(n)) return undefined
-  // Number() reads blank text as 0, which the schema refuses; only a 0 can be blank, so only a 0 pays for the trim.
-  return n === 0 && x.trim() === '' ? undefined : n
-}
-
-/** Keys the schema leaves out of its output (valibot never copies them): such a frame takes the schema. */
-function droppedKey(o: object): boolean {
-  return Object.hasOwn(o, '__proto__') || Object.hasOwn(o, 'constructor') || Object.hasOwn(o, 'prototype')
 }

@@ -13,8 +13,8 @@
  *      alternating rounds (the round with the median ratio is kept).
  *
  * Knobs: BENCH_CALLS [20000] calls per client per round, BENCH_ROUNDS [3], BENCH_STREAM_SECONDS [5] per reader and
- * round, BENCH_STREAM_ROUNDS [3] (bare and watchBooks each, alternating), BENCH_RATE [10000] frames a second, BENCH_ONLY [memory,loopback,stream] the sections to run (comma-separated),
- * BENCH_JSON [file] to write the figures.
+ * round, BENCH_STREAM_ROUNDS [3] (bare and watchBooks each, alternating), BENCH_RATE [10000] frames a second,
+ * BENCH_ONLY [memory,loopback,stream] the sections to run (comma-separated), BENCH_JSON [file] for the figures.
  */
 import { fork } from 'node:child_process'
 import { writeFileSync } from 'node:fs'

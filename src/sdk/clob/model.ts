@@ -70,9 +70,29 @@ export interface ClobMarket {
 }
 
 function levels(raw: ClobBookWire['bids'], best: 'high' | 'low'): Level[] {
-  const out = (raw ?? []).map((l) => ({ price: num(l.price), size: num(l.size) }))
-  // The service's order has been seen both ways: sort explicitly.
-  return out.sort((a, b) => (best === 'high' ? b.price - a.price : a.price - b.price))
+  return bestFirst(
+    (raw ?? []).map((l) => ({ price: num(l.price), size: num(l.size) })),
+    best,
+  )
+}
+
+/**
+ * `levels` sorted best first, in place: what a stable sort by price gives. The service's order has been seen both
+ * ways (bids ascending and asks descending is what it sends now): a side already in order is kept, one strictly in
+ * the opposite order is reversed (the same result, without a sort's comparisons), anything else is sorted.
+ */
+export function bestFirst(levels: Level[], best: 'high' | 'low'): Level[] {
+  const sign = best === 'high' ? 1 : -1
+  let ordered = true
+  let reversed = true
+  for (let i = 1; i < levels.length && (ordered || reversed); i++) {
+    const d = sign * ((levels[i - 1] as Level).price - (levels[i] as Level).price)
+    if (d < 0) ordered = false
+    if (d >= 0) reversed = false
+  }
+  if (ordered) return levels
+  if (reversed) return levels.reverse()
+  return levels.sort((a, b) => sign * (b.price - a.price))
 }
 
 /** Turns a wire book into a {@link Book}. */

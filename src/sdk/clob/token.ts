@@ -9,6 +9,7 @@ import {
   ClobPriceSchema,
   ClobSpreadSchema,
 } from '../wire/clob.js'
+import { fastBook } from './fast-book.js'
 import { historyQuery, toBook, type Book, type HistoryParams, type PricePoint, type Side } from './model.js'
 
 const PriceSchema = v.pipe(ClobPriceSchema, v.transform((w) => num(w.price)))
@@ -57,7 +58,7 @@ export class TokenHandle {
 
   /** The order book, levels best first; NotFoundError for closed markets and unknown tokens. */
   book(options: CallOptions = {}): Promise<Book> {
-    return this.get('/book', { token_id: this.id }, BookSchema, options)
+    return this.get('/book', { token_id: this.id }, BookSchema, options, fastBook)
   }
 
   /** Price history of this token (`{ interval }` or `{ start, end }`, `fidelity` in minutes). */
@@ -70,7 +71,8 @@ export class TokenHandle {
     query: Record<string, string | number | undefined>,
     schema: v.GenericSchema<unknown, T>,
     options: CallOptions,
+    fast?: (body: unknown) => T | undefined,
   ): Promise<T> {
-    return this.#ctx.request({ service: 'clob', path, query, schema, signal: options.signal })
+    return this.#ctx.request({ service: 'clob', path, query, schema, fast, signal: options.signal })
   }
 }

@@ -141,11 +141,13 @@ export type CustomFeatureEvent = BestBidAskEvent | NewMarketEvent | MarketResolv
 /** Every event the stream can yield. */
 export type StreamEvent = MarketEvent | CustomFeatureEvent
 
-const time = (ms: number | string | null | undefined): Date | null => {
+/** An epoch-ms timestamp (number or decimal text) as a `Date`; `null` when absent or not a number. */
+export const time = (ms: number | string | null | undefined): Date | null => {
   const n = toNumber(ms)
   return n === null ? null : new Date(n)
 }
-const side = (s: 'BUY' | 'SELL'): Side => (s === 'BUY' ? 'buy' : 'sell')
+/** The wire's side as the SDK's. */
+export const side = (s: 'BUY' | 'SELL'): Side => (s === 'BUY' ? 'buy' : 'sell')
 
 /** The fields every event about one token has. */
 function about<W extends { asset_id: string; market?: string | null | undefined; timestamp?: number | string | null | undefined }>(w: W) {

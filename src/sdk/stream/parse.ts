@@ -14,6 +14,7 @@ import {
   toTickSizeEvent,
   type StreamEvent,
 } from './events.js'
+import { fastPriceChange } from './fast-price-change.js'
 import {
   BestBidAskSchema,
   LastTradePriceSchema,
@@ -38,31 +39,33 @@ const READERS: Readonly<Record<string, v.GenericSchema<unknown, StreamEvent>>> =
   market_resolved: v.pipe(MarketResolvedSchema, v.transform(toMarketResolvedEvent)),
 }
 
-/** Reads one text frame (not `PONG`, which the heartbeat consumes) into events, reporting what it skips. */
-export function parseFrame(text: string, report: UnknownFrameHandler): StreamEvent[] {
+/**
+ * Reads one text frame (not `PONG`, which the heartbeat consumes) into events, in order, handing each to `emit`
+ * (no array per frame), and reporting what it skips.
+ */
+export function parseFrame(text: string, report: UnknownFrameHandler, emit: (event: StreamEvent) => void): void {
   const first = text.charCodeAt(0)
   // `{` or `[`: anything else is one of the channel's plain-text replies.
-  if (first !== 123 && first !== 91) {
-    report(text, 'plain-text frame')
-    return []
-  }
+  if (first !== 123 && first !== 91) return report(text, 'plain-text frame')
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch {
-    report(text, 'not JSON')
-    return []
+    return report(text, 'not JSON')
   }
-  const out: StreamEvent[] = []
-  if (Array.isArray(parsed)) for (const item of parsed) readElement(item, out, report)
-  else readElement(parsed, out, report)
-  return out
+  if (Array.isArray(parsed)) for (const item of parsed) readElement(item, emit, report)
+  else readElement(parsed, emit, report)
 }
 
-function readElement(item: unknown, out: StreamEvent[], report: UnknownFrameHandler): void {
+function readElement(item: unknown, emit: (event: StreamEvent) => void, report: UnknownFrameHandler): void {
   if (typeof item !== 'object' || item === null) return report(item, 'not an object')
   const o = item as Record<string, unknown>
   let type = o['event_type']
+  if (type === 'price_change') {
+    const fast = fastPriceChange(o)
+    // The hot frame's fast path; anything it does not take goes through the schema below.
+    if (fast !== undefined) return emit(fast)
+  }
   // Some initial snapshots came without `event_type`; the legacy doc table named the sides `buys`/`sells`.
   if (type === undefined && ('bids' in o || 'asks' in o || 'buys' in o)) type = 'book'
   const element = type === 'book' && !('bids' in o) && 'buys' in o ? { ...o, bids: o['buys'], asks: o['sells'] } : o
@@ -72,10 +75,7 @@ function readElement(item: unknown, out: StreamEvent[], report: UnknownFrameHand
   const reader = typeof type === 'string' ? READERS[type] : undefined
   if (reader === undefined) return report(item, `unknown event_type ${JSON.stringify(type)}`)
   const result = v.safeParse(reader, element)
-  if (result.success) {
-    out.push(result.output)
-    return
-  }
+  if (result.success) return emit(result.output)
   const issue = result.issues[0]
   report(item, `malformed ${String(type)}: ${v.getDotPath(issue) ?? '(frame)'}: ${issue.message}`)
 }

@@ -3,7 +3,7 @@
  * who decides how fast to go, and a slow reader should see every event, late, rather than a silently thinned stream.
  */
 
-/** A single-reader async queue that can end, or fail with an error. */
+/** A single-reader async queue that can end, or fail with an error. `T` must not include `undefined`. */
 export class EventQueue<T> {
   #items: T[] = []
   #head = 0
@@ -35,17 +35,25 @@ export class EventQueue<T> {
     else waiter.reject(error)
   }
 
+  /** The next queued item, or `undefined` when none is queued (never waits): for a reader that drains in batches. */
+  take(): T | undefined {
+    if (this.#head >= this.#items.length) return undefined
+    const value = this.#items[this.#head++] as T
+    // Compact now and then rather than shift() on every read (shift is O(n) on a long backlog).
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head)
+      this.#head = 0
+    } else if (this.#head === this.#items.length) {
+      // Drained: start over rather than let the array grow.
+      this.#items.length = 0
+      this.#head = 0
+    }
+    return value
+  }
+
   /** The next item, waiting for one when none is queued. */
   next(): Promise<IteratorResult<T, undefined>> {
-    if (this.#head < this.#items.length) {
-      const value = this.#items[this.#head++] as T
-      // Compact now and then rather than shift() on every read (shift is O(n) on a long backlog).
-      if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
-        this.#items = this.#items.slice(this.#head)
-        this.#head = 0
-      }
-      return Promise.resolve({ value, done: false })
-    }
+    if (this.#head < this.#items.length) return Promise.resolve({ value: this.take() as T, done: false })
     if (this.#ended) return this.#error === undefined ? Promise.resolve({ value: undefined, done: true }) : Promise.reject(this.#error)
     return new Promise((resolve, reject) => (this.#waiter = { resolve, reject }))
   }

@@ -5,9 +5,8 @@
  */
 import type { Book } from '../clob/model.js'
 import { MarketUsageError } from '../errors.js'
-import type { StreamEvent } from './events.js'
 import { LocalBook, type LiveBook } from './order-book.js'
-import type { MarketStream } from './watch.js'
+import type { EventFeed, MarketStream } from './watch.js'
 
 /** Why a book was yielded. */
 export type BookUpdateSource = 'snapshot' | 'change' | 'resync'
@@ -24,7 +23,7 @@ export interface BookUpdate {
 export type BookFetcher = (tokenId: string) => Promise<Book>
 
 /** Turns a stream of events into a stream of book updates. */
-export function booksOf(events: MarketStream<StreamEvent>, fetchBook: BookFetcher): MarketStream<BookUpdate> {
+export function booksOf(events: EventFeed, fetchBook: BookFetcher): MarketStream<BookUpdate> {
   const books = new Map<string, LocalBook>()
 
   async function resync(tokenId: string): Promise<BookUpdate | undefined> {
@@ -41,49 +40,60 @@ export function booksOf(events: MarketStream<StreamEvent>, fetchBook: BookFetche
   }
 
   async function* run(): AsyncGenerator<BookUpdate, void, undefined> {
-    for await (const event of events) {
-      switch (event.type) {
-        case 'book': {
-          const local = LocalBook.fromSnapshot(event)
-          books.set(event.tokenId, local)
-          yield { tokenId: event.tokenId, book: local.book, source: 'snapshot' }
-          break
+    try {
+      for (;;) {
+        // What is queued is taken without a promise (a burst of frames costs one wait, not one per event).
+        let event = events.take()
+        if (event === undefined) {
+          const next = await events.next()
+          if (next.done) return
+          event = next.value
         }
-        case 'price_change':
-          for (const c of event.changes) {
-            const local = books.get(c.tokenId)
-            // A delta before the token's snapshot has nothing to apply to.
-            if (local === undefined) continue
-            local.set(c.side, c.price, c.size, event.timestamp)
-            if (local.agrees(c.bestBid, c.bestAsk)) yield { tokenId: c.tokenId, book: local.book, source: 'change' }
-            else {
-              const update = await resync(c.tokenId)
+        switch (event.type) {
+          case 'book': {
+            const local = LocalBook.fromSnapshot(event)
+            books.set(event.tokenId, local)
+            yield { tokenId: event.tokenId, book: local.book, source: 'snapshot' }
+            break
+          }
+          case 'price_change':
+            for (const c of event.changes) {
+              const local = books.get(c.tokenId)
+              // A delta before the token's snapshot has nothing to apply to.
+              if (local === undefined) continue
+              local.set(c.side, c.price, c.size, event.timestamp)
+              if (local.agrees(c.bestBid, c.bestAsk)) yield { tokenId: c.tokenId, book: local.book, source: 'change' }
+              else {
+                const update = await resync(c.tokenId)
+                if (update !== undefined) yield update
+              }
+            }
+            break
+          case 'best_bid_ask': {
+            const local = books.get(event.tokenId)
+            if (local !== undefined && !local.agrees(event.bestBid, event.bestAsk)) {
+              const update = await resync(event.tokenId)
               if (update !== undefined) yield update
             }
+            break
           }
-          break
-        case 'best_bid_ask': {
-          const local = books.get(event.tokenId)
-          if (local !== undefined && !local.agrees(event.bestBid, event.bestAsk)) {
-            const update = await resync(event.tokenId)
-            if (update !== undefined) yield update
+          case 'tick_size_change': {
+            const local = books.get(event.tokenId)
+            if (local === undefined) break
+            local.setTick(event.newTickSize, event.timestamp)
+            yield { tokenId: event.tokenId, book: local.book, source: 'change' }
+            break
           }
-          break
+          case 'reconnected':
+            // Whatever happened while the connection was down is lost: these books wait for their fresh snapshot.
+            for (const id of event.tokenIds) books.delete(id)
+            break
+          default:
+            break
         }
-        case 'tick_size_change': {
-          const local = books.get(event.tokenId)
-          if (local === undefined) break
-          local.setTick(event.newTickSize, event.timestamp)
-          yield { tokenId: event.tokenId, book: local.book, source: 'change' }
-          break
-        }
-        case 'reconnected':
-          // Whatever happened while the connection was down is lost: these books wait for their fresh snapshot.
-          for (const id of event.tokenIds) books.delete(id)
-          break
-        default:
-          break
       }
+    } finally {
+      events.close()
     }
   }
 

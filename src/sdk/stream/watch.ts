@@ -91,8 +91,18 @@ function positive(name: string, n: number | undefined, fallback: number): number
   return n
 }
 
+/**
+ * A stream of events that can also be drained without a promise per event: `take()` gives a queued event or
+ * `undefined` when none is queued, `next()` waits for one (and, the first time, opens the sockets). For readers
+ * inside the SDK (`watchBooks`), which then skip the iterator protocol's promise on every event that is queued.
+ */
+export interface EventFeed extends MarketStream<StreamEvent> {
+  take(): StreamEvent | undefined
+  next(): Promise<IteratorResult<StreamEvent, undefined>>
+}
+
 /** Starts watching `tokenIds` (already resolved); the sockets open when the iteration starts. */
-export function watchTokens(ctx: StreamContext, tokenIds: readonly string[], options: WatchOptions = {}): MarketStream<StreamEvent> {
+export function watchTokens(ctx: StreamContext, tokenIds: readonly string[], options: WatchOptions = {}): EventFeed {
   const custom = options.customFeatures ?? false
   if (tokenIds.length === 0 && !custom) {
     throw new MarketUsageError('Nothing to watch: no token ids (markets without an order book have none)')
@@ -117,66 +127,90 @@ export function watchTokens(ctx: StreamContext, tokenIds: readonly string[], opt
 
   const queue = new EventQueue<StreamEvent>()
   const connections: { close(): void }[] = []
+  const signal = options.signal
   let stopped = false
   // Also from outside the loop (close(), an abort while the reader is busy elsewhere): the sockets go now.
   const stop = (): void => {
     stopped = true
     queue.end()
+    signal?.removeEventListener('abort', stop)
     for (const c of connections) c.close()
   }
-  let started = false
 
-  async function* run(): AsyncGenerator<StreamEvent, void, undefined> {
-    const signal = options.signal
-    if (signal?.aborted || stopped) return
+  async function start(): Promise<void> {
+    if (signal?.aborted) return stop()
     signal?.addEventListener('abort', stop, { once: true })
+    let WebSocket: SocketFactory
     try {
-      const WebSocket = ctx.WebSocket ?? (await webSocketImpl())
-      if (stopped) return
-      shards.forEach((ids, index) => {
-        // Listing events reach every connection that asked for custom features: keep one copy, the first's.
-        const keepListings = index === 0
-        const filler = options.backfill === true && ctx.trades !== undefined ? createGapFiller(ctx.trades, ids, (e) => queue.push(e), signal) : undefined
-        connections.push(
-          openConnection(
-            { url: ctx.wsUrl, tokenIds: ids, customFeatures: custom, heartbeat, reconnect, WebSocket },
-            {
-              text: (frame) => {
-                for (const event of parseFrame(frame, report)) {
-                  const kept = ownEvent(event, watched, keepListings)
-                  if (kept === undefined) continue
-                  if (filler) filler.live(kept)
-                  else queue.push(kept)
-                }
-              },
-              reconnected: (reason, attempts, lostAt) => {
-                queue.push({ type: 'reconnected', tokenIds: ids, reason, attempts, lostAt })
-                filler?.reconnected(lostAt)
-              },
-              failed: (error) => queue.end(error),
-            },
-          ),
-        )
-      })
-      for (;;) {
-        const next = await queue.next()
-        if (next.done) return
-        yield next.value
-      }
-    } finally {
-      signal?.removeEventListener('abort', stop)
-      stop()
+      WebSocket = ctx.WebSocket ?? (await webSocketImpl())
+    } catch (error) {
+      queue.end(error as Error)
+      return stop()
     }
+    if (stopped) return
+    shards.forEach((ids, index) => {
+      // Listing events reach every connection that asked for custom features: keep one copy, the first's.
+      const keepListings = index === 0
+      const filler = options.backfill === true && ctx.trades !== undefined ? createGapFiller(ctx.trades, ids, (e) => queue.push(e), signal) : undefined
+      const emit = (event: StreamEvent): void => {
+        const kept = ownEvent(event, watched, keepListings)
+        if (kept === undefined) return
+        if (filler) filler.live(kept)
+        else queue.push(kept)
+      }
+      connections.push(
+        openConnection(
+          { url: ctx.wsUrl, tokenIds: ids, customFeatures: custom, heartbeat, reconnect, WebSocket },
+          {
+            text: (frame) => parseFrame(frame, report, emit),
+            reconnected: (reason, attempts, lostAt) => {
+              queue.push({ type: 'reconnected', tokenIds: ids, reason, attempts, lostAt })
+              filler?.reconnected(lostAt)
+            },
+            failed: (error) => {
+              queue.end(error)
+              stop()
+            },
+          },
+        ),
+      )
+    })
   }
 
-  const generator = run()
+  // A plain iterator over the queue rather than an async generator: a generator's every yield costs a few
+  // promises and microtask turns more, per event, at thousands of events a second (docs/sdk.md, "Speed").
+  let opened = false
+  let returned = false
+  const next = (): Promise<IteratorResult<StreamEvent, undefined>> => {
+    if (returned) return Promise.resolve({ value: undefined, done: true })
+    if (!opened) {
+      // The sockets open when the iteration starts.
+      opened = true
+      if (!stopped) void start()
+    }
+    return queue.next()
+  }
+  const iterator: AsyncIterableIterator<StreamEvent, undefined> = {
+    next,
+    return: () => {
+      returned = true
+      stop()
+      return Promise.resolve({ value: undefined, done: true })
+    },
+    [Symbol.asyncIterator]() {
+      return this
+    },
+  }
+  let iterated = false
   return {
     [Symbol.asyncIterator]() {
-      if (started) throw new MarketUsageError('A market stream can be iterated once; call watch() again for another loop')
-      started = true
-      return generator
+      if (iterated) throw new MarketUsageError('A market stream can be iterated once; call watch() again for another loop')
+      iterated = true
+      return iterator
     },
     close: stop,
+    take: () => queue.take(),
+    next,
   }
 }
 
@@ -190,9 +224,11 @@ function ownEvent(event: StreamEvent, watched: ReadonlySet<string>, keepListings
     case 'market_resolved':
       return keepListings ? event : undefined
     case 'price_change': {
-      const changes = event.changes.filter((c) => watched.has(c.tokenId))
-      if (changes.length === event.changes.length) return event
-      return changes.length === 0 ? undefined : { ...event, changes }
+      // Counted first: the common case (every change watched) allocates nothing.
+      let mine = 0
+      for (const c of event.changes) if (watched.has(c.tokenId)) mine++
+      if (mine === event.changes.length) return event
+      return mine === 0 ? undefined : { ...event, changes: event.changes.filter((c) => watched.has(c.tokenId)) }
     }
     case 'reconnected':
     case 'gap_filled':

@@ -32,6 +32,29 @@ export const numeric = v.union([
   v.number(),
 ])
 
+/**
+ * For the hand-rolled fast paths (stream/fast-price-change.ts, clob/fast-book.ts): the number of a value that
+ * {@link numeric} accepts, or `undefined` for any value it refuses (the fast path then leaves the input to the schema).
+ */
+export function numericValue(x: unknown): number | undefined {
+  if (typeof x === 'number') return Number.isNaN(x) ? undefined : x
+  if (typeof x !== 'string') return undefined
+  const n = Number(x)
+  if (!Number.isFinite(n)) return undefined
+  // Number() reads blank text as 0, which the schema refuses; only a 0 can be blank, so only a 0 pays for the trim.
+  return n === 0 && x.trim() === '' ? undefined : n
+}
+
+/** What {@link optString} accepts. */
+export const isOptString = (x: unknown): boolean => x === undefined || x === null || typeof x === 'string'
+/** What {@link optNumeric} accepts. */
+export const isOptNumeric = (x: unknown): boolean => x === undefined || x === null || typeof x === 'string' || typeof x === 'number'
+
+/** Keys a valibot object schema leaves out of its output: an input with one of them must take the schema. */
+export function hasDroppedKey(o: object): boolean {
+  return Object.hasOwn(o, '__proto__') || Object.hasOwn(o, 'constructor') || Object.hasOwn(o, 'prototype')
+}
+
 /** The number of a value {@link numeric} accepted. */
 export function num(value: number | string): number {
   return typeof value === 'number' ? value : Number(value)

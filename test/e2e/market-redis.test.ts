@@ -5,19 +5,13 @@
  * and one message. A watch added with `hookpilot subscribe --market` lives in Redis, for both instances.
  */
 import { randomUUID } from 'node:crypto'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, type RunningCli } from '../fixtures/cli.js'
 import { redisStateYaml } from '../fixtures/durable.js'
 import { marketWorld, SLUG, type MarketWorld } from '../fixtures/market-watch.js'
-import { startRedis, type TestRedis } from '../fixtures/redis.js'
+import { useRedis } from '../fixtures/redis.js'
 
-let redis: TestRedis
-beforeAll(async () => {
-  redis = await startRedis()
-}, 30_000)
-afterAll(async () => {
-  await redis?.stop()
-})
+const redis = useRedis()
 
 const running: RunningCli[] = []
 const worlds: MarketWorld[] = []

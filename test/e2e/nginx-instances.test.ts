@@ -49,8 +49,9 @@ describe('several instances behind nginx (examples/deploy/nginx-instances.conf)'
     expect(first.map((r) => r.status)).toEqual([202, 202, 202, 202, 202, 202])
     const [instanceA, instanceB] = instances as [RunningCli, RunningCli]
     const acceptedBy = (cli: RunningCli) => (cli.output().match(/accepted/g) ?? []).length
-    expect(acceptedBy(instanceA)).toBeGreaterThan(0) // round robin: both instances took webhooks
-    expect(acceptedBy(instanceB)).toBeGreaterThan(0)
+    // Round robin: both instances took webhooks. Their log lines come over pipes, which may be read after the 202s.
+    await expect.poll(() => acceptedBy(instanceA), { timeout: 5_000 }).toBeGreaterThan(0)
+    await expect.poll(() => acceptedBy(instanceB), { timeout: 5_000 }).toBeGreaterThan(0)
     expect(await world.send(front, 1, 'd-1')).toMatchObject({ status: 200, body: { status: 'duplicate' } })
 
     // A deploy: instance A drains (its agents are running, the grace period is long); new webhooks still land.

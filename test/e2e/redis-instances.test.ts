@@ -8,20 +8,14 @@
 import { randomUUID } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, type CliResult, type RunningCli } from '../fixtures/cli.js'
 import { crash, durableSetup, redisStateYaml, SECRET, type Answer, type Durable, type DurableOptions, type Serving } from '../fixtures/durable.js'
 import { killIfAlive, waitForDeath } from '../fixtures/process.js'
-import { startRedis, type TestRedis } from '../fixtures/redis.js'
+import { useRedis } from '../fixtures/redis.js'
 import { freePort } from '../fixtures/ports.js'
 
-let redis: TestRedis
-beforeAll(async () => {
-  redis = await startRedis()
-}, 30_000)
-afterAll(async () => {
-  await redis?.stop()
-})
+const redis = useRedis()
 
 const running: RunningCli[] = []
 const agents: number[] = []

@@ -109,7 +109,9 @@ describe('market alerts through hookpilot serve', () => {
     await expect.poll(() => w.sent.length).toBe(1)
     w.book(0.03)
     await expect.poll(() => w.sent.length).toBe(2)
-    // Stopped once both jobs are done (a job killed between its message and its record is sent again: at least once).
+    // Stopped once both jobs are recorded done, not once their messages are sent: a job still running when the
+    // shutdown's grace runs out is stopped and runs again at the restart (at least once), a third message.
+    await expect.poll(() => jobs(w)).toEqual(['market:fed-cut price_crosses/0.1/down/2 done', 'market:fed-cut price_crosses/0.1/up/1 done'])
     first.child.kill('SIGTERM')
     await first.exited
     // The history has whole seconds: the excursion is published in a second after the last stored alert's.
@@ -120,11 +122,44 @@ describe('market alerts through hookpilot serve', () => {
     // The book at the restart (the dump, below 0.1) agrees with the stored side: only the history shows the trip.
     await serve(w)
     await expect.poll(() => kinds(w)).toEqual(['price_crosses late=false', 'price_crosses late=false', 'price_crosses late=true', 'price_crosses late=true'])
-    expect(await jobs(w)).toEqual([
+    // A job is recorded done after its message is sent: waited for, not read at once.
+    await expect.poll(() => jobs(w)).toEqual([
       'market:fed-cut price_crosses/0.1/down/2 done', 'market:fed-cut price_crosses/0.1/down/4 done',
       'market:fed-cut price_crosses/0.1/up/1 done', 'market:fed-cut price_crosses/0.1/up/3 done',
     ])
     const late = w.sent.slice(2).map((m) => m.text)
+    expect(late.every((t) => t.includes('found late'))).toBe(true)
+    expect(late.some((t) => t.includes('crossed 0.1 upward')) && late.some((t) => t.includes('crossed 0.1 downward'))).toBe(true)
+  }, 60_000)
+
+  it('after the stream reconnects, a trip over a level during the gap is found late in the price history, once each way', async () => {
+    const w = await world(['{ price_crosses: [0.1] }'])
+    const cli = await serve(w)
+    // Up and down again, both live: the watch last looked at the book of 0.03.
+    w.book(0.2)
+    await expect.poll(() => w.sent.length).toBe(1)
+    w.book(0.03)
+    await expect.poll(() => w.sent.length).toBe(2)
+    // The history has whole seconds: the trip is published in a second after the last book the watch saw.
+    const seen = Date.now()
+    await until(() => Math.floor(Date.now() / 1000) > Math.floor(seen / 1000))
+    // Dropped, and in the same turn (before any reconnect) up and back down: only the history keeps the trip.
+    const subscriptions = w.mock.received.length
+    w.mock.drop()
+    w.book(0.2)
+    w.book(0.03)
+    await cli.waitFor(/stream reconnected/)
+    // The trip up and down, from the history, late; the new connection's dump (near 0.035) agrees with the side.
+    await expect.poll(() => kinds(w)).toEqual(['price_crosses late=false', 'price_crosses late=false', 'price_crosses late=true', 'price_crosses late=true'])
+    // Nothing more was found: the next alert is the next live crossing, numbered right after the trip's.
+    await expect.poll(() => w.mock.received.length).toBeGreaterThan(subscriptions)
+    w.book(0.2)
+    await expect.poll(() => jobs(w)).toEqual([
+      'market:fed-cut price_crosses/0.1/down/2 done', 'market:fed-cut price_crosses/0.1/down/4 done',
+      'market:fed-cut price_crosses/0.1/up/1 done', 'market:fed-cut price_crosses/0.1/up/3 done', 'market:fed-cut price_crosses/0.1/up/5 done',
+    ])
+    expect(kinds(w)).toEqual(['price_crosses late=false', 'price_crosses late=false', 'price_crosses late=true', 'price_crosses late=true', 'price_crosses late=false'])
+    const late = w.sent.slice(2, 4).map((m) => m.text)
     expect(late.every((t) => t.includes('found late'))).toBe(true)
     expect(late.some((t) => t.includes('crossed 0.1 upward')) && late.some((t) => t.includes('crossed 0.1 downward'))).toBe(true)
   }, 60_000)

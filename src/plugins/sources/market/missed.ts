@@ -19,7 +19,9 @@ export const HISTORY_WINDOW_MS = 15 * DAY_MS
  */
 export async function missedPrices(pm: MarketClient, target: WatchTarget, since: number, now: number, signal: AbortSignal): Promise<Observation[]> {
   const start = Math.max(since, now - HISTORY_WINDOW_MS)
-  if (now - start < 1000) return []
+  // Points are whole seconds: one after `since` lies in a later second. Not `now - start < 1000`: a stream
+  // back 300 ms after its last observation can already have missed a whole second, and its points.
+  if (Math.floor(now / 1000) <= Math.floor(start / 1000)) return []
   const span = now - start
   const fidelity = span <= DAY_MS ? 1 : span <= 7 * DAY_MS ? 5 : 15
   const points = await pm.token(target.priceToken).history({ start: Math.floor(start / 1000), end: Math.ceil(now / 1000), fidelity }, { signal })

@@ -6,7 +6,7 @@
  * variables with {@link runEnvironment}.
  */
 import { messageOf } from '../errors.js'
-import type { LeasedJob } from '../jobs/state-backend.js'
+import type { JobWorker, LeasedJob } from '../jobs/state-backend.js'
 import type { AgentEnvironment, AgentEnvironmentSource, AgentRunner } from '../types.js'
 
 /**
@@ -29,6 +29,18 @@ export function withAgentEnvironment(runner: AgentRunner, leased: LeasedJob, sou
       return runner.run(input, { ...ctx, env })
     },
   }
+}
+
+/**
+ * The queue's worker: `dispatcher(runner)`, or, when plugins give the agent an environment of its job's own,
+ * a dispatcher bound per leased job to a runner with it. Bound per job, the worker keeps what the queue reads
+ * of the dispatcher: its crash-loop budget, and `ended`.
+ */
+export function jobWorker(dispatcher: (runner: AgentRunner) => JobWorker, runner: AgentRunner, sources: readonly AgentEnvironmentSource[]): JobWorker {
+  const worker = dispatcher(runner)
+  if (sources.length === 0) return worker
+  const bound = (leased: LeasedJob) => dispatcher(withAgentEnvironment(runner, leased, sources))(leased)
+  return Object.assign(bound, { maxRuns: worker.maxRuns, ended: worker.ended })
 }
 
 /**

@@ -11,10 +11,9 @@ import { clientAddressResolver, trustedProxy } from '../http/client-address.js'
 import { clientErrorListener, type ClientErrorListener } from '../http/client-error.js'
 import { createDispatcher } from '../jobs/dispatcher.js'
 import { scheduleOf } from '../jobs/retry-schedule.js'
-import type { LeasedJob } from '../jobs/state-backend.js'
-import { withAgentEnvironment } from './agent-environment.js'
+import { jobWorker } from './agent-environment.js'
 import { createEvents } from '../events.js'
-import { ConfigError, GatewayError } from '../errors.js'
+import { GatewayError } from '../errors.js'
 import { createFetchHandler, type FetchHandler } from '../http/fetch.js'
 import { createFlow, PASS, type BodyRead } from '../http/flow.js'
 import { ERRORS, type GatewayResponse } from '../http/responses.js'
@@ -27,11 +26,12 @@ import { createIntake } from '../pipeline/intake.js'
 import { createSourceRoutes } from '../routes/source-routes.js'
 import { createPipeline } from '../pipeline/pipeline.js'
 import { createRouteTable, type MutableRouteTable } from '../routes/route-table.js'
-import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from '../routes/routes.js'
+import { refuseInsecureRoutes } from './insecure-routes.js'
 import { createSecretSet, type SecretSet } from '../secrets/secret-set.js'
 import { createGatewayServer, type GatewayServer } from '../http/server.js'
-import { fileSubscriptionStore, startSubscriptionSource, subscriptionsPath } from '../routes/subscriptions/index.js'
-import type { AgentRunner, Route } from '../types.js'
+import { fileSubscriptionStore, subscriptionsPath } from '../routes/subscriptions/index.js'
+import { startInOrder } from './startup.js'
+import type { AgentRunner } from '../types.js'
 
 /** A request for {@link Gateway.handle}: headers in any case, body as bytes or text. */
 export interface GatewayRequest {
@@ -173,23 +173,18 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
   // A plugin that gives the agent credentials of its job's own (a GitHub App's installation token) needs the
   // job at run time: the runner is then bound to each leased job.
   const environments = plugins.flatMap((p) => (p.agentEnvironment ? [p.agentEnvironment] : []))
-  // Bound per job, the worker keeps what the queue reads of the dispatcher: its crash-loop budget, and `ended`.
-  const worker = dispatcher(runner)
-  const bound = (leased: LeasedJob) => dispatcher(withAgentEnvironment(runner, leased, environments))(leased)
-  // Observers first: what the queue reports as it starts (jobs its recovery ended) is counted too.
-  for (const plugin of plugins) plugin.observe?.(events, { state })
-  state.queue.start(environments.length === 0 ? worker : Object.assign(bound, { maxRuns: worker.maxRuns, ended: worker.ended }))
   // Sources that are not HTTP (a market stream) admit their events past the request table's HTTP steps.
   const intake = createIntake({ dedup: state.dedup, limiter: slots.rateLimiter, queue: state.queue, log, clock, events }, sourceRoutes)
   // Dynamic subscriptions: in a plugin's store (Redis), else in the file beside config.yaml (or where
   // subscriptions_file says); skipped entries are logged. A source that is not HTTP keeps its own there too.
   const subscriptionsFile = subscriptionsPath(config, options.baseDir)
   const store = slots.subscriptions ?? (subscriptionsFile === undefined ? undefined : fileSubscriptionStore(subscriptionsFile))
-  for (const plugin of plugins) plugin.connect?.(intake, { state, routes: sourceRoutes, subscriptions: store })
-
-  const subscriptions = store === undefined
-    ? undefined
-    : await startSubscriptionSource({ store, config, routes, targets, hints: setUp.hints, log })
+  // Every route a stored job may name is back before the queue leases (a restart loses no subscribed job).
+  const subscriptions = await startInOrder({
+    plugins, events, state, intake, sourceRoutes, store,
+    subscriptions: { config, routes, targets, hints: setUp.hints, log },
+    worker: jobWorker(dispatcher, runner, environments),
+  })
 
   let closing = false
   let listening: GatewayServer | undefined
@@ -228,7 +223,7 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
   async function listen(listenOptions: ListenOptions = {}): Promise<ListenAddress> {
     if (listening) throw new GatewayError('ERR_LISTEN', 'This gateway is already listening; create another to listen twice.')
     const host = listenOptions.host ?? extra.host
-    if (!isLoopback(host)) refuseInsecureRoutes(routes.list(), host)
+    refuseInsecureRoutes(routes.list(), host)
     listening = createGatewayServer(handler, clientError, tracked, {
       headersTimeoutMs: extra.headers_timeout_seconds * 1000,
       requestTimeoutMs: extra.request_timeout_seconds * 1000,
@@ -294,18 +289,6 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
 export function configDir(path: string): string {
   return dirname(resolve(path))
 }
-
-/** The config checked INSECURE_NO_AUTH against its own host; `listen({ host })` (`--host`) may bind another. */
-function refuseInsecureRoutes(routes: readonly Route[], host: string): void {
-  const open = routes.filter((r) => r.secrets.includes(INSECURE_NO_AUTH))
-  if (open.length === 0) return
-  throw new ConfigError(open.map((r) => ({ path: `${routePath(r)}.secret`, message: insecureRefusal(host) })))
-}
-
-function routePath(route: Route): string {
-  return route.source === 'static' ? `platforms.webhook.extra.routes.${route.name}` : `subscriptions.${route.name}`
-}
-
 
 function lowerCase(headers: GatewayRequest['headers']): Record<string, string> {
   const out = Object.create(null) as Record<string, string>

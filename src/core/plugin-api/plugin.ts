@@ -58,10 +58,12 @@ export interface GatewayPlugin {
    */
   readonly routes?: readonly PluginRoute[]
   /**
-   * Called once the gateway stores and runs jobs: a source that is not HTTP starts handing its events to
-   * `intake` here, and stops in `close`.
+   * Called once the gateway stores jobs, before its queue runs them: a source that is not HTTP starts handing
+   * its events to `intake` here, and stops in `close`. A source that adds routes at run time (`ctx.routes`)
+   * returns a promise that resolves once the routes it keeps (in `ctx.subscriptions`) are added: the queue
+   * leases no job before, so a job of such a route stored before a restart finds its route.
    */
-  connect?(intake: EventIntake, ctx: ConnectContext): void
+  connect?(intake: EventIntake, ctx: ConnectContext): void | Promise<void>
 }
 
 /** A route a plugin contributes (see {@link GatewayPlugin.routes}). */

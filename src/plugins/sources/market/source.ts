@@ -9,7 +9,7 @@ import type { GatewayPlugin } from '../../../core/plugin-api/plugin.js'
 import type { Clock, Logger } from '../../../core/types.js'
 import { createMarketClient } from '../../../sdk/index.js'
 import type { MarketOptions, WatchConfig } from './options.js'
-import { followSubscribedWatches } from './subscribed.js'
+import { followSubscribedWatches, type Following } from './subscribed.js'
 import { runWatch, type WatchDeps } from './watcher.js'
 import { routeOf, watchRoute } from './watch-route.js'
 
@@ -20,7 +20,7 @@ export function marketSource(options: MarketOptions, ctx: { readonly log: Logger
   const watches = Object.entries(extra.watches)
   const stop = new AbortController()
   const running: Promise<void>[] = []
-  let unfollow: (() => Promise<void>) | undefined
+  let following: Following | undefined
   return {
     name: 'market',
     routes: watches.map(([name, watch]) => watchRoute(name, watch, 'static')),
@@ -31,8 +31,8 @@ export function marketSource(options: MarketOptions, ctx: { readonly log: Logger
           if (!signal.aborted) ctx.log.error('[market] watch stopped', { watch: name, reason: messageOf(err) })
         })
       for (const [name, watch] of watches) running.push(run(name, watch, stop.signal))
-      if (subscriptions === undefined) return
-      unfollow = followSubscribedWatches({
+      if (subscriptions === undefined) return undefined
+      following = followSubscribedWatches({
         store: subscriptions,
         configured: new Set(Object.keys(extra.watches)),
         log: ctx.log,
@@ -52,10 +52,13 @@ export function marketSource(options: MarketOptions, ctx: { readonly log: Logger
           }
         },
       })
+      // The gateway runs no job before the subscribed watches' routes are back (a job of one left from before a
+      // restart finds its route).
+      return following.ready
     },
     async close() {
       stop.abort()
-      await Promise.all([unfollow?.(), ...running])
+      await Promise.all([following?.stop(), ...running])
     },
   }
 }

@@ -20,8 +20,16 @@ export interface FollowOptions {
   readonly log: Logger
 }
 
-/** Follows the store until the returned function is called (it stops every watch it started). */
-export function followSubscribedWatches(options: FollowOptions): () => Promise<void> {
+/** Subscribed watches being followed (see {@link followSubscribedWatches}). */
+export interface Following {
+  /** Resolves once the store's first read is applied: the watches it holds were started (their routes added). */
+  readonly ready: Promise<void>
+  /** Stops following, and every watch it started. */
+  stop(): Promise<void>
+}
+
+/** Follows the store until stopped. */
+export function followSubscribedWatches(options: FollowOptions): Following {
   const { store, configured, log } = options
   const running = new Map<string, { readonly key: string; readonly stop: () => Promise<void> }>()
   let stopped = false
@@ -62,10 +70,10 @@ export function followSubscribedWatches(options: FollowOptions): () => Promise<v
   // One read at a time; a change during a read asks for one more, so the last change is never missed.
   let busy: Promise<void> | undefined
   let again = false
-  const refresh = (): void => {
+  const refresh = (): Promise<void> => {
     if (busy) {
       again = true
-      return
+      return busy
     }
     busy = (async () => {
       do {
@@ -75,13 +83,19 @@ export function followSubscribedWatches(options: FollowOptions): () => Promise<v
     })().finally(() => {
       busy = undefined
     })
+    return busy
   }
-  const unwatch = store.watch(refresh)
-  return async () => {
-    stopped = true
-    unwatch()
-    await busy
-    await Promise.all([...running.values()].map((r) => r.stop()))
-    running.clear()
+  // The first read now (not when the store's watch first calls): the gateway waits for it before it runs jobs.
+  const ready = refresh()
+  const unwatch = store.watch(() => void refresh())
+  return {
+    ready,
+    async stop() {
+      stopped = true
+      unwatch()
+      await busy
+      await Promise.all([...running.values()].map((r) => r.stop()))
+      running.clear()
+    },
   }
 }

@@ -1,0 +1,99 @@
+/**
+ * The job record: what a stored job is, whatever backend keeps it. The lifecycle (transitions.ts) computes it,
+ * backends persist it, and operators read it (jobs-view.ts). Re-exported by state-backend.ts.
+ */
+import type { JsonObject } from '../types.js'
+
+/**
+ * Where a job is: waiting (`queued`, maybe not before a time), leased by a worker, or finished: `done` (its
+ * answer was delivered), `skipped` (there was nothing to deliver: a silent output, or the target posted
+ * nothing on purpose), `superseded` (a newer job of its concurrency group replaced it) or `failed`.
+ */
+export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'skipped' | 'superseded'
+
+/** The states a job ends in. */
+export type FinalState = Exclude<JobState, 'queued' | 'running'>
+
+/**
+ * A route's concurrency group for one event (the route's `concurrency`, with its key rendered from the payload):
+ * at most one job of a key runs at a time, and a newer job supersedes the older ones that have not started.
+ */
+export interface JobGroup {
+  /** The rendered key, scoped to the route. */
+  readonly key: string
+  /** A job runs only once no newer event of its key came for this long. */
+  readonly debounceMs: number
+  /** ...but never waits longer than this after the first event of a burst. */
+  readonly maxWaitMs: number
+}
+/** What a job does next: run the agent, or deliver the answer it already has. */
+export type JobStage = 'run' | 'deliver'
+
+/** An accepted event, as the pipeline hands it to the backend. */
+export interface NewJob {
+  readonly route: string
+  /** The event type. */
+  readonly event: string
+  readonly deliveryId: string
+  /** Route and delivery id; undefined for a timestamp id, which is never de-duplicated. */
+  readonly dedupKey: string | undefined
+  readonly payload: JsonObject
+  /** The payload as the JSON text it was parsed from: stored as it is, never serialised again. */
+  readonly payloadJson: string
+  readonly receivedAt: number
+  /** The route's concurrency group, when it has one. */
+  readonly group?: JobGroup | undefined
+  /** Not before this time (the moment the route's rate limit booked for a deferred event); undefined: at once. */
+  readonly runAt?: number | undefined
+  /** The event's page (a pull request's, a merge request's, a market's): an https URL checked by `validLink`. */
+  readonly link?: string | undefined
+  /** The GitHub webhook that delivered it (`repos/OWNER/NAME/hooks/ID`, `orgs/OWNER/hooks/ID`, `app/hook`). */
+  readonly hook?: string | undefined
+}
+
+/** A stored job, without its payload. */
+export interface JobRecord {
+  /** The backend's id: what `hookpilot jobs show|retry` take. */
+  readonly id: string
+  readonly route: string
+  readonly event: string
+  readonly deliveryId: string
+  readonly dedupKey: string | undefined
+  readonly state: JobState
+  readonly stage: JobStage
+  /** The agent's answer, once stored (stage `deliver`). */
+  readonly answer: string | undefined
+  /** How many parts of the answer a delivery has posted (chat targets split long answers). */
+  readonly progress: number
+  /** Tries of the current stage; a lease counts one before the worker starts. */
+  readonly attempts: number
+  /**
+   * How many times the agent was started for this job, in all: every lease of stage `run`, a run the gateway
+   * died in included. Unlike `attempts`, storing the answer does not reset it.
+   */
+  readonly runs: number
+  /** A queued job is not leased before this time (milliseconds since the epoch). */
+  readonly notBefore: number
+  /** Why the last try failed, or why the job failed. */
+  readonly lastError: string | undefined
+  readonly receivedAt: number
+  readonly updatedAt: number
+  /** When the job ended (in any final state). */
+  readonly finishedAt: number | undefined
+  /** The concurrency group's key, when the route has one. */
+  readonly group: string | undefined
+  /** When the burst of events this job is the newest of began: its wait ends by then plus `max_wait_seconds`. */
+  readonly burstAt: number | undefined
+  /** How many accepted events this job answers: itself and the jobs it superseded before they ran. */
+  readonly covers: number
+  /** The newer job that replaced this one (a running job keeps running until it notices). */
+  readonly supersededBy: string | undefined
+  /** Why the job ended `skipped` or `superseded`, in words. */
+  readonly note: string | undefined
+  /** Where the answer was posted, when the target said (a comment's URL). */
+  readonly url: string | undefined
+  /** The event's page, as the source read it when the job was accepted (see {@link NewJob.link}); never changes. */
+  readonly link: string | undefined
+  /** The GitHub webhook that delivered the event (see {@link NewJob.hook}); never changes. */
+  readonly hook: string | undefined
+}

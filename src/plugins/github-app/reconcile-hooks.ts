@@ -6,12 +6,13 @@
  * same rules, bounds and metrics; one that cannot be listed (the token may not read it) is logged and the others
  * still run.
  */
+import { setTimeout as wait } from 'node:timers/promises'
 import type { Octokit } from '@octokit/core'
 import { messageOf } from '../../core/errors.js'
 import type { JobsView } from '../../core/jobs/state-backend.js'
 import { validHook } from '../../core/jobs/origin.js'
 import { APP_HOOK } from './deliveries.js'
-import { reconcile, type ReconcileOptions, type ReconcileResult, type ReconcileSummary } from './reconcile.js'
+import { reconcile, redeliveryGap, type ReconcileOptions, type ReconcileResult, type ReconcileSummary } from './reconcile.js'
 
 /** Jobs read a page at a time to find the route's hooks, and how many pages at most (the newest 5,000 jobs). */
 const JOBS_PAGE = 500
@@ -67,10 +68,10 @@ export async function reconcileHooks(options: ReconcileHooksOptions): Promise<Ho
   const failed: string[] = []
   let truncated = false
   let asked = false
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+  const sleep = options.sleep ?? wait
   for (const pass of passes) {
     // The rate of redelivery requests holds across hooks: the next hook's first request waits its turn too.
-    if (asked) await sleep(1000 / (options.perSecond ?? 2))
+    if (asked) await sleep(redeliveryGap(options))
     try {
       const summary = await reconcile({ ...rest, hook: pass.hook, octokit: await pass.octokit() })
       for (const [result, n] of Object.entries(summary.counts) as Array<[ReconcileResult, number]>) counts[result] += n

@@ -11,6 +11,7 @@
  * asked for it. Bounded: pages read, the time window, and redelivery requests per second.
  */
 import type { Octokit } from '@octokit/core'
+import { setTimeout as wait } from 'node:timers/promises'
 import { messageOf } from '../../core/errors.js'
 import type { JobsView } from '../../core/jobs/state-backend.js'
 import type { Clock, Logger } from '../../core/types.js'
@@ -53,11 +54,16 @@ export interface ReconcileSummary {
   readonly truncated: boolean
 }
 
+/** The wait between two redelivery requests: `perSecond` (2 by default) holds. */
+export function redeliveryGap(options: Pick<ReconcileOptions, 'perSecond'>): number {
+  return 1000 / (options.perSecond ?? 2)
+}
+
 /** One pass over the window; see the module comment. */
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileSummary> {
   const clock = options.clock ?? Date.now
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
-  const gap = 1000 / (options.perSecond ?? 2)
+  const sleep = options.sleep ?? wait
+  const gap = redeliveryGap(options)
   const hook = options.hook ?? APP_HOOK
   const { deliveries, truncated } = await listDeliveries(options.octokit, hook, { since: clock() - options.windowMs, maxPages: options.maxPages ?? 10 })
   const counts: Record<ReconcileResult, number> = { redelivered: 0, would_redeliver: 0, present: 0, answered: 0, error: 0 }

@@ -6,6 +6,7 @@ import type { HookpilotConfig } from '../../config/schema.js'
 import { messageOf } from '../../errors.js'
 import type { MutableRouteTable } from '../route-table.js'
 import type { DeliveryTarget, Logger } from '../../types.js'
+import { coalesced } from '../../../util/coalesced.js'
 import { resolveSubscriptions } from './resolve.js'
 import type { SubscriptionStore } from './subscription-store.js'
 
@@ -69,23 +70,7 @@ export async function startSubscriptionSource(options: SubscriptionSourceOptions
   }
 
   // One check at a time; a change during a check asks for one more, so the last change is never missed.
-  let running: Promise<void> | undefined
-  let again = false
-  function refresh(): Promise<void> {
-    if (running) {
-      again = true
-      return running
-    }
-    running = (async () => {
-      do {
-        again = false
-        await check().catch((err: unknown) => log.error(`subscriptions: ${messageOf(err)}`, { file: path }))
-      } while (again && !stopped)
-    })().finally(() => {
-      running = undefined
-    })
-    return running
-  }
+  const refresh = coalesced(() => check().catch((err: unknown) => log.error(`subscriptions: ${messageOf(err)}`, { file: path })), () => stopped)
 
   await refresh()
   // The watcher's callback cannot wait; refresh() logs a failed check itself and never rejects.

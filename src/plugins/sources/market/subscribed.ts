@@ -8,6 +8,7 @@ import { messageOf } from '../../../core/errors.js'
 import type { SubscriptionStore } from '../../../core/routes/subscriptions/subscription-store.js'
 import type { Logger } from '../../../core/types.js'
 import type { WatchConfig } from './options.js'
+import { coalesced } from '../../../util/coalesced.js'
 import { parseWatchEntry } from './watch-entry.js'
 
 /** What {@link followSubscribedWatches} needs. */
@@ -68,23 +69,7 @@ export function followSubscribedWatches(options: FollowOptions): Following {
   }
 
   // One read at a time; a change during a read asks for one more, so the last change is never missed.
-  let busy: Promise<void> | undefined
-  let again = false
-  const refresh = (): Promise<void> => {
-    if (busy) {
-      again = true
-      return busy
-    }
-    busy = (async () => {
-      do {
-        again = false
-        await apply().catch((err: unknown) => log.error(`[market] subscribed watches: ${messageOf(err)}`, { store: store.where }))
-      } while (again && !stopped)
-    })().finally(() => {
-      busy = undefined
-    })
-    return busy
-  }
+  const refresh = coalesced(() => apply().catch((err: unknown) => log.error(`[market] subscribed watches: ${messageOf(err)}`, { store: store.where })), () => stopped)
   // The first read now (not when the store's watch first calls): the gateway waits for it before it runs jobs.
   const ready = refresh()
   const unwatch = store.watch(() => void refresh())
@@ -93,7 +78,7 @@ export function followSubscribedWatches(options: FollowOptions): Following {
     async stop() {
       stopped = true
       unwatch()
-      await busy
+      await refresh.settled()
       await Promise.all([...running.values()].map((r) => r.stop()))
       running.clear()
     },

@@ -1,8 +1,7 @@
 /**
  * The order in which a gateway starts running jobs, which a restart's durability rests on: every route a stored
  * job may name (a subscription's, a source's watch added at run time) is back before the queue leases its first
- * job. Before, a job of a subscribed route left from before a restart could run first and fail with
- * `route "…" no longer exists`.
+ * job, so a job of a subscribed route left from before a restart never fails with `route "…" no longer exists`.
  */
 import type { GatewayEvents } from '../events.js'
 import type { JobWorker, StateBackend } from '../jobs/state-backend.js'

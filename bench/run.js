@@ -80,6 +80,10 @@ const SERVERS = {
   'sqlite-floor': {
     label: 'durable floor (SQLite)', args: ['sqlite-floor', join(stateDir, 'floor.db')], status: { accepted: 202 },
   },
+  // Issue 24, item 3: the same durable floor with its writer in a worker thread (bench/floors/sqlite-worker.js).
+  'sqlite-floor-worker': {
+    label: 'durable floor, writer thread', args: ['sqlite-floor-worker', join(stateDir, 'floor-worker.db')], status: { accepted: 202 },
+  },
   sqlite: {
     label: 'hookpilot, sqlite (sync normal)', args: ['sqlite', join(stateDir, 'normal.db'), 'normal'], file: join(stateDir, 'normal.db'),
     status: { accepted: 202, duplicates: 200, invalid: 401, prs: 202 },
@@ -108,7 +112,7 @@ const wanted = (kind) => kind === 'floor' || (kind === 'sqlite-floor' && durable
 const redisSkipped = !HAVE_REDIS && REDIS_KINDS.some((kind) => !ONLY_SERVERS || ONLY_SERVERS.has(kind))
 
 const SCENARIOS = [
-  { name: 'accepted', label: 'accepted (202)', servers: ['bare', 'floor', 'sqlite-floor', 'octokit', 'sqlite', 'sqlite-full', 'memory', 'redis-durable', 'redis', 'redis-2'] },
+  { name: 'accepted', label: 'accepted (202)', servers: ['bare', 'floor', 'sqlite-floor', 'sqlite-floor-worker', 'octokit', 'sqlite', 'sqlite-full', 'memory', 'redis-durable', 'redis', 'redis-2'] },
   // One delivery id for the whole scenario: the first request (in the warm-up) is accepted, the rest are duplicates.
   { name: 'duplicates', label: 'duplicates (200)', servers: ['bare', 'floor', 'sqlite'] },
   { name: 'invalid', label: 'invalid signature (401)', servers: ['bare', 'floor', 'sqlite'] },

@@ -32,6 +32,7 @@ import { benchConcurrency, benchConfig, benchPlugins } from './gateway.js'
 import { floorWork, reply } from './floors/floor-work.js'
 import { redisDurableFloor } from './floors/redis-durable.js'
 import { sqliteDurableFloor } from './floors/sqlite-durable.js'
+import { sqliteWorkerFloor } from './floors/sqlite-worker.js'
 import { ROUTE, SECRET } from './payload.js'
 
 const kind = process.argv[2]
@@ -143,6 +144,7 @@ try {
   else if (kind === 'floor') port = await startFloor()
   else if (kind === 'octokit') port = await startOctokit()
   else if (kind === 'sqlite-floor') port = await listen(bodyServer(sqliteDurableFloor(process.argv[3])))
+  else if (kind === 'sqlite-floor-worker') port = await listen(bodyServer(sqliteWorkerFloor(process.argv[3])))
   else if (kind === 'sqlite' || kind === 'memory') port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
   else if (kind === 'sqlite-groups') {
     port = await startGateway(stateConfig('sqlite', process.argv[3], 'normal'), benchConcurrency(Number(process.env.BENCH_DEBOUNCE || 0)))
@@ -152,7 +154,7 @@ try {
   } else if (kind === 'redis') {
     await countRedisCommands()
     port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
-  } else throw new Error(`unknown server kind "${kind}" (bare, floor, sqlite-floor, octokit, sqlite, sqlite-groups, memory, redis, redis-durable)`)
+  } else throw new Error(`unknown server kind "${kind}" (bare, floor, sqlite-floor, sqlite-floor-worker, octokit, sqlite, sqlite-groups, memory, redis, redis-durable)`)
   process.send({ type: 'ready', port })
 } catch (err) {
   process.send({ type: 'failed', reason: err instanceof Error ? err.stack ?? err.message : String(err) })

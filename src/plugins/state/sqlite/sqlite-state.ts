@@ -10,6 +10,7 @@ import type { JobsView, StateBackend } from '../../../core/jobs/state-backend.js
 import { checkedRetention, retentionCutoff } from '../../../core/jobs/transitions.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, Logger } from '../../../core/types.js'
+import { workerCompressor, type Compressor } from '../compressor.js'
 import { lostFileGuard, type LostFileGuard } from './lost-file.js'
 import { capForTests, openStateDb, type Db, type SyncMode } from './open.js'
 import { roomProbe } from './room-probe.js'
@@ -55,7 +56,9 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
   const retention = checkedRetention({ windowMs: options.dedupWindowMs, keepDoneMs: options.keepDoneMs, keepFailedMs: options.keepFailedMs })
   const book = reservationBook()
   let log: Logger = silentLogger
-  let opened: { db: Db; writer: Writer; table: SqliteTable; view: JobsView; health: StoreHealth; file?: LostFileGuard } | undefined
+  let opened: {
+    db: Db; writer: Writer; table: SqliteTable; view: JobsView; health: StoreHealth; compressor: Compressor | undefined; file?: LostFileGuard
+  } | undefined
   let timers: NodeJS.Timeout[] = []
 
   const open = () => {
@@ -152,8 +155,10 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       const health = storeHealth({ path: options.path, log: () => log, probe: () => probe(), recovered: () => pool.wake() })
       const writer = groupCommit(db, (err) => health.failed(err))
       probe = roomProbe(db, writer)
-      const table = sqliteTable(db, writer)
-      opened = { db, writer, health, table, view: sqliteJobsView(db, writer, now, retention.windowMs, (job) => void table.rejoin(job, now())) }
+      // An admin command stores no new jobs: no thread for their payloads.
+      const compressor = ctx.admin === true ? undefined : workerCompressor()
+      const table = sqliteTable(db, writer, compressor && ((json) => compressor.compress(json)))
+      opened = { db, writer, health, table, compressor, view: sqliteJobsView(db, writer, now, retention.windowMs, (job) => void table.rejoin(job, now())) }
       if (ctx.admin) return
       const file = lostFileGuard(options.path, () => log)
       opened.file = file
@@ -167,6 +172,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       // The last batch commits before the file closes. Jobs still leased by this process (past the grace
       // period) stay `running` under its name: the next start sees the owner gone and queues them again.
       await opened?.writer.run(() => {}).catch(() => {})
+      await opened?.compressor?.close()
       opened?.health.stop()
       if (opened?.file) await opened.file.rescue(opened.db)
       opened?.db.close()

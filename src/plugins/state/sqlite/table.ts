@@ -52,7 +52,7 @@ export interface SqliteTable extends LeaseTable {
 const FRESH_PAYLOADS = 256
 
 /** Creates the table's statements over `db`. */
-export function sqliteTable(db: Db, writer: Writer): SqliteTable {
+export function sqliteTable(db: Db, writer: Writer, compress: (json: string) => Promise<Buffer> = async (json) => encodePayload(json)): SqliteTable {
   const me = thisOwner(hostname(), randomBytes(6).toString('hex'))
   const owner = ownerName(me)
   const fresh = payloadCache(FRESH_PAYLOADS)
@@ -169,10 +169,11 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
       const row = holder.get(key)
       return row && { id: String(row.id), state: row.state, finishedAt: row.finished_at ?? undefined }
     },
-    add(job, { maxQueue, windowMs }, now) {
+    async add(job, { maxQueue, windowMs }, now) {
       let stored: number | undefined
       /** A failed job queued again joins its concurrency group in the same write (the lifecycle's `joinGroup`). */
       const requeue = (record: JobRecord): TableAdd => joinStored(record, job.group, true, now)
+      const payload = await compress(job.payloadJson)
       return writer.run((): TableAdd => {
         const current = job.dedupKey === undefined ? undefined : holderRecord.get(job.dedupKey)
         const was = current && toRecord(current)
@@ -195,7 +196,7 @@ export function sqliteTable(db: Db, writer: Writer): SqliteTable {
           link: job.link ?? null, hook: job.hook ?? null,
         })
         stored = Number(result.lastInsertRowid)
-        insertPayload.run(stored, encodePayload(job.payloadJson))
+        insertPayload.run(stored, payload)
         fresh.put(stored, job.payload)
         if (group === undefined) return { status: 'accepted', id: String(stored) }
         return writeOthers(joinGroup(accepted(job, String(stored), now), group, members, now), String(stored))

@@ -24,7 +24,7 @@
  *   BENCH_WARMUP [1]       warm-up seconds per scenario per server, not measured
  *   BENCH_CONNECTIONS [32] concurrent keep-alive connections
  *   BENCH_SCENARIOS [all]  comma-separated: accepted, duplicates, invalid, prs
- *   BENCH_SERVERS [all]    comma-separated: bare, floor, sqlite-floor, octokit, sqlite, sqlite-full, memory,
+ *   BENCH_SERVERS [all]    comma-separated: bare, floor, sqlite-floor, sqlite-floor-worker, octokit, sqlite, sqlite-full, memory,
  *                          redis-durable, redis, redis-2, sqlite-groups (floor is always run, sqlite-floor whenever
  *                          a sqlite row is; the redis rows are skipped, with a note, when redis-server is not
  *                          installed)

@@ -6,11 +6,11 @@
  * thread; hookpilot's sqlite row is measured against it (bench/server.js sqlite-floor, and handle-cost.js).
  *
  * A delivery id counts as seen from the moment it is accepted (a copy that arrives before the commit is a
- * duplicate of it, as in hookpilot); if the commit fails, its requests are answered 500 and their ids forgotten.
+ * duplicate of it, as in hookpilot); if the commit fails, its requests are answered 500 and their ids forgotten
+ * (floor-work.js, batchingFloor).
  */
 import Database from 'better-sqlite3'
-import { ROUTE } from '../payload.js'
-import { floorWork, reply } from './floor-work.js'
+import { asHandler, batchingFloor, committed, notCommitted } from './floor-work.js'
 
 /**
  * Opens `file`; `handle(req, body)` resolves `{ status, body }` once the request's event is committed (or at
@@ -25,40 +25,19 @@ export function durableFloor(file) {
   const commit = db.transaction((items) => {
     for (const item of items) insert.run(item.id, item.body)
   })
-  const seen = new Set()
-  let batch = []
-
-  function flush() {
-    const items = batch
-    batch = []
+  const handle = batchingFloor((items) => {
     try {
       commit.immediate(items)
     } catch (err) {
-      for (const item of items) {
-        seen.delete(item.id)
-        item.done({ status: 500, body: { error: err instanceof Error ? err.message : String(err) } })
-      }
+      for (const item of items) notCommitted(item, err instanceof Error ? err.message : String(err))
       return
     }
-    for (const item of items) item.done({ status: 202, body: { status: 'accepted', route: ROUTE, event: item.event, delivery_id: item.id } })
-  }
-
-  return {
-    handle(req, body) {
-      const outcome = floorWork(req, body, seen)
-      if (outcome.accept === undefined) return Promise.resolve(outcome)
-      seen.add(outcome.accept)
-      if (batch.length === 0) setImmediate(flush)
-      return new Promise((done) => batch.push({ id: outcome.accept, event: req.headers['x-github-event'], body, done }))
-    },
-    close: () => db.close(),
-  }
+    for (const item of items) committed(item)
+  })
+  return { handle, close: () => db.close() }
 }
 
 /** The durable floor as a node:http handler `(req, res, body)` over `file`. */
 export function sqliteDurableFloor(file) {
-  const floor = durableFloor(file)
-  return (req, res, body) => {
-    void floor.handle(req, body).then((answer) => reply(res, answer.status, answer.body))
-  }
+  return asHandler(durableFloor(file).handle)
 }

@@ -8,8 +8,7 @@
  */
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
-import { ROUTE } from '../payload.js'
-import { floorWork, reply } from './floor-work.js'
+import { asHandler, batchingFloor, committed, notCommitted } from './floor-work.js'
 
 /** The worker: opens the file, then commits every batch it is sent and answers with the batch's number. */
 const WRITER = `
@@ -37,47 +36,25 @@ parentPort.on('message', ({ seq, items }) => {
  */
 export function workerFloor(file) {
   const worker = new Worker(WRITER, { eval: true, workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3') } })
-  const seen = new Set()
   /** Batches posted and not yet answered, by number. */
   const posted = new Map()
-  let batch = []
   let seq = 0
-
   worker.on('message', ({ seq: done, error }) => {
     const items = posted.get(done) ?? []
     posted.delete(done)
     for (const item of items) {
-      if (error === undefined) item.done({ status: 202, body: { status: 'accepted', route: ROUTE, event: item.event, delivery_id: item.id } })
-      else {
-        seen.delete(item.id)
-        item.done({ status: 500, body: { error } })
-      }
+      if (error === undefined) committed(item)
+      else notCommitted(item, error)
     }
   })
-
-  function flush() {
-    const items = batch
-    batch = []
+  const handle = batchingFloor((items) => {
     posted.set(++seq, items)
     worker.postMessage({ seq, items: items.map((item) => ({ id: item.id, body: item.body })) })
-  }
-
-  return {
-    handle(req, body) {
-      const outcome = floorWork(req, body, seen)
-      if (outcome.accept === undefined) return Promise.resolve(outcome)
-      seen.add(outcome.accept)
-      if (batch.length === 0) setImmediate(flush)
-      return new Promise((done) => batch.push({ id: outcome.accept, event: req.headers['x-github-event'], body, done }))
-    },
-    close: () => worker.terminate(),
-  }
+  })
+  return { handle, close: () => worker.terminate() }
 }
 
 /** The worker-thread durable floor as a node:http handler `(req, res, body)` over `file`. */
 export function sqliteWorkerFloor(file) {
-  const floor = workerFloor(file)
-  return (req, res, body) => {
-    void floor.handle(req, body).then((answer) => reply(res, answer.status, answer.body))
-  }
+  return asHandler(workerFloor(file).handle)
 }

@@ -16,16 +16,17 @@ describe('workerCompressor', () => {
   it('answers every payload of a burst, in the order asked, with what compressJson gives', async () => {
     compressor = workerCompressor()
     const settled: number[] = []
-    // Three turns of the event loop's worth of payloads: three messages to the worker, answered in turn.
-    const bursts = [0, 1, 2].map(async (turn) => {
-      await new Promise((resolve) => setTimeout(resolve, turn))
-      return Promise.all(Array.from({ length: 20 }, (_, k) => turn * 20 + k).map(async (i) => {
-        const bytes = await compressor!.compress(text(i))
-        settled.push(i)
-        return bytes
-      }))
+    const ask = (i: number) => compressor!.compress(text(i)).then((bytes) => {
+      settled.push(i)
+      return bytes
     })
-    const results = (await Promise.all(bursts)).flat()
+    // Three turns of the event loop's worth of payloads: three messages to the worker, answered in turn.
+    const asked: Array<Promise<Buffer>> = []
+    for (let turn = 0; turn < 3; turn++) {
+      for (let k = 0; k < 20; k++) asked.push(ask(turn * 20 + k))
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    const results = await Promise.all(asked)
     results.forEach((bytes, i) => {
       expect(decompressJson(bytes)).toBe(text(i))
       expect(bytes.equals(compressJson(text(i)))).toBe(true)
@@ -33,29 +34,37 @@ describe('workerCompressor', () => {
     expect(settled).toEqual(Array.from({ length: 60 }, (_, i) => i))
   })
 
-  it('fails the payloads a failed worker held, then compresses on the caller\'s thread', async () => {
-    compressor = workerCompressor()
+  it('a worker that dies leaves nothing unanswered: what it held and what comes after is compressed here, in order', async () => {
+    const stops: unknown[] = []
+    compressor = workerCompressor((err) => stops.push(err))
+    const settled: string[] = []
+    const ask = (name: string, json: string) => compressor!.compress(json).then(
+      (bytes) => settled.push(`${name} ${decompressJson(bytes) === json ? 'ok' : 'wrong'}`),
+      () => settled.push(`${name} failed`),
+    )
     // Not a string: brotli throws inside the worker, an uncaught error there that stops it.
-    const held = [compressor.compress(text(1)), compressor.compress(undefined as unknown as string)]
-    const outcomes = await Promise.allSettled(held)
-    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected'])
-    expect(decompressJson(await compressor.compress(text(2)))).toBe(text(2))
+    const first = [ask('a', text(1)), ask('bad', undefined as unknown as string), ask('b', text(2))]
+    await new Promise((resolve) => setImmediate(resolve)) // posted: a, bad and b are the worker's
+    const during = ask('c', text(3)) // asked while the worker is dying: after the three, whatever happens first
+    await Promise.all([...first, during])
+    await ask('d', text(4))
+    expect(settled).toEqual(['a ok', 'bad failed', 'b ok', 'c ok', 'd ok'])
+    expect(stops).toHaveLength(1)
   })
 
-  it('close() waits for what the worker was sent; later payloads are compressed here', async () => {
+  it('close() answers what was asked before it, in order, and later payloads after them', async () => {
     compressor = workerCompressor()
-    const sent = compressor.compress(text(3))
+    const settled: string[] = []
+    const ask = (name: string, i: number) => compressor!.compress(text(i)).then((bytes) => settled.push(`${name} ${decompressJson(bytes) === text(i)}`))
+    const sent = ask('sent', 3)
     await new Promise((resolve) => setImmediate(resolve)) // the batch is posted to the worker
-    await compressor.close()
-    expect(decompressJson(await sent)).toBe(text(3))
-    expect(decompressJson(await compressor.compress(text(4)))).toBe(text(4))
-  })
-
-  it('a payload asked for just before close() is compressed here rather than failed', async () => {
-    compressor = workerCompressor()
-    const asked = compressor.compress(text(5))
-    await compressor.close()
-    expect(decompressJson(await asked)).toBe(text(5))
+    const unsent = ask('unsent', 4) // in the next turn's batch, not posted yet
+    const closing = compressor.close()
+    const after = ask('after', 5) // compressed here, answered after the two before it
+    await Promise.all([sent, unsent, closing, after])
+    expect(settled).toEqual(['sent true', 'unsent true', 'after true'])
+    await ask('closed', 6)
+    expect(settled.at(-1)).toBe('closed true')
   })
 
   it('keeps a process alive only while it owes an answer', () => {

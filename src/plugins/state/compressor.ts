@@ -1,8 +1,9 @@
 /**
  * Compression off the request thread: the payloads of one turn of the event loop go to a worker thread in one
- * message and come back, compressed, in the order they were sent (one worker answers its messages in turn), so
- * jobs are still stored in the order they arrived. A worker that fails or exits fails the payloads it held
- * (their requests are answered 5xx, nothing was acknowledged) and the next ones are compressed on this thread.
+ * message and come back compressed. Every payload is answered in the order it was asked for, whichever way it
+ * was compressed, so jobs are stored in the order they arrived (a concurrency group's newest job is the one
+ * stored last). A worker that fails or exits leaves nothing unanswered: what it held, and every payload after
+ * it, is compressed on this thread.
  */
 import { Worker } from 'node:worker_threads'
 import { compressJson } from './compress-json.js'
@@ -10,14 +11,15 @@ import { compressJson } from './compress-json.js'
 /** Compresses payloads' JSON text as {@link compressJson} does. */
 export interface Compressor {
   compress(json: string): Promise<Buffer>
-  /** Stops the worker once it answered what it was sent; later calls compress on the caller's thread. */
+  /** Answers every payload asked for so far, then stops the worker; later calls compress on the caller's thread. */
   close(): Promise<void>
 }
 
 /**
  * The worker's code, evaluated: no file to find, whether hookpilot runs from dist/ or from its sources. It loads
  * node's modules with `process.getBuiltinModule`, which works whether node evaluates it as CommonJS or, under
- * `--input-type=module` (inherited from the parent), as a module. Each result is copied into a buffer of its own, whose memory is then moved, not copied, back.
+ * `--input-type=module` (inherited from the parent), as a module. Each result is copied into a buffer of its
+ * own, whose memory is then moved, not copied, back.
  */
 const WORKER = `
 const { parentPort } = process.getBuiltinModule('node:worker_threads')
@@ -29,78 +31,99 @@ parentPort.on('message', (texts) => {
 })
 `
 
-interface Waiting {
+/** A payload asked for and not answered yet; `result` is set once it is compressed (or failed to be). */
+interface Pending {
+  readonly text: string
   readonly resolve: (bytes: Buffer) => void
   readonly reject: (err: unknown) => void
+  result?: { readonly bytes: Buffer } | { readonly err: unknown }
 }
 
-/** Compresses each of `texts` on this thread (after the worker stopped). */
-function compressHere(texts: readonly string[], waiting: readonly Waiting[]): void {
-  texts.forEach((text, i) => {
-    try {
-      waiting[i]!.resolve(compressJson(text))
-    } catch (err) {
-      waiting[i]!.reject(err)
-    }
-  })
+/** Compresses `pending` on this thread. */
+function compressHere(pending: Pending): void {
+  try {
+    pending.result = { bytes: compressJson(pending.text) }
+  } catch (err) {
+    pending.result = { err }
+  }
 }
 
-/** Starts the worker. */
-export function workerCompressor(): Compressor {
+/**
+ * Starts the worker. `stopped` hears once if it fails or exits by itself (the payloads are then compressed on
+ * this thread).
+ */
+export function workerCompressor(stopped: (err: unknown) => void = () => {}): Compressor {
   const thread = new Worker(WORKER, { eval: true })
   let running = true
-  /** Sent and not answered, in the order sent; each message's payloads are answered together. */
-  const sent: Waiting[][] = []
-  let batch: { texts: string[]; waiting: Waiting[] } | undefined
-  /** Told when nothing sent waits for its answer any more (close waits for it). */
-  let drained = () => {}
+  /** Every payload asked for and not answered yet, in the order asked. */
+  const waiting: Pending[] = []
+  /** Not sent yet: the current turn's batch. */
+  let batch: Pending[] = []
+  /** Sent to the worker and not answered, one entry per message, in the order sent. */
+  const sent: Pending[][] = []
+  /** Told when nothing waits any more (close waits for it). */
+  let idle = () => {}
 
-  const stopped = (err: unknown) => {
+  /** Answers, in order, every payload whose turn has come. */
+  const answer = () => {
+    while (waiting[0]?.result !== undefined) {
+      const pending = waiting.shift()!
+      const result = pending.result!
+      if ('bytes' in result) pending.resolve(result.bytes)
+      else pending.reject(result.err)
+    }
+    if (waiting.length === 0) idle()
+  }
+  const failed = (err: unknown) => {
+    if (!running && sent.length === 0) return
+    if (running) stopped(err)
     running = false
-    for (const waiting of sent.splice(0)) for (const w of waiting) w.reject(err)
-    drained()
+    for (const items of sent.splice(0)) items.forEach(compressHere)
+    thread.unref()
+    answer()
   }
   thread.on('message', (out: Uint8Array[]) => {
-    const waiting = sent.shift() ?? []
-    waiting.forEach((w, i) => w.resolve(Buffer.from(out[i]!.buffer, out[i]!.byteOffset, out[i]!.byteLength)))
-    if (sent.length === 0) {
-      thread.unref()
-      drained()
-    }
+    const items = sent.shift() ?? []
+    items.forEach((pending, i) => (pending.result = { bytes: Buffer.from(out[i]!.buffer, out[i]!.byteOffset, out[i]!.byteLength) }))
+    if (sent.length === 0) thread.unref()
+    answer()
   })
-  thread.on('error', (err) => stopped(err))
-  thread.on('exit', (code) => stopped(new Error(`the compression worker exited (code ${code})`)))
+  thread.on('error', failed)
+  thread.on('exit', (code) => failed(new Error(`the compression worker exited (code ${code})`)))
   // Held only while it owes answers: a process whose gateway was never closed (its listen() failed) still exits
   // by itself, and one that waits for nothing but a payload's bytes does not exit before they come. After the
   // listeners, since adding a 'message' listener refs the worker again.
   thread.unref()
 
   const flush = () => {
-    const { texts, waiting } = batch!
-    batch = undefined
-    // The worker stopped after this batch was started: compressed here rather than failed.
-    if (!running) return compressHere(texts, waiting)
-    sent.push(waiting)
+    const items = batch
+    batch = []
+    if (!running) {
+      items.forEach(compressHere)
+      return answer()
+    }
+    sent.push(items)
     thread.ref()
-    thread.postMessage(texts)
+    thread.postMessage(items.map((pending) => pending.text))
   }
 
   return {
     compress(json) {
-      if (!running) return Promise.resolve().then(() => compressJson(json))
       return new Promise((resolve, reject) => {
-        if (!batch) {
-          batch = { texts: [], waiting: [] }
-          setImmediate(flush)
+        const pending: Pending = { text: json, resolve, reject }
+        waiting.push(pending)
+        if (!running && sent.length === 0 && batch.length === 0) {
+          compressHere(pending)
+          return answer()
         }
-        batch.texts.push(json)
-        batch.waiting.push({ resolve, reject })
+        if (batch.length === 0) setImmediate(flush)
+        batch.push(pending)
       })
     },
     async close() {
       if (!running) return
       running = false
-      if (sent.length > 0) await new Promise<void>((resolve) => (drained = resolve))
+      if (waiting.length > 0) await new Promise<void>((resolve) => (idle = resolve))
       await thread.terminate()
     },
   }

@@ -60,6 +60,14 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
     db: Db; writer: Writer; table: SqliteTable; view: JobsView; health: StoreHealth; compressor: Compressor | undefined; file?: LostFileGuard
   } | undefined
   let timers: NodeJS.Timeout[] = []
+  /** Adds on their way to the table (their payload being compressed, or their write not committed yet). */
+  const adding = new Set<Promise<unknown>>()
+  const inFlight = <T>(add: Promise<T>): Promise<T> => {
+    adding.add(add)
+    const done = () => adding.delete(add)
+    add.then(done, done)
+    return add
+  }
 
   const open = () => {
     if (!opened) throw new GatewayError('ERR_STATE', 'The SQLite state backend is not started (or already closed).')
@@ -119,7 +127,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
         try {
           const lost = open().file?.check()
           if (lost !== undefined) throw new GatewayError('ERR_STATE', lost)
-          const added = await open().table.add(job, { maxQueue: options.maxQueue, windowMs: retention.windowMs }, now())
+          const added = await inFlight(open().table.add(job, { maxQueue: options.maxQueue, windowMs: retention.windowMs }, now()))
           if (added.status !== 'accepted') return added
           // A running job of this process that the new one outdated learns it now (one of another process at
           // its next write); the new job may be due at once.
@@ -156,7 +164,9 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       const writer = groupCommit(db, (err) => health.failed(err))
       probe = roomProbe(db, writer)
       // An admin command stores no new jobs: no thread for their payloads.
-      const compressor = ctx.admin === true ? undefined : workerCompressor()
+      const compressor = ctx.admin === true ? undefined : workerCompressor((err) => {
+        log.warn('the payload compression thread stopped: payloads are compressed on the request thread from now on', { reason: messageOf(err) })
+      })
       const table = sqliteTable(db, writer, compressor && ((json) => compressor.compress(json)))
       opened = { db, writer, health, table, compressor, view: sqliteJobsView(db, writer, now, retention.windowMs, (job) => void table.rejoin(job, now())) }
       if (ctx.admin) return
@@ -169,10 +179,12 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
     async close() {
       for (const timer of timers) clearInterval(timer)
       timers = []
-      // The last batch commits before the file closes. Jobs still leased by this process (past the grace
-      // period) stay `running` under its name: the next start sees the owner gone and queues them again.
-      await opened?.writer.run(() => {}).catch(() => {})
+      // Every payload asked for is compressed and every add on its way written, then the last batch commits,
+      // before the file closes. Jobs still leased by this process (past the grace period) stay `running` under
+      // its name: the next start sees the owner gone and queues them again.
       await opened?.compressor?.close()
+      await Promise.allSettled(adding)
+      await opened?.writer.run(() => {}).catch(() => {})
       opened?.health.stop()
       if (opened?.file) await opened.file.rescue(opened.db)
       opened?.db.close()

@@ -28,5 +28,5 @@ export { dedupKeyOf } from '../core/jobs/dedup-key.js'
 export { validLink, validHook, MAX_LINK_LENGTH } from '../core/jobs/origin.js'
 export type {
   StateBackend, DedupStore, JobQueue, JobsView, JobRecord, JobState, JobStage, NewJob, JobOutcome, LeasedJob, JobWorker, Reservation,
-  AddResult, StopReport, JobFilter, RetryMode, JobCounts, Readiness, LifecycleContext, JobGroup, FinalState,
+  AddResult, LimitAsk, LimitAnswer, StopReport, JobFilter, RetryMode, JobCounts, Readiness, LifecycleContext, JobGroup, FinalState,
 } from '../core/jobs/state-backend.js'

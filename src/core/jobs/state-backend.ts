@@ -7,7 +7,7 @@
  * A state backend provides the three views of one resource: the de-dup store, the queue and the jobs view.
  * Memory, SQLite and Redis backends pass the same contract suites (`hookpilot/testing`).
  */
-import type { JsonObject, Logger } from '../types.js'
+import type { JsonObject, Logger, RateBooking, RateDecision, RateLimiter } from '../types.js'
 import type { JobRecord, NewJob } from './job-record.js'
 import type { JobsView } from './jobs-view.js'
 
@@ -76,19 +76,46 @@ export type JobWorker = ((job: LeasedJob) => Promise<JobOutcome>) & {
  * {@link JobQueue.add} stores the job or {@link Reservation.release} gives it back; `duplicate` holds nothing.
  */
 export type Reservation =
-  | { readonly status: 'new'; readonly key: string; release(): void }
+  | {
+      readonly status: 'new'
+      readonly key: string
+      release(): void
+      /** The rate limit's answer, when the backend decided it in the same step ({@link LimitAsk}). */
+      readonly limit?: LimitAnswer | undefined
+    }
   /** A job with this key failed: adding re-queues it (its stored answer, if any, is delivered without a new run). */
   | { readonly status: 'redeliver'; readonly key: string; readonly jobId: string; release(): void }
   /** A job with this key is queued, running, or done within the window; or another request holds the key. */
   | { readonly status: 'duplicate'; readonly key: string; readonly jobId: string | undefined }
+
+/**
+ * The rate limit a request will ask `limiter` for once its key is reserved (`hit`, or `book` for a route that
+ * defers). A backend whose own limiter it is may answer it with a `new` reservation, in the same round trip;
+ * any other backend ignores it, and the gateway asks the limiter. A duplicate or a redelivery is never counted
+ * by it (the request table: a duplicate does not use up the limit).
+ */
+export interface LimitAsk {
+  /** The gateway's rate limiter: a backend answers only for its own (compared by identity). */
+  readonly limiter: RateLimiter
+  /** The limiter's key: the route's name. */
+  readonly key: string
+  /** Hits allowed in the limiter's window (`rate_limit`). */
+  readonly limit: number
+  /** `hit`: count one now or refuse; `book`: count one at the earliest moment the limit allows (`over_limit: defer`). */
+  readonly mode: 'hit' | 'book'
+}
+
+/** What the limiter answered a {@link LimitAsk}: its decision for a `hit`, its booking for a `book`. */
+export type LimitAnswer = { readonly hit: RateDecision } | { readonly booked: RateBooking }
 
 /** De-duplication by delivery id: a small state machine over the jobs, not a claim with a TTL. */
 export interface DedupStore {
   /**
    * Reserves `key` for one request. Atomic: of N concurrent reservations of a key, at most one is `new` or
    * `redeliver`. A key whose job finished `done` more than the backend's de-dup window ago is `new` again.
+   * `limit` may be answered with a `new` reservation ({@link LimitAsk}); a backend may ignore it.
    */
-  reserve(key: string): Promise<Reservation>
+  reserve(key: string, limit?: LimitAsk): Promise<Reservation>
 }
 
 /** What {@link JobQueue.add} did. */

@@ -6,7 +6,7 @@
 import type { GatewayEvents } from '../events.js'
 import { deferred, ERRORS, json, rateLimited, type GatewayResponse } from '../http/responses.js'
 import { publishJob } from '../jobs/job-events.js'
-import type { DedupStore, JobQueue, NewJob, Reservation } from '../jobs/state-backend.js'
+import type { DedupStore, JobQueue, LimitAnswer, LimitAsk, NewJob, Reservation } from '../jobs/state-backend.js'
 import type { Clock, Logger, OverLimit, RateLimiter, Route } from '../types.js'
 
 /** What admitting needs. */
@@ -27,24 +27,33 @@ type Slot = { readonly runAt?: undefined } | { readonly runAt: number; release()
 /** The rate limit refused the request: answer 429. */
 type Refusal = { readonly retryAfterSeconds: number }
 
+/** What the request will ask the rate limit: a hit now, or (`defer`) the moment the limit allows, booked. */
+function limitAsk(parts: AdmitParts, route: Route, overLimit: OverLimit): LimitAsk {
+  // A limiter that cannot book makes every route reject.
+  const mode = overLimit === 'defer' && parts.limiter.book ? 'book' : 'hit'
+  return { limiter: parts.limiter, key: route.name, limit: route.rateLimit, mode }
+}
+
 /**
- * The rate limit: a hit now, the moment the limit allows booked (`defer`), or a refusal (`reject`). A limiter
- * that cannot book makes every route reject.
+ * The rate limit's answer to `ask`: the one the reservation brought (the backend decided it in the same step),
+ * else the limiter's. A hit now, a moment booked, or a refusal.
  */
-async function limit(parts: AdmitParts, route: Route, overLimit: OverLimit): Promise<Slot | Refusal> {
+async function limit(parts: AdmitParts, ask: LimitAsk, brought: LimitAnswer | undefined): Promise<Slot | Refusal> {
   const { limiter, clock } = parts
-  if (overLimit === 'defer' && limiter.book) {
-    const booking = await limiter.book(route.name, route.rateLimit)
+  const answer: LimitAnswer = brought
+    ?? (ask.mode === 'book' && limiter.book ? { booked: await limiter.book(ask.key, ask.limit) } : { hit: await limiter.hit(ask.key, ask.limit) })
+  if ('booked' in answer) {
+    const booking = answer.booked
     return booking.waitMs > 0 ? { runAt: clock() + booking.waitMs, release: () => booking.release() } : {}
   }
-  const decision = await limiter.hit(route.name, route.rateLimit)
-  return decision.ok ? {} : { retryAfterSeconds: decision.retryAfterSeconds }
+  return answer.hit.ok ? {} : { retryAfterSeconds: answer.hit.retryAfterSeconds }
 }
 
 /** De-dups, rate-limits and stores `job`; the key stays reserved until the job is stored or refused. */
 export async function admitJob(parts: AdmitParts, route: Route, job: NewJob, fields: AdmitFields, overLimit: OverLimit = 'reject'): Promise<GatewayResponse> {
   const { dedup, queue, log, clock } = parts
-  const reservation: Reservation | undefined = job.dedupKey === undefined ? undefined : await dedup.reserve(job.dedupKey)
+  const ask = limitAsk(parts, route, overLimit)
+  const reservation: Reservation | undefined = job.dedupKey === undefined ? undefined : await dedup.reserve(job.dedupKey, ask)
   const duplicate = () => {
     log.info('duplicate delivery', fields)
     return json(200, { status: 'duplicate', delivery_id: job.deliveryId })
@@ -54,7 +63,7 @@ export async function admitJob(parts: AdmitParts, route: Route, job: NewJob, fie
   let slot: Slot | Refusal | undefined
   let stored = false
   try {
-    slot = await limit(parts, route, overLimit)
+    slot = await limit(parts, ask, reservation?.status === 'new' ? reservation.limit : undefined)
     if ('retryAfterSeconds' in slot) {
       release()
       log.warn('rate limit exceeded', { ...fields, retry_after: slot.retryAfterSeconds })

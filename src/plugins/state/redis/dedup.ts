@@ -6,10 +6,12 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { Reservation } from '../../../core/jobs/state-backend.js'
+import type { LimitAnswer, LimitAsk, Reservation } from '../../../core/jobs/state-backend.js'
+import type { RateLimiter } from '../../../core/types.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import { decide, type KeyHolder } from '../../../core/jobs/transitions.js'
 import type { Keys } from './keys.js'
+import { booking, hitDecision, member, slotLua } from './limiter.js'
 import { luaScript } from './script.js'
 
 /** Deletes a hold only if it is still this request's (it may have expired and been taken by another). */
@@ -20,12 +22,17 @@ const RELEASE = luaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return 
  * the key has no owner or ARGV[3] is '1': one round trip where a GET, a SET NX and a GET again were three, and
  * the owner it returns with a hold taken is the one read after the hold. Answers `{held, owner}`: held 1, the
  * hold is this request's; 0, not tried (the key has an owner: decide from its job first); -1, another holds it.
+ * With a third key, the rate limit's log (ARGV[4] to ARGV[7] as the limiter's script takes them), a hold of a
+ * key that has no owner (a new delivery, nothing else) also counts the request's hit, in the same step, and
+ * answers `{1, nil, wait}`: the round trip the limiter's own script would have cost after this one.
  */
 const TAKE = luaScript(`
 local owner = redis.call('GET', KEYS[1])
 if owner and ARGV[3] ~= '1' then return {0, owner} end
-if redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return {1, owner} end
-return {-1, owner}`)
+if not redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return {-1, owner} end
+if owner or #KEYS < 3 then return {1, owner} end
+${slotLua('KEYS[3]', (n) => `ARGV[${n + 3}]`)}
+return {1, owner, wait}`)
 
 /**
  * Between looks at a key another request holds: a few milliseconds at first, since the holder is usually about to
@@ -44,6 +51,8 @@ export interface RedisDedupOptions {
   readonly holdMs: number
   /** How long a done job holds its key after it finished. */
   readonly windowMs: number
+  /** The rate limiter this backend gives the gateway, and its window: a {@link LimitAsk} naming it is answered here. */
+  readonly rate?: { readonly limiter: RateLimiter; readonly windowMs: number } | undefined
 }
 
 /** A reservation's hold in Redis: its key and token. */
@@ -65,7 +74,7 @@ export function handOver(reservation: Reservation | undefined): Hold | undefined
 }
 
 /** Reserves `key` for one request, on every instance at once. */
-export function redisDedup(options: RedisDedupOptions): (key: string) => Promise<Reservation> {
+export function redisDedup(options: RedisDedupOptions): (key: string, limit?: LimitAsk) => Promise<Reservation> {
   const { redis, keys, holdMs, windowMs } = options
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
   /** What the store says of the key an owner id names. */
@@ -73,22 +82,36 @@ export function redisDedup(options: RedisDedupOptions): (key: string) => Promise
     const holder = owner === null ? undefined : await options.holder(owner)
     return { holder, status: decide(holder, windowMs, options.now()) }
   }
-  return async function reserve(key) {
+  return async function reserve(key, limit) {
     const owner = keys.keyOwner(key)
     const hold = keys.hold(key)
     // randomUUID draws from a cached pool of random bytes: far cheaper per request than randomBytes.
     const token = randomUUID()
     const release = () => RELEASE(redis(), [hold], [token]).then(() => undefined, () => undefined)
-    /** The owner id, and whether this request now holds the key (TAKE); `force` tries the hold even with an owner. */
+    // The rate limit is counted with the hold when the limiter is this backend's own; the member is this
+    // request's entry in the limit's log (a booking gives it back by it).
+    const counted = limit !== undefined && limit.limiter === options.rate?.limiter ? { ...limit, log: keys.rate(limit.key), member: member() } : undefined
+    /**
+     * The owner id, whether this request now holds the key (TAKE), and the rate limit's wait when it was counted
+     * with the hold; `force` tries the hold even with an owner (the limit is then the limiter's business).
+     */
     const take = async (force: boolean) => {
-      const [held, id] = (await TAKE(redis(), [owner, hold], [token, holdMs, force ? '1' : '0'])) as [number, string | null]
-      return { held, id }
+      const [held, id, wait] = (counted && !force
+        ? await TAKE(redis(), [owner, hold, counted.log], [token, holdMs, '0', options.rate!.windowMs, counted.limit, counted.member, counted.mode])
+        : await TAKE(redis(), [owner, hold], [token, holdMs, force ? '1' : '0'])) as [number, string | null, number | null | undefined]
+      return { held, id, wait: wait ?? undefined }
+    }
+    /** The limit's answer for a `new` reservation, when it was counted with the hold. */
+    const answered = (wait: number | undefined): LimitAnswer | undefined => {
+      if (counted === undefined || wait === undefined) return undefined
+      return counted.mode === 'hit' ? { hit: hitDecision(wait) } : { booked: booking(redis, counted.log, counted.member, wait) }
     }
     // A stored job that holds the key answers a copy at once, without the hold; only a copy that would store a
     // job takes it, reading the owner again in the same step (another may have stored one in between). While
     // another request holds it, the copy waits, a few milliseconds apart at first, since the holder is usually
     // about to store.
     let after: string | null
+    let wait: number | undefined
     for (let attempt = 1; ; attempt++) {
       let taken = await take(false)
       if (taken.held === 0) {
@@ -98,6 +121,7 @@ export function redisDedup(options: RedisDedupOptions): (key: string) => Promise
       }
       if (taken.held === 1) {
         after = taken.id
+        wait = taken.wait
         break
       }
       await sleep(backoffDelay(HOLD_WAIT, attempt))
@@ -117,7 +141,10 @@ export function redisDedup(options: RedisDedupOptions): (key: string) => Promise
       // add() gives the hold back once the key is bound to the stored job: a waiting copy then finds the job.
       // Not awaited: release() swallows its own failure (the hold then expires after holdMs by itself).
       const giveBack = () => void (take() && release())
-      const reservation: Reservation = status === 'redeliver' && holder ? { status, key, jobId: holder.id, release: giveBack } : { status: 'new', key, release: giveBack }
+      // A hit counted with the hold belongs to a key without an owner: a new delivery (judge finds no job).
+      const reservation: Reservation = status === 'redeliver' && holder
+        ? { status, key, jobId: holder.id, release: giveBack }
+        : { status: 'new', key, release: giveBack, limit: answered(wait) }
       holds.set(reservation, { hold: { key: hold, token }, take })
       return reservation
     } catch (err) {

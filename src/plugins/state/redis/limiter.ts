@@ -7,49 +7,69 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { RateDecision, RateLimiter } from '../../../core/types.js'
+import type { RateBooking, RateDecision, RateLimiter } from '../../../core/types.js'
 import type { Keys } from './keys.js'
 import { luaScript } from './script.js'
 
 /**
- * KEYS[1]: the key's log (score: the hit's moment, booked ones ahead of now). ARGV[1]: the window, ARGV[2]: the
- * limit, ARGV[3]: a new member, ARGV[4]: 'hit' (count only now) or 'book' (count at the earliest free moment).
- * Answers how many milliseconds from now the hit fits: counted unless it is a hit that would have to wait.
+ * The slot's Lua, over the log at `key` with the window, limit, new member and mode in `arg(1)` to `arg(4)`
+ * ('hit': count only now; 'book': count at the earliest free moment). Sets `wait` to how many milliseconds from
+ * now the hit fits: counted unless it is a hit that would have to wait. Shared with the de-dup reservation,
+ * which runs it in its own script (dedup.ts).
  */
-const SLOT = luaScript(`
+export function slotLua(key: string, arg: (n: number) => string): string {
+  return `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local window = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local live = redis.call('ZCARD', KEYS[1])
+local window = tonumber(${arg(1)})
+local limit = tonumber(${arg(2)})
+redis.call('ZREMRANGEBYSCORE', ${key}, '-inf', now - window)
+local live = redis.call('ZCARD', ${key})
 local at = now
 if live >= limit then
-  local nth = redis.call('ZRANGE', KEYS[1], live - limit, live - limit, 'WITHSCORES')
+  local nth = redis.call('ZRANGE', ${key}, live - limit, live - limit, 'WITHSCORES')
   at = math.max(now, tonumber(nth[2]) + window)
 end
-if at > now and ARGV[4] == 'hit' then return at - now end
-redis.call('ZADD', KEYS[1], at, ARGV[3])
-local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-redis.call('PEXPIRE', KEYS[1], tonumber(last[2]) - now + window)
-return at - now`)
+local wait = at - now
+if not (wait > 0 and ${arg(4)} == 'hit') then
+  redis.call('ZADD', ${key}, at, ${arg(3)})
+  local last = redis.call('ZRANGE', ${key}, -1, -1, 'WITHSCORES')
+  redis.call('PEXPIRE', ${key}, tonumber(last[2]) - now + window)
+end`
+}
+
+/** KEYS[1]: the key's log; ARGV: the window, the limit, a new member, the mode. Answers the wait. */
+const SLOT = luaScript(`${slotLua('KEYS[1]', (n) => `ARGV[${n}]`)}
+return wait`)
 
 const ALLOWED: RateDecision = Object.freeze({ ok: true })
 
 /** Two hits in one millisecond are two entries. */
-const member = () => randomUUID()
+export const member = () => randomUUID()
+
+/** The decision of a hit that fits in `wait` ms. */
+export function hitDecision(wait: number): RateDecision {
+  return wait <= 0 ? ALLOWED : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) }
+}
+
+/** The booking of `booked` (a member of the log at `logKey`) `waitMs` from now; releasing removes it. */
+export function booking(redis: () => Redis, logKey: string, booked: string, waitMs: number): RateBooking {
+  return { waitMs, release: async () => void (await redis().zrem(logKey, booked)) }
+}
+
+/** The window the limiter counts over. */
+export const RATE_WINDOW_MS = 60_000
 
 /** A rate limiter over the shared Redis; a Redis error throws (the request is answered 503). */
-export function redisLimiter(redis: () => Redis, keys: Keys, windowMs = 60_000): Required<RateLimiter> {
+export function redisLimiter(redis: () => Redis, keys: Keys, windowMs = RATE_WINDOW_MS): Required<RateLimiter> {
   return {
     async hit(key, limit) {
-      const wait = Number(await SLOT(redis(), [keys.rate(key)], [windowMs, limit, member(), 'hit']))
-      return wait <= 0 ? ALLOWED : { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) }
+      return hitDecision(Number(await SLOT(redis(), [keys.rate(key)], [windowMs, limit, member(), 'hit'])))
     },
     async book(key, limit) {
       const booked = member()
       const waitMs = Number(await SLOT(redis(), [keys.rate(key)], [windowMs, limit, booked, 'book']))
-      return { waitMs, release: async () => void (await redis().zrem(keys.rate(key), booked)) }
+      return booking(redis, keys.rate(key), booked, waitMs)
     },
   }
 }

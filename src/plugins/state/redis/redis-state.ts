@@ -14,7 +14,7 @@ import { redisAdmission } from './admission.js'
 import { checkSettings, openRedis, redactedUrl, type RedisClients } from './connection.js'
 import { redisDedup } from './dedup.js'
 import { keysOf, QUEUE_NAME } from './keys.js'
-import { redisLimiter } from './limiter.js'
+import { RATE_WINDOW_MS, redisLimiter } from './limiter.js'
 import { redisOutage, type RedisSide } from './outage.js'
 import { recordOf, stateOf, type BullJob, type JobData } from './records.js'
 import { redisSubscriptionStore } from './subscriptions.js'
@@ -120,7 +120,13 @@ export function redisState(options: RedisStateOptions): RedisState {
   // A request holds its key for the few milliseconds between reserve and add; 5 s is far past that even under
   // load, yet short enough that a hold left by a dead instance (or a Redis restart) delays a resend well within
   // GitHub's 10 s timeout.
-  const reserve = onRequestPath(redisDedup({ redis: commands, keys, holder: async (id) => (await record(id))?.record, now, holdMs: 5_000, windowMs: retention.windowMs }))
+  const limiter = redisLimiter(commands, keys)
+  const rateLimiter: RateLimiter = { hit: onRequestPath(limiter.hit), book: onRequestPath(limiter.book) }
+  // A new delivery's hit is counted with its key's hold when the gateway's limiter is this one: one wait less.
+  const reserve = onRequestPath(redisDedup({
+    redis: commands, keys, holder: async (id) => (await record(id))?.record, now, holdMs: 5_000, windowMs: retention.windowMs,
+    rate: { limiter: rateLimiter, windowMs: RATE_WINDOW_MS },
+  }))
   // A de-dup key outlives every job that can hold it; past that it is only a pointer to a purged job.
   const keyTtlSeconds = Math.ceil((Math.max(keepDoneMs, keepFailedMs) + DAY) / 1000)
   const store = onRequestPath(redisAdmission({ redis: commands, queue, keys, now, windowMs: retention.windowMs, maxQueue: options.maxQueue, keyTtlSeconds, record,
@@ -181,10 +187,9 @@ export function redisState(options: RedisStateOptions): RedisState {
     },
   }
 
-  const limiter = redisLimiter(commands, keys)
   return {
     state,
-    rateLimiter: { hit: onRequestPath(limiter.hit), book: onRequestPath(limiter.book) },
+    rateLimiter,
     subscriptions: redisSubscriptionStore(commands, () => open().clients.events, keys, shown),
   }
 }

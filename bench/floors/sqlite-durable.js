@@ -17,6 +17,24 @@ import { asHandler, batchingFloor, committed, notCommitted } from './floor-work.
  * once, for an answer that stores nothing).
  */
 export function durableFloor(file) {
+  const table = floorTable(file)
+  const handle = batchingFloor((items) => {
+    try {
+      table.commit(items)
+    } catch (err) {
+      for (const item of items) notCommitted(item, err instanceof Error ? err.message : String(err))
+      return
+    }
+    for (const item of items) committed(item)
+  })
+  return { handle, close: table.close }
+}
+
+/**
+ * The durable floor's file: `commit(items)` writes each `{ id, body }` in one transaction (throws if it did not
+ * commit). Shared with the writer thread of sqlite-worker.js.
+ */
+export function floorTable(file) {
   const db = new Database(file)
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
@@ -25,16 +43,7 @@ export function durableFloor(file) {
   const commit = db.transaction((items) => {
     for (const item of items) insert.run(item.id, item.body)
   })
-  const handle = batchingFloor((items) => {
-    try {
-      commit.immediate(items)
-    } catch (err) {
-      for (const item of items) notCommitted(item, err instanceof Error ? err.message : String(err))
-      return
-    }
-    for (const item of items) committed(item)
-  })
-  return { handle, close: () => db.close() }
+  return { commit: (items) => commit.immediate(items), close: () => db.close() }
 }
 
 /** The durable floor as a node:http handler `(req, res, body)` over `file`. */

@@ -6,36 +6,15 @@
  * committed. Against sqlite-durable.js in the same run it answers whether a writer off the request thread pays
  * on this machine's cores, before hookpilot's own store is rebuilt around one.
  */
-import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import { asHandler, batchingFloor, committed, notCommitted } from './floor-work.js'
-
-/** The worker: opens the file, then commits every batch it is sent and answers with the batch's number. */
-const WRITER = `
-const { parentPort, workerData } = require('node:worker_threads')
-const Database = require(workerData.driver)
-const db = new Database(workerData.file)
-db.pragma('journal_mode = WAL')
-db.pragma('synchronous = NORMAL')
-db.exec('CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, delivery_id TEXT NOT NULL UNIQUE, body BLOB NOT NULL)')
-const insert = db.prepare('INSERT INTO events (delivery_id, body) VALUES (?, ?)')
-const commit = db.transaction((items) => { for (const item of items) insert.run(item.id, item.body) })
-parentPort.on('message', ({ seq, items }) => {
-  try {
-    commit.immediate(items)
-    parentPort.postMessage({ seq })
-  } catch (err) {
-    parentPort.postMessage({ seq, error: err instanceof Error ? err.message : String(err) })
-  }
-})
-`
 
 /**
  * Starts the writer over `file`; `handle(req, body)` resolves `{ status, body }` once the request's event is
  * committed (or at once, for an answer that stores nothing).
  */
 export function workerFloor(file) {
-  const worker = new Worker(WRITER, { eval: true, workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3') } })
+  const worker = new Worker(new URL('./floor-writer.js', import.meta.url), { workerData: { file } })
   /** Batches posted and not yet answered, by number. */
   const posted = new Map()
   let seq = 0

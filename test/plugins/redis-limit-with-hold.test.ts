@@ -78,7 +78,7 @@ describe('redisState: the rate limit counted with the de-dup hold', () => {
     })
     await failed
     await state.queue.stop(1_000)
-    for (let i = 0; i < 50 && (await state.jobs.counts()).failed === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    await expect.poll(async () => (await state.jobs.counts()).failed).toBe(1)
     const again = await state.dedup.reserve('pr\u0000f', ask)
     expect(again.status).toBe('redeliver')
     expect(await entries()).toBe(1) // the first delivery's hit only

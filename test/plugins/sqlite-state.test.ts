@@ -1,6 +1,6 @@
 /**
  * The SQLite backend on real files: the state-backend contract (restarts included), and what a user can get
- * wrong about state.path, each refused with a message that names it.
+ * wrong about state.path, each refused with a message that names it; accepts on their way when it closes.
  */
 import { spawn } from 'node:child_process'
 import Database from 'better-sqlite3'
@@ -13,6 +13,7 @@ import type { StateBackend } from '../../src/core/jobs/state-backend.js'
 import { silentLogger } from '../../src/core/log/logger.js'
 import { sqliteState } from '../../src/plugins/state/sqlite/sqlite-state.js'
 import { SCHEMA_VERSION } from '../../src/plugins/state/sqlite/schema.js'
+import { decodePayload, type PayloadRow } from '../../src/plugins/state/sqlite/payload-codec.js'
 import { newJob, stateBackendContract, type BackendOptions } from '../../src/testing/state-backend.js'
 
 const paths = new WeakMap<StateBackend, string>()
@@ -169,5 +170,34 @@ describe('sqliteState: leases of other processes', () => {
     // Their leases ran out: taken back, nothing killed here.
     expect([(await c.jobs.get('1'))?.state, (await c.jobs.get('2'))?.state]).toEqual(['queued', 'queued'])
     await c.close?.()
+  })
+})
+
+describe('sqliteState: payloads compressed on a thread of their own', () => {
+  it('close() with accepts on their way (payloads on the compression thread): each is stored, in the order made, before the file closes', async () => {
+    const path = join(folder, 'closing.db')
+    const state = await start(path)
+    const ids = Array.from({ length: 40 }, (_, i) => `delivery-${String(i).padStart(2, '0')}`)
+    // Two turns of accepts: the first batch reaches the compression thread, the second is still this turn's
+    // when close() starts.
+    const first = ids.slice(0, 20).map((id) => state.queue.add(newJob(id), undefined))
+    await new Promise((resolve) => setImmediate(resolve))
+    const second = ids.slice(20).map((id) => state.queue.add(newJob(id), undefined))
+    await state.close?.()
+    const answers = await Promise.all([...first, ...second])
+    expect(answers.map((a) => a.status)).toEqual(ids.map(() => 'accepted'))
+
+    const again = await start(path)
+    const stored = await again.jobs.list({ limit: 100 })
+    await again.close?.()
+    // Newest first: the reverse of the order the accepts were made, ids rising with it.
+    expect(stored.map((job) => job.deliveryId)).toEqual([...ids].reverse())
+    const numeric = stored.map((job) => Number(job.id))
+    expect(numeric).toEqual([...numeric].sort((a, b) => b - a))
+    const db = new Database(path, { readonly: true })
+    const rows = db.prepare<[], PayloadRow & { delivery_id: string }>('SELECT delivery_id, json, brotli FROM jobs JOIN payloads ON job_id = id').all()
+    db.close()
+    expect(rows).toHaveLength(ids.length)
+    for (const row of rows) expect(decodePayload(row)).toEqual(newJob(row.delivery_id).payload)
   })
 })

@@ -112,7 +112,8 @@ export function workerCompressor(stopped: (err: unknown) => void = () => {}): Co
       return new Promise((resolve, reject) => {
         const pending: Pending = { text: json, resolve, reject }
         waiting.push(pending)
-        if (!running && sent.length === 0 && batch.length === 0) {
+        // Nothing before it unanswered: no turn to wait for.
+        if (!running && waiting.length === 1) {
           compressHere(pending)
           return answer()
         }

@@ -62,7 +62,7 @@ export interface Hold {
 }
 
 /** The holds of the reservations {@link redisDedup} handed out and that have not been given back yet. */
-const holds = new WeakMap<Reservation, { readonly hold: Hold; readonly take: () => boolean }>()
+const holds = new WeakMap<Reservation, { readonly hold: Hold; readonly claim: () => boolean }>()
 
 /**
  * Takes over `reservation`'s hold, so that the caller gives it back in a command of its own (with the write
@@ -70,7 +70,7 @@ const holds = new WeakMap<Reservation, { readonly hold: Hold; readonly take: () 
  */
 export function handOver(reservation: Reservation | undefined): Hold | undefined {
   const held = reservation && holds.get(reservation)
-  return held?.take() ? held.hold : undefined
+  return held?.claim() ? held.hold : undefined
 }
 
 /** Reserves `key` for one request, on every instance at once. */
@@ -133,19 +133,20 @@ export function redisDedup(options: RedisDedupOptions): (key: string, limit?: Li
         return { status, key, jobId: holder?.id }
       }
       let given = false
-      const take = () => {
+      /** The hold, for whoever asks first: this reservation's release(), or the add that hands it over. */
+      const claim = () => {
         if (given) return false
         given = true
         return true
       }
       // add() gives the hold back once the key is bound to the stored job: a waiting copy then finds the job.
       // Not awaited: release() swallows its own failure (the hold then expires after holdMs by itself).
-      const giveBack = () => void (take() && release())
+      const giveBack = () => void (claim() && release())
       // A hit counted with the hold belongs to a key without an owner: a new delivery (judge finds no job).
       const reservation: Reservation = status === 'redeliver' && holder
         ? { status, key, jobId: holder.id, release: giveBack }
         : { status: 'new', key, release: giveBack, limit: answered(wait) }
-      holds.set(reservation, { hold: { key: hold, token }, take })
+      holds.set(reservation, { hold: { key: hold, token }, claim })
       return reservation
     } catch (err) {
       // Not awaited: a Redis that did not answer the read will not answer this either, and the request must be

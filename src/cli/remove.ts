@@ -6,6 +6,7 @@ import { parse } from './args.js'
 import type { Subcommand } from './io.js'
 import type { SubscriptionsFile } from '../core/routes/subscriptions/index.js'
 import { marketSection } from './subscribe-market.js'
+import { watchOf } from '../plugins/sources/market/watch-route.js'
 import { COMMON_HELP, COMMON_OPTIONS, withContext, oneName } from './subscriptions-common.js'
 
 const HELP = `Usage: hookpilot remove <name> [options]
@@ -26,7 +27,7 @@ export const remove: Subcommand = async (args, io) => {
     return 0
   }
   // A market watch may be named by its jobs' route, market:<name>.
-  const name = oneName(positionals.map((p) => p.replace(/^market:/, '')), 'remove')
+  const name = oneName(positionals.map((p) => watchOf(p) ?? p), 'remove')
   return withContext(values.config, io, async (ctx) => {
     const removed = await ctx.store.update((file): { file?: SubscriptionsFile; result: 'subscription' | 'watch' | undefined } => {
       if (Object.hasOwn(file.subscriptions, name)) {

@@ -89,8 +89,8 @@ export function parseEntry(name: string, raw: unknown): EntryResult {
   return result.success ? { ok: true, value: result.output } : { ok: false, reason: describeIssues(result.issues) }
 }
 
-/** Valibot issues as one line: `path: message; ...`, with unknown keys called that. */
-function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
+/** Valibot issues as one line: `path: message; ...`, with unknown keys called that (never the value received). */
+export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
   return issues
     .map((issue) => {
       const path = v.getDotPath(issue)
@@ -100,6 +100,7 @@ function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
     .join('; ')
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** An object that is not an array nor null. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

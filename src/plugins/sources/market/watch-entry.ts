@@ -4,6 +4,7 @@
  * aside with a reason that names the key to change, and the other watches run.
  */
 import * as v from 'valibot'
+import { describeIssues, isPlainObject } from '../../../core/routes/subscriptions/schema.js'
 import { watchName, watchSchema, type WatchConfig } from './options.js'
 
 /** A checked entry: the watch, or why it cannot run. */
@@ -12,19 +13,10 @@ export type WatchEntry = { readonly ok: true; readonly value: WatchConfig } | { 
 /** Checks one entry of the store's `watches` and its name. */
 export function parseWatchEntry(name: string, raw: unknown): WatchEntry {
   const named = v.safeParse(watchName, name)
-  if (!named.success) return { ok: false, reason: describe(named.issues) }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'expected an object of watch keys (market, when, deliver, ...)' }
+  if (!named.success) return { ok: false, reason: describeIssues(named.issues) }
+  if (!isPlainObject(raw)) return { ok: false, reason: 'expected an object of watch keys (market, when, deliver, ...)' }
   // `created_at` is the store's note of when it was added, not a key of the watch.
-  const { created_at: _added, ...watch } = raw as Record<string, unknown>
+  const { created_at: _added, ...watch } = raw
   const parsed = v.safeParse(watchSchema, watch)
-  return parsed.success ? { ok: true, value: parsed.output } : { ok: false, reason: describe(parsed.issues) }
-}
-
-/** Valibot issues as `path: message; ...` (never the value received). */
-export function describe(issues: readonly v.BaseIssue<unknown>[]): string {
-  return issues.map((issue) => {
-    const path = v.getDotPath(issue)
-    const message = issue.expected === 'never' ? 'unknown key' : issue.message
-    return path ? `${path}: ${message}` : message
-  }).join('; ')
+  return parsed.success ? { ok: true, value: parsed.output } : { ok: false, reason: describeIssues(parsed.issues) }
 }

@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot'
 import { routeProblem } from '../core/gateway/wiring.js'
+import type { SubscriptionChange } from '../core/routes/subscriptions/index.js'
 import { marketOptions } from '../plugins/sources/market/options.js'
 import { parseWatchEntry } from '../plugins/sources/market/watch-entry.js'
 import { routeOf, watchRoute } from '../plugins/sources/market/watch-route.js'
@@ -36,19 +37,23 @@ export async function subscribeMarket(flags: MarketFlags, io: CliIO): Promise<nu
   if (!checked.ok) throw new UsageError(`invalid market watch "${name}": ${flagsOf(checked.reason, flags.when)}.`)
   return withContext(flags.config, io, async (ctx) => {
     const section = marketSection(ctx)
-    const clash = section.watches.has(name) ? `a watch of ${ctx.configPath} (platforms.market.extra.watches)` : await webhookClash(ctx, name)
-    if (clash !== undefined) {
+    const refuse = (clash: string) => {
       io.stderr.write(`"${name}" is already ${clash}: give this watch another name with --name.\n`)
       return 1
     }
+    if (section.watches.has(name)) return refuse(`a watch of ${ctx.configPath} (platforms.market.extra.watches)`)
+    if (ctx.staticNames.has(name)) return refuse(`a webhook route of ${ctx.configPath}`)
     const served = await servedTargets(ctx)
     const problem = served === undefined ? undefined : routeProblem(watchRoute(name, checked.value, 'dynamic'), served.targets, served.hints)
-    const created = await ctx.store.update((file) => {
+    // A webhook subscription of that name is checked in the same atomic change that writes the watch.
+    const created = await ctx.store.update((file): SubscriptionChange<boolean | 'subscription'> => {
+      if (Object.hasOwn(file.subscriptions, name)) return { result: 'subscription' }
       const watches = file.watches ?? {}
       const before = (Object.hasOwn(watches, name) ? watches[name] : undefined) as { created_at?: unknown } | undefined
       const next = { ...entry, created_at: typeof before?.created_at === 'string' ? before.created_at : new Date().toISOString() }
       return { file: { ...file, watches: { ...watches, [name]: next } }, result: before === undefined }
     })
+    if (created === 'subscription') return refuse(`a webhook subscription in ${ctx.store.where}`)
     io.stdout.write([
       `${created ? 'Created' : 'Updated'} market watch "${name}" in ${ctx.store.where}`,
       '',
@@ -80,13 +85,6 @@ export function marketSection(ctx: CliContext): { readonly enabled: boolean; rea
   const parsed = v.safeParse(marketOptions, ctx.config.platforms['market'] ?? {})
   if (!parsed.success) return { enabled: false, watches: new Map() }
   return { enabled: parsed.output.enabled, watches: new Map(Object.entries(parsed.output.extra.watches)) }
-}
-
-/** What already answers to `name` among the webhook routes, which `hookpilot remove` also finds by name. */
-async function webhookClash(ctx: CliContext, name: string): Promise<string | undefined> {
-  if (ctx.staticNames.has(name)) return `a webhook route of ${ctx.configPath}`
-  const read = await ctx.store.read()
-  return read.status === 'ok' && Object.hasOwn(read.file.subscriptions, name) ? `a webhook subscription in ${ctx.store.where}` : undefined
 }
 
 /** A watch named after its market: the slug (cut to 64 characters), or `tokens-` and the first id's head. */

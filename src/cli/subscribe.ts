@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { routeProblem } from '../core/gateway/wiring.js'
-import { parseEntry, resolveSubscription, type SubscriptionInput } from '../core/routes/subscriptions/index.js'
+import { parseEntry, resolveSubscription, type SubscriptionChange, type SubscriptionInput } from '../core/routes/subscriptions/index.js'
 import { parse, UsageError } from './args.js'
 import type { Subcommand } from './io.js'
 import { commandName } from './listening.js'
@@ -84,11 +84,11 @@ export const subscribe: Subcommand = async (args, io) => {
       io.stderr.write(`"${name}" is a static route in ${ctx.configPath}. Static routes win a name clash and are not changed by subscribe: pick another name.\n`)
       return 1
     }
-    const watches = await ctx.store.read().then((r) => (r.status === 'ok' ? (r.file.watches ?? {}) : {}))
-    if (Object.hasOwn(watches, name) || marketSection(ctx).watches.has(name)) {
+    const watchClash = () => {
       io.stderr.write(`"${name}" is the name of a market watch, which "hookpilot remove" also finds by name: pick another name.\n`)
       return 1
     }
+    if (marketSection(ctx).watches.has(name)) return watchClash()
     const secret = values.secret ?? generateSecret()
     const events = splitList(values.events)
     const actions = splitList(values.actions)
@@ -121,7 +121,9 @@ export const subscribe: Subcommand = async (args, io) => {
       return 1
     }
 
-    const outcome = await ctx.store.update((file) => {
+    // A watch of that name in the store is checked in the same atomic change that writes the subscription.
+    const outcome = await ctx.store.update((file): SubscriptionChange<{ created: boolean; newSecret: boolean } | 'watch'> => {
+      if (file.watches !== undefined && Object.hasOwn(file.watches, name)) return { result: 'watch' }
       const before = (Object.hasOwn(file.subscriptions, name) ? file.subscriptions[name] : undefined) as { secret?: unknown; created_at?: unknown } | undefined
       // Updating keeps the secret GitHub already has, unless a new one was given.
       const keep = values.secret === undefined && before !== undefined && isSecret(before.secret)
@@ -132,6 +134,7 @@ export const subscribe: Subcommand = async (args, io) => {
       }
       return { file: { ...file, subscriptions: { ...file.subscriptions, [name]: next } }, result: { created: before === undefined, newSecret: !keep } }
     })
+    if (outcome === 'watch') return watchClash()
 
     const url = publicUrl(ctx.config, name, ctx.configPath)
     const lines = [

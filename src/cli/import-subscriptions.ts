@@ -12,12 +12,12 @@ import { COMMON_HELP, COMMON_OPTIONS } from './subscriptions-common.js'
 
 const HELP = `Usage: hookpilot import-subscriptions [options]
 
-Copies the subscriptions of a subscriptions file into the store of state.driver (Redis), where every instance
-reads them. A subscription of the same name already in the store is kept, unless --replace is given.
+Copies the subscriptions and market watches of a subscriptions file into the store of state.driver (Redis),
+where every instance reads them. One of the same name already in the store is kept, unless --replace is given.
 
 Options:
       --from FILE     the subscriptions file (default: the one beside the config, or subscriptions_file)
-      --replace       overwrite subscriptions of the same name in the store
+      --replace       overwrite subscriptions and watches of the same name in the store
 ${COMMON_HELP}
 `
 
@@ -48,18 +48,27 @@ export const importSubscriptions: Subcommand = async (args, io) => {
       io.stderr.write(`state.driver "${config.state.driver}" keeps subscriptions in this very file: set state.driver: redis (and state.url) in ${values.config} first.\n`)
       return 1
     }
-    const incoming = read.file.subscriptions
-    const { imported, kept } = await store.update((current) => {
-      const kept = Object.keys(incoming).filter((name) => Object.hasOwn(current.subscriptions, name) && !values.replace)
-      const imported = Object.keys(incoming).filter((name) => !kept.includes(name))
-      const merged = { ...current.subscriptions, ...Object.fromEntries(imported.map((name) => [name, incoming[name]])) }
-      return { file: imported.length > 0 ? { ...current, subscriptions: merged } : undefined, result: { imported, kept } }
+    const { subscriptions, watches } = await store.update((current) => {
+      const subscriptions = merged(read.file.subscriptions, current.subscriptions, values.replace === true)
+      const watches = merged(read.file.watches ?? {}, current.watches ?? {}, values.replace === true)
+      const changed = subscriptions.imported.length + watches.imported.length > 0
+      return { file: changed ? { ...current, subscriptions: subscriptions.all, watches: watches.all } : undefined, result: { subscriptions, watches } }
     })
-    io.stdout.write(`Imported ${imported.length} subscription(s) from ${from} into ${store.where}${imported.length ? `: ${imported.join(', ')}` : ''}.\n`)
+    const named = (names: readonly string[]) => (names.length ? `: ${names.join(', ')}` : '')
+    io.stdout.write(`Imported ${subscriptions.imported.length} subscription(s) from ${from} into ${store.where}${named(subscriptions.imported)}.\n`)
+    if (watches.imported.length + watches.kept.length > 0) io.stdout.write(`Imported ${watches.imported.length} market watch(es)${named(watches.imported)}.\n`)
+    const kept = [...subscriptions.kept, ...watches.kept]
     if (kept.length > 0) io.stdout.write(`Kept the ones already there (use --replace to overwrite): ${kept.join(', ')}.\n`)
     io.stdout.write('The file is unchanged; remove it once every instance runs with the shared store.\n')
     return 0
   } finally {
     await close()
   }
+}
+
+/** `incoming` entries over `current` ones: those of a name already there are kept unless `replace`. */
+function merged(incoming: Readonly<Record<string, unknown>>, current: Readonly<Record<string, unknown>>, replace: boolean) {
+  const kept = Object.keys(incoming).filter((name) => Object.hasOwn(current, name) && !replace)
+  const imported = Object.keys(incoming).filter((name) => !kept.includes(name))
+  return { all: { ...current, ...Object.fromEntries(imported.map((name) => [name, incoming[name]])) }, imported, kept }
 }

@@ -8,6 +8,7 @@ import type { ReasonGroup } from '../core/jobs/reason-groups.js'
 import type { JobRecord } from '../core/jobs/state-backend.js'
 import { spoken, type RetrySchedule } from '../core/jobs/retry-schedule.js'
 import { printable } from '../core/log/printable.js'
+import { watchOf } from '../plugins/sources/market/watch-route.js'
 
 /** What `jobs show` knows besides the record: the configuration's retry schedules, and the time. */
 export interface ShowContext {
@@ -37,13 +38,14 @@ export function formatJob(job: JobRecord, context: ShowContext = {}): string {
   const key = job.stage === 'run' ? 'agent.retry' : 'delivery.retry'
   const ofAll = (n: number) => (schedule === undefined ? String(n) : `${n} of ${schedule.attempts} (${key})`)
   const waiting = job.state === 'queued' && job.notBefore > now
+  const watch = watchOf(job.route)
   const rows: Array<[string, string | undefined]> = [
     ['id', job.id],
     ['state', job.state],
     ['stage', job.stage === 'run' ? 'run (the agent has not answered yet)' : 'deliver (the answer is stored)'],
     ['route', job.route],
     // A market watch's jobs are its route's: `market:<watch>`.
-    ['watch', job.route.startsWith('market:') ? `${job.route.slice('market:'.length)} (market watch)` : undefined],
+    ['watch', watch === undefined ? undefined : `${watch} (market watch)`],
     ['event', job.event],
     ['delivery', job.deliveryId],
     // Checked again as it is read: a record written by other code shows no link that is not https.

@@ -238,6 +238,9 @@ describe('subscriptions in Redis', () => {
       serveMany(world, 2),
     ])
     for (const result of made) expect(result.code, result.output).toBe(0)
+    // And a market watch beside them, moved with them.
+    const watch = await cli(single, ['subscribe', '--market', 'fed-decision', '--when', 'resolved'])
+    expect(watch.code, watch.output).toBe(0)
     const file = join(single.dir, '.subscriptions.json')
     const before = readFileSync(file, 'utf8')
 
@@ -245,8 +248,12 @@ describe('subscriptions in Redis', () => {
     const imported = await cli(world, ['import-subscriptions', '--from', file])
     expect(imported.code, imported.output).toBe(0)
     expect(imported.stdout).toMatch(/Imported 2 subscription\(s\) .*: (alpha, beta|beta, alpha)\./) // the file's order
+    expect(imported.stdout).toContain('Imported 1 market watch(es): fed-decision.')
     expect(readFileSync(file, 'utf8')).toBe(before) // the file is read, never changed
-    expect((await dynamicNames(world)).sort()).toEqual(['alpha', 'beta'])
+    expect(JSON.parse((await redis.client.get(`${world.prefix}:subscriptions`)) ?? '{}')).toMatchObject({ watches: { 'fed-decision': { market: 'fed-decision' } } })
+    const names = (await dynamicNames(world)).sort()
+    expect(names.slice(0, 2)).toEqual(['alpha', 'beta'])
+    expect(names.slice(2)).toEqual([expect.stringContaining('fed-decision')]) // list shows the watch too
     await expect.poll(async () => (await world.sendTo(a!.port, 'alpha', secrets.alpha, 301, 'alpha-1')).status, { timeout: 5_000, interval: 50 }).toBe(202)
     await expect.poll(async () => (await world.sendTo(b!.port, 'beta', secrets.beta, 302, 'beta-1')).status, { timeout: 5_000, interval: 50 }).toBe(202)
     await allPosted(world, [301, 302])
@@ -254,7 +261,7 @@ describe('subscriptions in Redis', () => {
     const again = await cli(world, ['import-subscriptions', '--from', file])
     expect(again.code, again.output).toBe(0)
     expect(again.stdout).toMatch(/Imported 0 subscription\(s\)/)
-    expect(again.stdout).toMatch(/Kept the ones already there .*: (alpha, beta|beta, alpha)\./)
+    expect(again.stdout).toMatch(/Kept the ones already there .*: (alpha, beta|beta, alpha), fed-decision\./)
   }, 60_000)
 })
 

@@ -32,11 +32,12 @@ export const githubAppPlugin = definePlugin({
       throw new ConfigError([{ path: `${SECTION}.route`, message: 'reconcile needs the route the hooks\' URL names (e.g. review)' }])
     }
     let schedule: { stop(): void } | undefined
-    const { scheduleReconcile } = await import('./schedule.js')
-    const client = token === undefined ? undefined : new (await import('@octokit/core')).Octokit({ auth: token, baseUrl: options.api_url })
+    // Loaded, and the token's client made, only when reconcile runs on its own here.
+    const scheduler = scheduled ? (await import('./schedule.js')).scheduleReconcile : undefined
+    const client = scheduled && token !== undefined ? new (await import('@octokit/core')).Octokit({ auth: token, baseUrl: options.api_url }) : undefined
     // Reconcile needs the gateway's jobs and events, which observe() is given once the gateway is composed.
     const observe: GatewayPlugin['observe'] = (events, { state }) => {
-      if (scheduled && options.route !== undefined) schedule = scheduleReconcile({ app, token: client }, options.route, reconcile, state, events, ctx.log)
+      if (scheduler && options.route !== undefined) schedule = scheduler({ app, token: client }, options.route, reconcile, state, events, ctx.log)
     }
     const close = async () => schedule?.stop()
     if (settings === undefined || app === undefined) return { name: 'github_app', observe, close }

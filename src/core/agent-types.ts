@@ -108,3 +108,14 @@ export interface AgentUser {
   /** The user's home folder (`HOME` of the programs it runs); `/` when the account names none. */
   readonly home: string
 }
+
+/**
+ * The sandbox the agent and its commands run in (`agent.sandbox`), made when the gateway is composed where the
+ * machine can make one. A runner passes it to `runProcess`, which starts each program through it.
+ */
+export interface AgentSandbox {
+  /** What makes it (`bubblewrap`), for logs. */
+  readonly name: string
+  /** The argv that runs `argv` inside the sandbox, in (and able to write only to) the folder `cwd`. */
+  wrap(argv: readonly string[], cwd: string): string[]
+}

@@ -9,7 +9,7 @@ import type { OverLimit, Route } from './route-types.js'
 export type { Clock, JsonObject, JsonValue, LogFields, Logger, PluginContext } from './context-types.js'
 export type { OverLimit, Route, RouteConcurrency } from './route-types.js'
 export type {
-  AgentContext, AgentEnvironment, AgentEnvironmentSource, AgentInput, AgentJob, AgentResult, AgentRunner, AgentUser,
+  AgentContext, AgentEnvironment, AgentEnvironmentSource, AgentInput, AgentJob, AgentResult, AgentRunner, AgentSandbox, AgentUser,
   PromptParts, StartupFinding,
 } from './agent-types.js'
 export type { AgentAnswer, DeliveryContext, DeliveryReceipt, DeliveryTarget } from './delivery-types.js'

@@ -113,6 +113,8 @@ export const agentSchema = v.looseObject({
   // the account the agent and its commands run as (a name or a number; the gateway must run as root to switch)
   user: v.optional(nonBlank('the account the agent runs as, e.g. hookpilot-agent')),
   group: v.optional(nonBlank('the group the agent runs as; the user\'s own by default')),
+  // a bubblewrap sandbox for every run where the machine can make one (auto), always (bubblewrap), or never (off)
+  sandbox: v.optional(v.picklist(['auto', 'bubblewrap', 'off'], 'expected auto (a sandbox where bubblewrap works), bubblewrap (refuse to start without one) or off'), 'auto'),
   // a failed or timed-out run (not an empty answer, not a configuration problem) is tried again on this schedule
   retry: v.optional(retrySchema(DEFAULT_AGENT_RETRY), {}),
 })

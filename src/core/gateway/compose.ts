@@ -24,6 +24,7 @@ import type { Scope } from './container.js'
 import { TOKENS } from './tokens.js'
 import { agentWorkdir } from './workdir.js'
 import { resolveAgentUser } from './agent-user.js'
+import { gatewayPrivatePaths, resolveAgentSandbox } from './agent-sandbox.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source } from '../types.js'
 import { checkRoutes, didYouMean, echoWarnings, selectRunner, targetMap } from './wiring.js'
 import { preflight } from './preflight.js'
@@ -125,10 +126,12 @@ export async function compose(config: HookpilotConfig, composition: Composition,
     // The agent's account is checked only for a gateway that runs agents (an admin command runs none).
     const agentUser = serve ? await gatherIssuesAsync(() => resolveAgentUser(config.agent.user, config.agent.group), issues) : undefined
     const workdir = serve ? gatherIssues(() => agentWorkdir(config.agent.workdir, options.baseDir, keepOut, agentUser), issues) : undefined
+    const sandboxed = serve ? await gatherIssuesAsync(() => resolveAgentSandbox(config.agent.sandbox, { runAs: agentUser, hidden: gatewayPrivatePaths(config, options.baseDir, subscriptions) }), issues) : undefined
     if (serve && !workdir) throw new ConfigError(issues, { source: configSource(config) })
     const definitions = options.only ? composition.definitions.filter(options.only) : composition.definitions
     const setUp = await setupPlugins(config, definitions, {
       baseDir: options.baseDir, resources: scope.resources, log: redacted, clock, workdir: workdir?.path ?? options.baseDir, redact: secrets.redact, agentUser,
+      agentSandbox: sandboxed?.sandbox,
       childEnv: (values) => {
         secrets.set('config', values)
         return secrets.childEnv()
@@ -136,6 +139,7 @@ export async function compose(config: HookpilotConfig, composition: Composition,
     })
     const plugins = [...(workdir ? [workdir.plugin] : []), ...setUp.plugins, ...composition.plugins]
     for (const plugin of plugins) register(scope, plugin)
+    sandboxed?.sandbox?.hide(plugins.flatMap((plugin) => plugin.privatePaths ?? []))
     fixed = { log: scope.resolve(TOKENS.logger), clock: scope.resolve(TOKENS.clock) }
     const slots: Slots = {
       log: redactingLogger(fixed.log, secrets.redact),
@@ -163,7 +167,7 @@ export async function compose(config: HookpilotConfig, composition: Composition,
       issues.push({ path: 'state.driver', message: `no state backend named "${config.state.driver}"${didYouMean(config.state.driver, drivers)}; the backends here are: ${drivers.join(', ')} (a plugin can add one)` })
     }
     if (issues.length > 0 || !runner || !slots.state) throw new ConfigError(issues, { source: configSource(config) })
-    const warnings = [...echoWarnings(runner, allRoutes, slots.targets), ...outside.warnings]
+    const warnings = [...(sandboxed?.warning === undefined ? [] : [sandboxed.warning]), ...echoWarnings(runner, allRoutes, slots.targets), ...outside.warnings]
     const servable: Servable = { scope, plugins, setUp, slots, runner, state: slots.state, warnings }
     return servable
   } catch (err) {

@@ -8,7 +8,7 @@ import { missingPath, suggest } from '../config/keys.js'
 import type { HookpilotConfig } from '../config/schema.js'
 import { GatewayError } from '../errors.js'
 import type { GatewayPlugin } from './plugin.js'
-import type { AgentUser, Clock, Logger } from '../types.js'
+import type { AgentSandbox, AgentUser, Clock, Logger } from '../types.js'
 
 const PLUGIN = Symbol.for('hookpilot.pluginDefinition')
 
@@ -43,6 +43,11 @@ export interface SetupContext {
    * they run as the gateway's own user. A runner passes it to `runProcess` and gives them its `HOME`.
    */
   readonly agentUser?: AgentUser | undefined
+  /**
+   * The sandbox the agent and the commands it asks for run in (`agent.sandbox`), already probed; undefined when
+   * they run without one. A runner passes it to `runProcess`.
+   */
+  readonly agentSandbox?: AgentSandbox | undefined
 }
 
 /** When a plugin is chosen by a key of its section (`agent.runner: command`, `state.driver: sqlite`). */

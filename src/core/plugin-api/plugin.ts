@@ -52,6 +52,11 @@ export interface GatewayPlugin {
    */
   preflight?(): Promise<readonly StartupFinding[]>
   /**
+   * Files and folders the plugin keeps that no agent may read (a state file's folder, a private key): the
+   * agent's sandbox (`agent.sandbox`) hides them behind empty mounts.
+   */
+  readonly privatePaths?: readonly string[]
+  /**
    * The routes of a source that is not HTTP (a market watch each): their jobs run and deliver like a webhook
    * route's, their targets are checked at startup, and no request reaches them (name them with a `:`, which
    * webhook route names cannot hold).

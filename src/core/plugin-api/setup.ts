@@ -11,7 +11,7 @@ import { ConfigError, GatewayError, type ConfigIssue } from '../errors.js'
 import { at, isSelected } from './sections.js'
 import type { PluginDefinition, Resources } from './definition.js'
 import type { GatewayPlugin } from './plugin.js'
-import type { AgentUser, Clock, Logger } from '../types.js'
+import type { AgentSandbox, AgentUser, Clock, Logger } from '../types.js'
 
 /** A plugin to set up, with where its options are. */
 interface Active {
@@ -43,6 +43,8 @@ export interface SetupBase {
   readonly redact: (text: string) => string
   /** The account agents run as (`agent.user`), resolved; undefined for the gateway's own. */
   readonly agentUser?: AgentUser | undefined
+  /** The sandbox agents run in (`agent.sandbox`); undefined when they run without one. */
+  readonly agentSandbox?: AgentSandbox | undefined
 }
 
 /** Sets up `definitions` (built-ins first) and the configuration's `plugins:` entries. */
@@ -68,7 +70,7 @@ export async function setupPlugins(config: HookpilotConfig, definitions: readonl
   })
   const ctx = {
     config, baseDir: base.baseDir, childEnv: base.childEnv(secrets), resources: base.resources, log: base.log, clock: base.clock, workdir: base.workdir,
-    redact: base.redact, agentUser: base.agentUser,
+    redact: base.redact, agentUser: base.agentUser, agentSandbox: base.agentSandbox,
   }
   const issues: ConfigIssue[] = []
   const plugins: GatewayPlugin[] = []

@@ -55,6 +55,8 @@ export const githubAppPlugin = definePlugin({
         return { ...cleared, GH_TOKEN: token }
       },
       preflight: () => appCheck(app, settings.keyPath),
+      // The App's key mints a token for every repository it is installed on: no agent reads its file.
+      privatePaths: 'file' in settings.privateKey ? [settings.privateKey.file] : [],
       observe,
       close,
     }

@@ -6,6 +6,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { isAbsolute, resolve } from 'node:path'
+import type { AgentSandbox } from '../../core/types.js'
+import { findProgram } from './find-program.js'
 import { HeadBuffer, TailBuffer } from './output-buffer.js'
 import { GROUPS_SUPPORTED, processGroup } from './process-group.js'
 import { isSpawnFailure, underWatchdog } from './watchdog.js'
@@ -33,6 +35,11 @@ export interface RunProcessOptions {
    * the gateway's own.
    */
   readonly runAs?: { readonly uid: number; readonly gid: number } | undefined
+  /**
+   * The sandbox the program runs in (`agent.sandbox`): it sees a read-only root, `cwd` as its only writable
+   * folder, and its own `/proc`, `/tmp` and `/dev`. Ending the run ends the sandbox with everything in it.
+   */
+  readonly sandbox?: AgentSandbox | undefined
   /** Called with the process group's id once it exists (jobs record it for the cleanup after a crash). */
   readonly onSpawn?: ((pid: number) => void) | undefined
 }
@@ -86,10 +93,19 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions =
   }
   if (options.signal?.aborted) return Promise.resolve(notStarted({ aborted: true }))
 
+  let program = { file, args }
+  if (options.sandbox !== undefined) {
+    // Inside the sandbox a missing program is only bwrap's exit status 1: say ENOENT, as an unsandboxed run does.
+    if (findProgram(file, options.env) === undefined) return Promise.resolve(notStarted({ error: missing(file) }))
+    const [wrapper = file, ...wrapped] = options.sandbox.wrap([file, ...args], options.cwd ?? process.cwd())
+    program = { file: wrapper, args: wrapped }
+  }
+
   let child: ChildProcess
   // Where process groups exist, the program runs under a watchdog that leads its group and ends it if the
-  // gateway dies; elsewhere (Windows) it runs directly.
-  const run = GROUPS_SUPPORTED ? underWatchdog(file, args) : { file, args }
+  // gateway dies; elsewhere (Windows) it runs directly. The sandbox runs under the watchdog, which keeps its
+  // channel to the gateway outside.
+  const run = GROUPS_SUPPORTED ? underWatchdog(program.file, program.args) : program
   try {
     child = spawn(run.file, run.args, {
       shell: false,
@@ -106,6 +122,12 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions =
     return Promise.resolve(notStarted({ error: error as NodeJS.ErrnoException }))
   }
   return supervise(child, options)
+}
+
+function missing(file: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(`spawn ${file} ENOENT`)
+  error.code = 'ENOENT'
+  return error
 }
 
 function supervise(child: ChildProcess, options: RunProcessOptions): Promise<RunProcessResult> {

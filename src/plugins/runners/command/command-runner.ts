@@ -1,5 +1,5 @@
 import { ConfigError } from '../../../core/errors.js'
-import type { AgentRunner } from '../../../core/types.js'
+import type { AgentRunner, AgentSandbox } from '../../../core/types.js'
 import { runEnvironment } from '../../../core/gateway/agent-environment.js'
 import { runProcess } from '../../process/run-process.js'
 import { failureReason, retryableFailure } from './failure.js'
@@ -17,6 +17,8 @@ export interface CommandAgentOptions {
   readonly env?: NodeJS.ProcessEnv | undefined
   /** The account the program runs as (`agent.user`); the gateway's own by default. */
   readonly runAs?: { readonly uid: number; readonly gid: number } | undefined
+  /** The sandbox the program (and all it starts) runs in (`agent.sandbox`); none by default. */
+  readonly sandbox?: AgentSandbox | undefined
   /** Time the program gets to exit after SIGTERM before SIGKILL. Defaults to 2,000 ms. */
   readonly killGraceMs?: number | undefined
 }
@@ -59,6 +61,7 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
         cwd: options.cwd,
         env: runEnvironment(options.env, ctx.env),
         runAs: options.runAs,
+        sandbox: options.sandbox,
         killGraceMs: options.killGraceMs,
         onSpawn: ctx.onSpawn,
       })

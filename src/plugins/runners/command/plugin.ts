@@ -23,7 +23,7 @@ export const commandPlugin = definePlugin({
     const program = options.command[0] ?? ''
     const runner = commandAgent({
       command: options.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, cwd: ctx.workdir,
-      env: agentEnv(ctx.childEnv, ctx.agentUser), runAs: ctx.agentUser,
+      env: agentEnv(ctx.childEnv, ctx.agentUser), runAs: ctx.agentUser, sandbox: ctx.agentSandbox,
     })
     return {
       name: 'command',

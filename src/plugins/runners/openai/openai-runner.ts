@@ -1,6 +1,6 @@
 import { runEnvironment } from '../../../core/gateway/agent-environment.js'
 import { ConfigError, type ConfigIssue } from '../../../core/errors.js'
-import type { AgentInput, AgentResult, AgentRunner, AgentContext } from '../../../core/types.js'
+import type { AgentInput, AgentResult, AgentRunner, AgentContext, AgentSandbox } from '../../../core/types.js'
 import { openingMessages } from './messages.js'
 import { allowList, runCommand, runCommandTool, type CommandPolicy } from './run-command.js'
 import { modelClient, type ChatMessage, type ToolCall } from './wire.js'
@@ -35,6 +35,8 @@ export interface OpenaiAgentOptions {
   readonly env?: NodeJS.ProcessEnv | undefined
   /** The account the commands run as (`agent.user`); the gateway's own by default. */
   readonly runAs?: { readonly uid: number; readonly gid: number } | undefined
+  /** The sandbox the commands run in (`agent.sandbox`); none by default. */
+  readonly sandbox?: AgentSandbox | undefined
   /** The commands' working directory; the gateway's own by default. */
   readonly cwd?: string | undefined
   /**
@@ -75,6 +77,7 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
     env: options.env,
     cwd: options.cwd,
     runAs: options.runAs,
+    sandbox: options.sandbox,
     redact: options.redact,
   }
   const maxOutputBytes = options.maxOutputBytes ?? 1_048_576

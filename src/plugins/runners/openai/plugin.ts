@@ -39,6 +39,7 @@ export const openaiPlugin = definePlugin({
         maxToolOutputBytes: options.max_tool_output_bytes,
         env: agentEnv(ctx.childEnv, ctx.agentUser),
         runAs: ctx.agentUser,
+        sandbox: ctx.agentSandbox,
         cwd: ctx.workdir,
         redact: ctx.redact,
       }),

@@ -5,6 +5,7 @@
  */
 import { runProcess } from '../../process/run-process.js'
 import { redact } from '../../shared/redact.js'
+import type { AgentSandbox } from '../../../core/types.js'
 
 /** What commands may run, and their bounds. */
 export interface CommandPolicy {
@@ -16,6 +17,8 @@ export interface CommandPolicy {
   readonly env?: NodeJS.ProcessEnv | undefined
   readonly cwd?: string | undefined
   readonly runAs?: { readonly uid: number; readonly gid: number } | undefined
+  /** The sandbox the commands run in (`agent.sandbox`); none by default. */
+  readonly sandbox?: AgentSandbox | undefined
   /** Applied to output before the model sees it; GH_TOKEN's and GITHUB_TOKEN's values and token shapes by default. */
   readonly redact?: ((text: string) => string) | undefined
 }
@@ -84,6 +87,7 @@ export async function runCommand(
     env: policy.env,
     cwd: policy.cwd,
     runAs: policy.runAs,
+    sandbox: policy.sandbox,
     onSpawn,
   })
   const notStarted = result.error === undefined ? undefined : (result.error.code ?? 'error')

@@ -1,5 +1,5 @@
 /** `state.driver: sqlite` (the default): its keys beside `driver` are `path`, `sync` and the retention. */
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import * as v from 'valibot'
 import { definePlugin } from '../../../core/plugin-api/plugin.js'
 import { nonBlank } from '../../../core/config/schema-kit.js'
@@ -20,10 +20,16 @@ export const sqliteStatePlugin = definePlugin({
   options: sqliteStateOptions,
   async setup(options, ctx) {
     const { sqliteState } = await import('./sqlite-state.js')
+    const path = resolve(ctx.baseDir, options.path)
+    // Every stored payload and answer: its folder (the file and its -wal, -shm) is no agent's to read, unless
+    // that folder is the config's, which may hold the agent's own scripts.
+    const folder = dirname(path)
+    const privatePaths = folder === resolve(ctx.baseDir) ? [path, `${path}-wal`, `${path}-shm`, `${path}-journal`] : [folder]
     return {
       name: 'sqlite',
+      privatePaths,
       state: sqliteState({
-        path: resolve(ctx.baseDir, options.path),
+        path,
         sync: options.sync,
         concurrency: ctx.config.agent.concurrency,
         maxQueue: ctx.config.agent.max_queue,

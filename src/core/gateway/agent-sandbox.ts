@@ -103,7 +103,7 @@ export interface ResolvedSandbox {
 export async function resolveAgentSandbox(mode: SandboxMode, options: SandboxOptions): Promise<ResolvedSandbox> {
   if (mode === 'off') return { sandbox: undefined }
   const probe = await probeBubblewrap(options)
-  if (probe.ok) return { sandbox: bubblewrapSandbox(probe.bwrap, options.hidden) }
+  if (probe.ok) return { sandbox: bubblewrapSandbox(probe.bwrap, options.hidden, options.runAs) }
   if (mode === 'bubblewrap') {
     throw new ConfigError([{ path: 'agent.sandbox', message: `bubblewrap was asked for and ${probe.missing}; or set agent.sandbox: auto to run agents without a sandbox (docs/security.md)` }])
   }
@@ -117,9 +117,11 @@ export async function resolveAgentSandbox(mode: SandboxMode, options: SandboxOpt
 
 /**
  * A bubblewrap sandbox: `bwrap` with its mounts, then the program. The hidden paths are looked at on each run
- * (a state file made after the start is hidden too); `hide` adds the paths plugins keep private.
+ * (a state file made after the start is hidden too); `hide` adds the paths plugins keep private. With `runAs`
+ * (`agent.user`), bubblewrap runs as that account, which can mount nothing where it cannot go: a path it cannot
+ * reach needs no mount, since the kernel already keeps it out.
  */
-export function bubblewrapSandbox(bwrap: string, hidden: readonly string[]): AgentSandbox & { hide(paths: readonly string[]): void } {
+export function bubblewrapSandbox(bwrap: string, hidden: readonly string[], runAs?: AgentUser): AgentSandbox & { hide(paths: readonly string[]): void } {
   const paths = new Set([...hidden, ...DAEMON_SOCKETS].map((path) => resolve(path)))
   return {
     name: 'bubblewrap',
@@ -128,7 +130,8 @@ export function bubblewrapSandbox(bwrap: string, hidden: readonly string[]): Age
     },
     wrap(argv, cwd) {
       const folder = resolve(cwd)
-      return [bwrap, ...baseArgs(), ...mountArgs(paths, folder), '--chdir', folder, '--', ...argv]
+      const reachable = runAs === undefined ? [...paths] : [...paths].filter((path) => reachableBy(path, runAs))
+      return [bwrap, ...baseArgs(), ...mountArgs(reachable, folder), '--chdir', folder, '--', ...argv]
     },
   }
 }
@@ -157,7 +160,7 @@ function baseArgs(): string[] {
  * (then made read-only, unless the agent's folder is inside it), the empty /dev/null on a file. A hidden path
  * inside the agent's folder is masked after that folder is mounted, or the mount would uncover it again.
  */
-function mountArgs(paths: ReadonlySet<string>, writable: string): string[] {
+function mountArgs(paths: readonly string[], writable: string): string[] {
   const mask = (path: string, folder: boolean) => (folder ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path])
   const outer: string[] = []
   const inner: string[] = []
@@ -176,6 +179,20 @@ function mountArgs(paths: ReadonlySet<string>, writable: string): string[] {
     if (folder && !inside(path, writable)) readOnly.push('--remount-ro', path)
   }
   return [...outer, '--bind', writable, writable, ...inner, ...readOnly]
+}
+
+/** Whether `user` (its own group only: the switch drops the others) may pass every folder above `path`. */
+function reachableBy(path: string, user: AgentUser): boolean {
+  for (let folder = dirname(path); ; folder = dirname(folder)) {
+    try {
+      const { mode, uid, gid } = statSync(folder)
+      const bit = uid === user.uid ? 0o100 : gid === user.gid ? 0o010 : 0o001
+      if ((mode & bit) === 0) return false
+    } catch {
+      return false
+    }
+    if (folder === dirname(folder)) return true
+  }
 }
 
 function inside(folder: string, path: string): boolean {

@@ -34,6 +34,8 @@ async function answerOf(agentKeys: string[]): Promise<string> {
   await writeFile(configFile, [
     'agent:',
     '  runner: command',
+    // What agent.user alone keeps out (the sandbox, on by default where bwrap works, is test/e2e/agent-sandbox.system.test.ts's).
+    '  sandbox: off',
     `  command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}, "${process.pid}", ${JSON.stringify(configFile)}]`,
     ...agentKeys.map((line) => `  ${line}`),
     'platforms:',

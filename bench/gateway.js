@@ -58,14 +58,17 @@ export function benchConfig(state, agent = 'busy', concurrency = undefined) {
 
 /** The plugins the config names: the no-op target and the busy runner. */
 export async function benchPlugins() {
-  const { defineAgentRunner, defineDeliveryTarget } = await import('../dist/index.js')
-  const busy = defineAgentRunner({
+  const { definePlugin } = await import('../dist/index.js')
+  const busy = {
     name: 'bench-busy',
     run: (_input, { signal }) => new Promise((resolve) => {
       const stopped = () => resolve({ ok: false, reason: 'the gateway stopped' })
       if (signal.aborted) stopped()
       else signal.addEventListener('abort', stopped, { once: true })
     }),
-  })
-  return [defineDeliveryTarget({ name: 'bench-null', async deliver() {} }), busy]
+  }
+  return [
+    definePlugin({ name: 'bench-null', setup: () => ({ name: 'bench-null', deliveryTargets: [{ name: 'bench-null', async deliver() {} }] }) }),
+    definePlugin({ name: 'bench-busy', setup: () => ({ name: 'bench-busy', agentRunner: busy }) }),
+  ]
 }

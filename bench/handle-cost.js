@@ -92,14 +92,15 @@ async function stateFor(dir, redis, limits) {
 }
 
 async function gatewayHandler(dir, redis) {
-  const { createGateway, parseConfig } = await import('../dist/index.js')
+  const { createGateway, definePlugin, parseConfig } = await import('../dist/index.js')
   const limits = (config) => ({ concurrency: config.agent.concurrency, maxQueue: config.agent.max_queue })
   const { state, plugin } = await stateFor(dir, redis, limits(parseConfig(benchConfig({ driver: 'memory' }, agent))))
   const concurrency = groups ? benchConcurrency(Number(process.env.BENCH_DEBOUNCE || 0)) : undefined
   // Jobs that ended, counted from the gateway's events: waiting for the queue to drain by reading the backend's
   // counts every millisecond cost more CPU than the jobs themselves once the table held thousands of them.
   const ended = { name: 'bench-ended', observe: (events) => events.on('jobFinished', () => finished++) }
-  const gateway = await createGateway(benchConfig(state, agent, concurrency), [...(await benchPlugins()), plugin, ended])
+  const asPlugin = (p) => definePlugin({ name: p.name, setup: () => p })
+  const gateway = await createGateway(benchConfig(state, agent, concurrency), [...(await benchPlugins()), asPlugin(plugin), asPlugin(ended)])
   return { handle: (req) => gateway.handle(req), gateway, backend: plugin.state }
 }
 

@@ -1,12 +1,13 @@
 // Embedding the gateway in an existing node:http server: webhook paths go to hookpilot, the rest to your app.
 // With Express or Connect it is one line: app.use(gateway.handler).
 import { createServer } from 'node:http'
-import { createGateway, loadConfig, configDir } from 'hookpilot'
+import { dirname, resolve } from 'node:path'
+import { createGateway, loadConfig } from 'hookpilot'
 import { fileTarget } from './custom-target.js'
 
 const configPath = process.argv[2] ?? 'config.yaml'
 const gateway = await createGateway(await loadConfig(configPath), [fileTarget('answers.jsonl')], {
-  baseDir: configDir(configPath),
+  baseDir: dirname(resolve(configPath)), // the config file's folder: relative paths are resolved from there
 })
 
 const server = createServer((req, res) => {

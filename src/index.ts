@@ -16,7 +16,7 @@ import {
 import { buildGateway, configDir, type BuildOptions, type Gateway } from './core/gateway/gateway.js'
 import { withEveryIssue } from './core/gateway/every-issue.js'
 import { isPluginDefinition, type PluginDefinition } from './core/plugin-api/definition.js'
-import type { GatewayPlugin } from './core/plugin-api/plugin.js'
+import { GatewayError } from './core/errors.js'
 import { BUILTIN_PLUGINS } from './plugins/builtins.js'
 // An import and a separate export rather than `export * as v`: API Extractor, which writes api/*.api.md, cannot
 // follow a namespace re-export of another package. What importers see is the same.
@@ -62,9 +62,9 @@ export async function loadConfig(path: string, options: ConfigOptions = {}): Pro
 
 /**
  * Creates a gateway from a configuration (validated if it is a plain object, its `plugins:` loaded from
- * `options.baseDir`) and your plugins, which come after the built-ins: plugin definitions (`definePlugin` with
- * `setup`) are set up from their sections of the configuration; plugin objects fill slots (a one-implementation
- * slot takes the last value, delivery targets and event filters are added).
+ * `options.baseDir`) and your plugins: each a {@link definePlugin} definition, set up from its section of the
+ * configuration after the built-ins, in order (a one-implementation slot takes the last plugin's value,
+ * delivery targets and event filters are added).
  *
  * @example
  * ```ts
@@ -74,52 +74,45 @@ export async function loadConfig(path: string, options: ConfigOptions = {}): Pro
  */
 export async function createGateway(
   config: HookpilotConfigInput | HookpilotConfig,
-  plugins: readonly (GatewayPlugin | PluginDefinition)[] = [],
+  plugins: readonly PluginDefinition[] = [],
   options: BuildOptions = {},
 ): Promise<Gateway> {
-  const yours = plugins.filter(isPluginDefinition)
-  const definitions = [...BUILTIN_PLUGINS, ...yours]
-  const objects = plugins.filter((p): p is GatewayPlugin => !isPluginDefinition(p))
+  for (const plugin of plugins) {
+    if (isPluginDefinition(plugin)) continue
+    // Plain plugin objects were accepted before 0.2: say how to wrap one rather than set up something else.
+    const name = typeof plugin === 'object' && plugin !== null && typeof (plugin as { name?: unknown }).name === 'string' ? (plugin as { name: string }).name : 'plugin'
+    throw new GatewayError('ERR_PLUGIN', `plugin "${name}" is not a plugin definition; wrap it: definePlugin({ name: '${name}', setup: () => plugin })`)
+  }
+  const definitions = [...BUILTIN_PLUGINS, ...plugins]
   const baseDir = options.baseDir ?? process.cwd()
   let parsed: HookpilotConfig
   try {
     parsed = await resolveConfig(config, baseDir, { definitions })
   } catch (err) {
-    throw await withEveryIssue(err, { definitions, plugins: objects }, baseDir)
+    throw await withEveryIssue(err, { definitions, plugins: [] }, baseDir)
   }
-  return buildGateway(parsed, { definitions, plugins: objects }, options)
+  return buildGateway(parsed, { definitions, plugins: [] }, options)
 }
 
-export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig, PluginEntry } from './core/config/config.js'
+// What the root exports, in explicit lists: embedding a gateway, writing a plugin (definePlugin, the slots'
+// interfaces and the values their methods take), errors, the logger and the schema helpers. Everything else is a
+// subpath's (hookpilot/subscriptions, hookpilot/backend-kit, hookpilot/testing) or internal.
+export type { HookpilotConfig, HookpilotConfigInput } from './core/config/config.js'
+export type { Gateway, BuildOptions, ListenOptions, GatewayRequest, GatewayResponse } from './core/gateway/gateway.js'
 export {
-  configDir, type Gateway, type CloseOptions, type GatewayRequest, type GatewayResponse, type BuildOptions, type ListenAddress, type ListenOptions,
-  type FetchHandler, type FetchInfo, type GatewayUsage, type ClientErrorListener,
-} from './core/gateway/gateway.js'
-export {
-  subscriptionsPath, readSubscriptions, updateSubscriptions, resolveSubscriptions, type Subscription, type SubscriptionInput,
-  type SubscriptionsFile, type SubscriptionsRead, type SkippedSubscription,
-  fileSubscriptionStore, type SubscriptionStore, type SubscriptionChange,
-} from './core/routes/subscriptions/index.js'
-export {
-  definePlugin, defineDeliveryTarget, defineAgentRunner, defineEventFilter, defineSources, defineStateBackend,
-  defineRateLimiter, type GatewayPlugin, type PluginDefinition, type PluginSpec, type SetupContext, type Resources, type Selector,
-  type SecretPath, type ObserveContext, type ConnectContext, type Endpoint, type EndpointRequest, type PluginRoute,
+  definePlugin, type GatewayPlugin, type PluginDefinition, type PluginSpec, type SetupContext, type SecretPath, type ObserveContext,
+  type Endpoint,
 } from './core/plugin-api/plugin.js'
-export type { EventIntake, SourcedEvent, IntakeResult } from './core/pipeline/intake.js'
-export type { SourceRoutes } from './core/routes/source-routes.js'
 export type { GatewayEvents, GatewayEventMap } from './core/events.js'
-export { isPluginDefinition } from './core/plugin-api/definition.js'
-export { runEnvironment } from './core/gateway/agent-environment.js'
+export type {
+  Source, Verifier, RawRequest, VerifyResult, WebhookEvent, EventFilter, RateLimiter, RateDecision, AgentRunner, AgentInput, AgentContext,
+  AgentResult, DeliveryTarget, DeliveryContext, DeliveryReceipt, AgentAnswer, Route, Clock, Logger, JsonObject,
+} from './core/types.js'
+export type { StateBackend } from './core/jobs/state-backend.js'
 export { integer, boolean, text, textList, nonBlank, idText } from './core/config/schema-kit.js'
 export {
   /** valibot, the schema library of plugin options: the same copy the gateway validates with. */
   v,
 }
 export { GatewayError, ConfigError, ListenError, DeliveryError, type GatewayErrorCode, type ConfigIssue } from './core/errors.js'
-export { renderTemplate } from './core/routes/template.js'
-export { createSecretSet, type SecretSet, type SecretSetOptions } from './core/secrets/secret-set.js'
-export { createLogger, silentLogger, type LogLevel, type LoggerOptions } from './core/log/logger.js'
-export type { NodeHandler } from './core/http/node.js'
-export type * from './core/types.js'
-export type * from './core/jobs/state-backend.js'
-
+export { createLogger, silentLogger, type LoggerOptions } from './core/log/logger.js'

@@ -3,7 +3,8 @@
  */
 import { resolve } from 'node:path'
 import type { HookpilotConfig } from '../core/config/config.js'
-import { createGateway, loadConfig, configDir } from '../index.js'
+import { createGateway, loadConfig } from '../index.js'
+import { configDir } from '../core/gateway/gateway.js'
 import { recordListening } from './listening.js'
 import { openSubscriptions } from './state-access.js'
 import { parse, toPort, UsageError } from './args.js'

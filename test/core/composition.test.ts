@@ -8,7 +8,7 @@ import { ConfigError, createGateway, DeliveryError, definePlugin, type GatewayPl
 import { fakeClock } from '../../src/testing/clock.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
-import { SECRET } from '../fixtures/gateway.js'
+import { SECRET, asPlugin } from '../fixtures/gateway.js'
 
 const body = githubPayload('pull_request', 'opened')
 const config = {
@@ -65,7 +65,7 @@ describe('one composition root', () => {
       }],
     }
     // A first wait of 1 s (±20 %), which the target's Retry-After of 1 s sets at least.
-    const gateway = await createGateway({ ...config, delivery: { retry: { first_delay_seconds: 1 } } }, [flaky])
+    const gateway = await createGateway({ ...config, delivery: { retry: { first_delay_seconds: 1 } } }, [asPlugin(flaky)])
     try {
       await gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('pull_request', body, SECRET, 'd-clock'), body })
       await expect.poll(() => tries).toBe(1)

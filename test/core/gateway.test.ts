@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, createGateway, defineEventFilter, definePlugin, silentLogger, type RateLimiter, type Route } from '../../src/index.js'
+import { ConfigError, createGateway, definePlugin, silentLogger, type RateLimiter, type Route } from '../../src/index.js'
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
 import { SECRET, testGateway } from '../fixtures/gateway.js'
 
@@ -18,7 +18,7 @@ describe('createGateway', () => {
   it('a plugin filling a one-implementation slot replaces the built-in', async () => {
     const hits: string[] = []
     const limiter: RateLimiter = { hit: (key) => (hits.push(key), { ok: false, retryAfterSeconds: 9 }) }
-    const { gateway } = await testGateway({ plugins: [definePlugin({ name: 'mine', rateLimiter: limiter })] })
+    const { gateway } = await testGateway({ plugins: [definePlugin({ name: 'mine', setup: () => ({ name: 'mine', rateLimiter: limiter }) })] })
     const refused = await gateway.handle(request('a'))
     expect([refused.status, refused.headers['retry-after']]).toEqual([429, '9'])
     expect(hits).toEqual(['pr'])
@@ -29,8 +29,8 @@ describe('createGateway', () => {
     const seen: string[] = []
     const { gateway, runs } = await testGateway({
       plugins: [
-        defineEventFilter({ name: 'first', accepts: (e) => (seen.push(`first:${e.deliveryId}`), true) }),
-        defineEventFilter({ name: 'no-b', accepts: (e) => (seen.push(`second:${e.deliveryId}`), e.deliveryId !== 'b') }),
+        { name: 'first', eventFilters: [{ name: 'first', accepts: (e) => (seen.push(`first:${e.deliveryId}`), true) }] },
+        { name: 'no-b', eventFilters: [{ name: 'no-b', accepts: (e) => (seen.push(`second:${e.deliveryId}`), e.deliveryId !== 'b') }] },
       ],
     })
     expect((await gateway.handle(request('a'))).status).toBe(202)
@@ -43,7 +43,7 @@ describe('createGateway', () => {
 
   it('two gateways in one process share nothing: a refuse-all filter in one leaves the other alone', async () => {
     // With one container for both (tsyringe's global one), the second gateway would resolve the first's filter.
-    const refusing = await testGateway({ plugins: [defineEventFilter({ name: 'refuse-all', accepts: () => false })] })
+    const refusing = await testGateway({ plugins: [{ name: 'refuse-all', eventFilters: [{ name: 'refuse-all', accepts: () => false }] }] })
     const open = await testGateway()
     expect(JSON.parse((await refusing.gateway.handle(request('same'))).body)).toMatchObject({ status: 'ignored' })
     expect((await open.gateway.handle(request('same'))).status).toBe(202)
@@ -149,7 +149,7 @@ describe('createGateway', () => {
     const baseDir = await mkdtemp(join(tmpdir(), 'hookpilot-plain-'))
     const gateway = await createGateway(
       { log_level: 'error', platforms: { webhook: { extra: { host: '127.0.0.1', routes: { pr: { secret: SECRET } } } } } },
-      [{ name: 'quiet', logger: silentLogger }],
+      [definePlugin({ name: 'quiet', setup: () => ({ name: 'quiet', logger: silentLogger }) })],
       { baseDir },
     )
     const res = await gateway.handle(request('plain'))

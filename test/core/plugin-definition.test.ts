@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError, createGateway, DeliveryError, definePlugin, GatewayError, v } from '../../src/index.js'
 import { gatherIssues } from '../../src/core/config/gather-issues.js'
+import { githubHeaders } from '../fixtures/github.js'
 
 /** A second copy of the errors module, as a plugin with its own copy of the package would bring. */
 const copy = (await import('../../src/core/errors.js?another-copy')) as typeof import('../../src/core/errors.js')
@@ -45,6 +46,30 @@ describe('definePlugin: secrets', () => {
   it('refuses secrets on a plugin that has no options schema', () => {
     expect(() => definePlugin({ name: 'bare', secrets: ['token'], setup: () => ({ name: 'bare' }) }))
       .toThrow('plugin "bare": secrets lists "token", but the plugin has no options schema')
+  })
+})
+
+describe('one plugin form', () => {
+  const config = { platforms: { webhook: { extra: { routes: { pr: { secret: 'route-secret-0123' } } } } }, state: { driver: 'memory' } } as const
+
+  it('createGateway refuses a plain plugin object, saying how to wrap it in definePlugin', async () => {
+    const plain = { name: 'quiet', eventFilters: [] }
+    const failed = await createGateway(config, [plain as never]).catch((err: unknown) => err)
+    expect(GatewayError.is(failed) && [failed.code, failed.message]).toEqual([
+      'ERR_PLUGIN', 'plugin "quiet" is not a plugin definition; wrap it: definePlugin({ name: \'quiet\', setup: () => plugin })',
+    ])
+  })
+
+  it('what setup returns fills the slots: a filter of a definition with no options refuses events', async () => {
+    const refuseAll = definePlugin({ name: 'refuse-all', setup: () => ({ name: 'refuse-all', eventFilters: [{ name: 'refuse-all', accepts: () => false }] }) })
+    const gateway = await createGateway(config, [refuseAll])
+    try {
+      const body = Buffer.from('{}')
+      const res = await gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('pull_request', body, 'route-secret-0123'), body })
+      expect(JSON.parse(res.body)).toMatchObject({ status: 'ignored', reason: 'the event filter "refuse-all" declined it' })
+    } finally {
+      await gateway.close()
+    }
   })
 })
 

@@ -4,7 +4,6 @@
  * signed GitHub payloads. One flow, three adapters: the same table must hold for each.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { defineStateBackend } from '../../src/core/plugin-api/plugin.js'
 import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
 import { githubExample, githubHeaders, githubPayload, hmacHex, signGithub } from '../fixtures/github.js'
 import { SECRET, testGateway, type TestGateway, type TestGatewayOptions } from '../fixtures/gateway.js'
@@ -113,7 +112,7 @@ describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (tr
     const memory = memoryState({ concurrency: 1, maxQueue: 10 })
     let failing = false
     const state = { ...memory, jobs: { ...memory.jobs, counts: () => (failing ? Promise.reject(new Error('connection lost')) : memory.jobs.counts()) } }
-    const { send } = await start({ plugins: [defineStateBackend(state)] })
+    const { send } = await start({ plugins: [{ name: state.name, state }] })
     expect(await send({ method: 'GET', path: '/ready' })).toMatchObject({ status: 200 })
     failing = true
     expect(await send({ method: 'GET', path: '/ready' })).toMatchObject({
@@ -126,7 +125,7 @@ describe.each([viaHandle, viaHttp, viaFetch])('request table through $name', (tr
     let frozen = false
     const never = new Promise<never>(() => {})
     const state = { ...memory, ready: () => (frozen ? never : { ok: true as const }), jobs: { ...memory.jobs, counts: () => (frozen ? never : memory.jobs.counts()) } }
-    const { send } = await start({ plugins: [defineStateBackend(state)] })
+    const { send } = await start({ plugins: [{ name: state.name, state }] })
     expect(await send({ method: 'GET', path: '/ready' })).toMatchObject({ status: 200 })
     frozen = true
     for (const [path, answer] of [

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ConfigError, createGateway, defineDeliveryTarget, loadConfig, type AgentAnswer, type Gateway } from '../../src/index.js'
+import { ConfigError, createGateway, loadConfig, type AgentAnswer, type Gateway } from '../../src/index.js'
+import { asPlugin } from '../fixtures/gateway.js'
 import { resolveAgentUser } from '../../src/core/gateway/agent-user.js'
 import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
 import { recordingLogger } from '../../src/testing/context.js'
@@ -45,8 +46,8 @@ async function answerOf(agentKeys: string[]): Promise<string> {
     `      routes: { pr: { secret: "${SECRET}", deliver: capture } }`,
   ].join('\n'), { mode: 0o600 })
   const answers: AgentAnswer[] = []
-  const capture = defineDeliveryTarget({ name: 'capture', deliver: async (a) => void answers.push(a) })
-  gateway = await createGateway(await loadConfig(configFile), [{ name: 'test', logger: recordingLogger(), state: memoryState({ concurrency: 1, maxQueue: 10 }) }, capture], { baseDir: dir })
+  const capture = asPlugin({ name: 'capture', deliveryTargets: [{ name: 'capture', deliver: async (a) => void answers.push(a) }] })
+  gateway = await createGateway(await loadConfig(configFile), [asPlugin({ name: 'test', logger: recordingLogger(), state: memoryState({ concurrency: 1, maxQueue: 10 }) }), capture], { baseDir: dir })
   const body = Buffer.from('{"action":"opened"}')
   expect((await gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('pull_request', body, SECRET), body })).status).toBe(202)
   await expect.poll(() => answers.length, { timeout: 15_000 }).toBe(1)

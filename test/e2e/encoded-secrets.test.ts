@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createGateway, defineDeliveryTarget, loadConfig, type AgentAnswer, type Gateway } from '../../src/index.js'
+import { createGateway, loadConfig, type AgentAnswer, type Gateway } from '../../src/index.js'
+import { asPlugin } from '../fixtures/gateway.js'
 import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { githubHeaders } from '../fixtures/github.js'
@@ -60,10 +61,10 @@ describe('an agent that encodes the secret it found', () => {
       `        logged: { secret: "${SECRET}", deliver: log }`,
     ].join('\n'), { mode: 0o600 })
     const answers: AgentAnswer[] = []
-    const capture = defineDeliveryTarget({ name: 'capture', deliver: async (a) => void answers.push(a) })
+    const capture = asPlugin({ name: 'capture', deliveryTargets: [{ name: 'capture', deliver: async (a) => void answers.push(a) }] })
     const log = recordingLogger()
     const state = memoryState({ concurrency: 2, maxQueue: 10 })
-    gateway = await createGateway(await loadConfig(configFile), [{ name: 'test', logger: log, state }, capture], { baseDir: dir })
+    gateway = await createGateway(await loadConfig(configFile), [asPlugin({ name: 'test', logger: log, state }), capture], { baseDir: dir })
     const body = Buffer.from('{"action":"opened"}')
     for (const route of ['posted', 'logged']) {
       const res = await gateway.handle({ method: 'POST', path: `/webhooks/${route}`, headers: githubHeaders('pull_request', body, SECRET), body })

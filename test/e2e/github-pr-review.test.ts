@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createGateway, type Gateway, type HookpilotConfigInput } from '../../src/index.js'
+import { asPlugin } from '../fixtures/gateway.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { installFakeGh, type FakeGh } from '../fixtures/fake-gh.js'
 import { eventText, fakeModel, filledTask, lastToolResult, type FakeModel } from '../fixtures/fake-model.js'
@@ -102,7 +103,7 @@ describe('GitHub pull request review, end to end', () => {
 
   let url = ''
   beforeEach(async () => {
-    gateway = await createGateway({ ...config, agent: { ...config.agent, base_url: model.url } }, [{ name: 'test-log', logger: log }], { baseDir: stateDir })
+    gateway = await createGateway({ ...config, agent: { ...config.agent, base_url: model.url } }, [asPlugin({ name: 'test-log', logger: log })], { baseDir: stateDir })
     url = (await gateway.listen({ port: 0 })).url
   })
 

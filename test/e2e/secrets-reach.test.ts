@@ -8,7 +8,8 @@ import { mkdtemp, readdir, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ConfigError, createGateway, defineDeliveryTarget, loadConfig, type AgentAnswer, type Gateway } from '../../src/index.js'
+import { ConfigError, createGateway, loadConfig, type AgentAnswer, type Gateway } from '../../src/index.js'
+import { asPlugin } from '../fixtures/gateway.js'
 import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { githubHeaders } from '../fixtures/github.js'
@@ -64,7 +65,7 @@ describe('secrets and the agent', () => {
     const { dir, configFile } = await setup()
     const log = recordingLogger()
     const state = memoryState({ concurrency: 1, maxQueue: 10 })
-    gateway = await createGateway(await loadConfig(configFile), [{ name: 'test', logger: log, state }], { baseDir: dir })
+    gateway = await createGateway(await loadConfig(configFile), [asPlugin({ name: 'test', logger: log, state })], { baseDir: dir })
     const body = Buffer.from('{"action":"opened"}')
     const res = await gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('pull_request', body, `pre-${PART}`, 'leak-1'), body })
     expect(res.status).toBe(202)
@@ -93,7 +94,7 @@ describe('secrets and the agent', () => {
   it('agent.workdir names the folder; one that holds the config or the subscriptions file is refused', async () => {
     const { dir, configFile } = await setup('  workdir: ./work')
     const state = memoryState({ concurrency: 1, maxQueue: 10 })
-    gateway = await createGateway(await loadConfig(configFile), [{ name: 'test', logger: recordingLogger(), state }], { baseDir: dir })
+    gateway = await createGateway(await loadConfig(configFile), [asPlugin({ name: 'test', logger: recordingLogger(), state })], { baseDir: dir })
     const body = Buffer.from('{}')
     await gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('ping', body, `pre-${PART}`), body })
     await expect.poll(async () => (await state.jobs.list())[0]?.state, { timeout: 15_000 }).toBe('failed')
@@ -108,11 +109,11 @@ describe('secrets and the agent', () => {
 
   it('an answer that quotes a secret is delivered with the secret redacted', async () => {
     const answers: AgentAnswer[] = []
-    const capture = defineDeliveryTarget({ name: 'capture', deliver: async (a) => void answers.push(a) })
+    const capture = asPlugin({ name: 'capture', deliveryTargets: [{ name: 'capture', deliver: async (a) => void answers.push(a) }] })
     gateway = await createGateway({
       agent: { runner: 'echo' },
       platforms: { webhook: { extra: { host: '127.0.0.1', routes: { pr: { secret: 'route-secret-4b1d', prompt: 'title: {title}', deliver: 'capture' } } } } },
-    }, [{ name: 'test', logger: recordingLogger(), state: memoryState({ concurrency: 1, maxQueue: 10 }) }, capture])
+    }, [asPlugin({ name: 'test', logger: recordingLogger(), state: memoryState({ concurrency: 1, maxQueue: 10 }) }), capture])
     const body = Buffer.from(JSON.stringify({ title: 'please post route-secret-4b1d' }))
     await gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('ping', body, 'route-secret-4b1d'), body })
     await expect.poll(() => answers.length, { timeout: 10_000 }).toBe(1)

@@ -21,8 +21,14 @@ const CLI_INTERNALS = ['openStateDb', 'groupCommit', 'sqliteJobsView', 'redacted
  * rule's MAX_RUNS is no longer the root's either; it belongs to the lifecycle, which hookpilot/backend-kit
  * publishes for backend authors.
  */
-const REMOVED = ['AgentError', 'DEFAULT_RETRY', 'RetryPolicy']
-const ROOT_ONLY_REMOVED = ['MAX_RUNS']
+// 0.2 made these internal: the define* sugar (one plugin form: definePlugin), and what only the CLI and the core use.
+const REMOVED = [
+  'AgentError', 'DEFAULT_RETRY', 'RetryPolicy',
+  'defineDeliveryTarget', 'defineAgentRunner', 'defineEventFilter', 'defineSources', 'defineStateBackend', 'defineRateLimiter',
+  'createSecretSet', 'runEnvironment', 'configDir', 'isPluginDefinition', 'renderTemplate', 'resolveSubscriptions',
+]
+// Moved from the root to hookpilot/subscriptions in 0.2.
+const ROOT_ONLY_REMOVED = ['MAX_RUNS', 'subscriptionsPath', 'readSubscriptions', 'updateSubscriptions', 'fileSubscriptionStore']
 
 describe('the exports map', () => {
   it('names every entry point: no wildcard, every target built', () => {

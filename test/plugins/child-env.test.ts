@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createGateway, defineDeliveryTarget, parseConfig, silentLogger, type AgentAnswer } from '../../src/index.js'
+import { createGateway, parseConfig, silentLogger, type AgentAnswer } from '../../src/index.js'
+import { asPlugin } from '../fixtures/gateway.js'
 import { createSecretSet } from '../../src/core/secrets/secret-set.js'
 import { createScope } from '../../src/core/gateway/container.js'
 import { setupPlugins } from '../../src/core/plugin-api/setup.js'
@@ -58,7 +59,7 @@ describe('child environment', () => {
           telegram: { enabled: true, token: '${HP_TEST_TG_TOKEN}', home_channel: '1' },
         },
       },
-      [{ name: 'quiet', logger: silentLogger }, defineDeliveryTarget({ name: 'capture', deliver: async (a) => void answers.push(a) })],
+      [asPlugin({ name: 'quiet', logger: silentLogger }), asPlugin({ name: 'capture', deliveryTargets: [{ name: 'capture', deliver: async (a) => void answers.push(a) }] })],
       // Its SQLite state in a folder of its own, not the repository's .hookpilot/ that other test files share.
       { baseDir: stateDir },
     )

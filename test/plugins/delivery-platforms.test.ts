@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { HttpResponse } from 'msw'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createGateway, type Gateway, type HookpilotConfigInput } from '../../src/index.js'
+import { asPlugin } from '../fixtures/gateway.js'
 import { ConfigError } from '../../src/core/errors.js'
 import type { GatewayPlugin } from '../../src/core/plugin-api/plugin.js'
 import { jsonOf, useChatApi } from '../fixtures/chat-api.js'
@@ -54,7 +55,7 @@ describe('built-in delivery targets from the configuration', () => {
       agent: { runner: 'fixed' },
       platforms: { ...platforms, webhook: { extra: { host: '127.0.0.1', secret: SECRET, routes } } },
     }
-    gateway = await createGateway(config, [plugin(answer)], { baseDir: stateDir })
+    gateway = await createGateway(config, [asPlugin(plugin(answer))], { baseDir: stateDir })
     return gateway
   }
   const startupError = async (routes: Routes, platforms: Platforms = {}): Promise<ConfigError> => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeAll } from 'vitest'
 import { createGateway, loadConfig, type Gateway } from '../../src/index.js'
+import { asPlugin } from '../fixtures/gateway.js'
 import type { GatewayPlugin } from '../../src/core/plugin-api/plugin.js'
 import type { AgentAnswer, AgentInput, AgentResult } from '../../src/core/types.js'
 import { assertBuilt, CLI, runCli, type CliResult } from '../fixtures/cli.js'
@@ -60,7 +61,7 @@ export async function liveGateway(
     ...(agent ? { agentRunner: { name: 'echo', run: (input: AgentInput) => agent(input) } } : {}),
     deliveryTargets: [{ name: 'log', deliver: async (answer) => void answers.push(answer) }],
   }
-  const gateway = await createGateway(await loadConfig(configPath, { env: {} }), [recorder], { baseDir: dir })
+  const gateway = await createGateway(await loadConfig(configPath, { env: {} }), [asPlugin(recorder)], { baseDir: dir })
   const { port } = await gateway.listen({ host: '127.0.0.1', port: 0 })
   return { gateway, url: `http://127.0.0.1:${port}`, log, answers }
 }

@@ -1,7 +1,7 @@
 import { expectAssignable, expectError, expectType } from 'tsd'
 import {
-  createGateway, defineDeliveryTarget, defineAgentRunner, parseConfig,
-  type AgentAnswer, type DeliveryContext, type Gateway, type GatewayPlugin, type HookpilotConfig,
+  createGateway, definePlugin, parseConfig,
+  type AgentAnswer, type DeliveryContext, type DeliveryTarget, type Gateway, type GatewayPlugin, type HookpilotConfig, type PluginDefinition,
 } from '../../dist/index.js'
 
 // A well-typed config is accepted, and the result is a Gateway.
@@ -13,23 +13,33 @@ expectError(createGateway({ platforms: { webhook: { extra: { routes: { pr: { eve
 expectError(createGateway({ agent: { concurrency: [4] } }))
 expectError(createGateway({ platforms: { webhook: { extra: { routez: {} } } } }))
 
-// defineDeliveryTarget infers its argument types: no annotations needed.
-const audit = defineDeliveryTarget({
+// What setup returns is typed by context: a target's deliver needs no annotations.
+const audit = definePlugin({
   name: 'audit',
-  async deliver(answer, ctx) {
-    expectType<AgentAnswer>(answer)
-    expectType<DeliveryContext>(ctx)
-    expectType<string>(answer.text)
-    expectType<number>(ctx.attempt)
-  },
+  setup: () => ({
+    name: 'audit',
+    deliveryTargets: [{
+      name: 'audit',
+      async deliver(answer, ctx) {
+        expectType<AgentAnswer>(answer)
+        expectType<DeliveryContext>(ctx)
+        expectType<string>(answer.text)
+        expectType<number>(ctx.attempt)
+      },
+    }],
+  }),
 })
-expectAssignable<GatewayPlugin>(audit)
-expectError(defineDeliveryTarget({ name: 'bad', deliver: (_answer: number) => Promise.resolve() }))
-expectError(defineDeliveryTarget({ name: 'sync', deliver: () => 'not a promise' }))
+expectAssignable<PluginDefinition>(audit)
+expectError(definePlugin({ name: 'bad', setup: () => ({ name: 'bad', deliveryTargets: [{ name: 'bad', deliver: (_answer: number) => Promise.resolve() }] }) }))
+expectError<DeliveryTarget>({ name: 'sync', deliver: () => 'not a promise' })
 
 // A runner must return an AgentResult.
-expectAssignable<GatewayPlugin>(defineAgentRunner({ name: 'r', run: async (input) => ({ ok: true, text: input.prompt }) }))
-expectError(defineAgentRunner({ name: 'r', run: async () => 'text' }))
+expectAssignable<GatewayPlugin>({ name: 'r', agentRunner: { name: 'r', run: async (input) => ({ ok: true as const, text: input.prompt }) } })
+expectError(definePlugin({ name: 'r', setup: () => ({ name: 'r', agentRunner: { name: 'r', run: async () => 'text' } }) }))
+
+// createGateway takes plugin definitions only: a plain plugin object is refused by the compiler.
+expectError(createGateway({}, [{ name: 'plain', deliveryTargets: [] }]))
+expectType<Promise<Gateway>>(createGateway({}, [audit]))
 
 // parseConfig returns the validated shape with defaults filled in.
 const config = parseConfig({})

@@ -47,11 +47,10 @@ expectType<'file' | 'token' | 'tokens' | 'auth.user' | 'auth.password'>({} as Se
 expectType<string>({} as SecretPath<Record<string, unknown>>)
 expectType<never>({} as SecretPath<{ count: number }>)
 
-// A plugin without options gets an empty-ish record; one given as a plain object keeps its own type.
+// A plugin without options gets an empty-ish record. One plugin form: a plain plugin object is not a definition.
 definePlugin({ name: 'bare', setup: (opts) => (expectType<Record<string, unknown>>(opts), { name: 'bare' }) })
-const plain = definePlugin({ name: 'plain', deliveryTargets: [] })
-expectType<'plain'>(plain.name)
-expectNotAssignable<PluginDefinition>(plain)
+expectError(definePlugin({ name: 'plain', deliveryTargets: [] }))
+expectNotAssignable<PluginDefinition>({ name: 'plain', deliveryTargets: [] })
 
 // What observe and endpoints take can be named from the root.
 const observer: GatewayPlugin = {
@@ -63,4 +62,4 @@ const observer: GatewayPlugin = {
   endpoints: [{ path: '/x', handle: async () => ({ status: 200, headers: {}, body: '' }) } satisfies Endpoint],
 }
 expectAssignable<GatewayPlugin>(observer)
-expectError(definePlugin({ name: 'w', observe: (events: GatewayEvents) => events.on('nope', () => {}) }))
+expectError(definePlugin({ name: 'w', setup: () => ({ name: 'w', observe: (events: GatewayEvents) => events.on('nope', () => {}) }) }))

@@ -1,7 +1,7 @@
 /**
- * Plugins are plain objects. A plugin may fill any slot; slots that hold one implementation (sources, state
- * backend, rate limiter, agent runner, logger) take the last plugin's, slots that hold many (event filters,
- * delivery targets) keep all, in order. A plugin that holds resources opens them in `start` and closes them in
+ * What a plugin contributes, as its `setup` returns it (see {@link definePlugin}). A plugin may fill any slot;
+ * slots that hold one implementation (sources, state backend, rate limiter, agent runner, logger) take the last
+ * plugin's, slots that hold many (event filters, delivery targets) keep all, in order. A plugin that holds resources opens them in `start` and closes them in
  * `close`, with the gateway.
  */
 import type * as v from 'valibot'
@@ -14,7 +14,7 @@ import type { EventIntake } from '../pipeline/intake.js'
 import type { SourceRoutes } from '../routes/source-routes.js'
 import type { AgentEnvironmentSource, AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source, StartupFinding } from '../types.js'
 
-/** What a plugin can contribute to a gateway. */
+/** What a plugin contributes to a gateway: the value its `setup` returns. */
 export interface GatewayPlugin {
   readonly name: string
   /** Replaces the whole source set (tried in order; the first whose credential header is present decides). */
@@ -117,11 +117,11 @@ export interface EndpointRequest {
 export type { PluginDefinition, PluginSpec, SetupContext, Resources, Selector, SecretPath } from './definition.js'
 
 /**
- * Declares a plugin. Given `setup`, it defines a plugin as a package ships it: its options (a valibot schema,
+ * Declares a plugin, the one form every plugin takes (the built-ins too): its options (a valibot schema,
  * validated with the core's paths and "did you mean"), its secret options, and `setup(options, ctx)` that
- * returns what it contributes; `hookpilot serve` loads such a plugin from `plugins:` in config.yaml. A secret
- * that names no option of the schema fails to compile, and throws here. Given a plain plugin object, it
- * returns it as it is, with type checking.
+ * returns what it contributes (a {@link GatewayPlugin}). Pass it to `createGateway`, or export it as the default
+ * of a module that `plugins:` in config.yaml lists. A secret that names no option of the schema fails to
+ * compile, and throws here. A plugin with nothing to configure leaves `options` out.
  *
  * @example
  * ```ts
@@ -133,60 +133,12 @@ export type { PluginDefinition, PluginSpec, SetupContext, Resources, Selector, S
  *   setup: (options) => ({ name: 'audit', deliveryTargets: [auditTarget(options.file)] }),
  * })
  * ```
- */
-export function definePlugin<S extends v.GenericSchema = v.GenericSchema<unknown, Record<string, unknown>>>(spec: PluginSpec<S>): PluginDefinition<v.InferOutput<S>>
-// `setup?: never`: with several overloads TypeScript first tries each by the subtype relation, where a spec
-// (`{ name, options, setup }`) would pass for a plain plugin object and come back typed as itself.
-/**
- * Returns a plain plugin object (no `setup`) as it is, with type checking.
- *
  * @example
  * ```ts
- * export const quiet = definePlugin({ name: 'quiet', eventFilters: [{ name: 'no-drafts', accepts: (e) => !isDraft(e) }] })
+ * // Nothing to configure: setup returns what the plugin holds.
+ * export const quiet = definePlugin({ name: 'quiet', setup: () => ({ name: 'quiet', eventFilters: [noDrafts] }) })
  * ```
  */
-export function definePlugin<const P extends GatewayPlugin & { readonly setup?: never }>(plugin: P): P
-export function definePlugin(arg: PluginSpec<v.GenericSchema> | GatewayPlugin): PluginDefinition | GatewayPlugin {
-  return 'setup' in arg ? defineConfiguredPlugin(arg) : arg
-}
-
-/**
- * Declares a delivery target as a plugin.
- *
- * @example
- * ```ts
- * export const auditLog = defineDeliveryTarget({
- *   name: 'audit',
- *   async deliver(answer, { log }) { log.info('answer', { route: answer.route, id: answer.deliveryId }) },
- * })
- * const gateway = await createGateway(config, [auditLog])
- * ```
- */
-export function defineDeliveryTarget(target: DeliveryTarget): GatewayPlugin {
-  return { name: target.name, deliveryTargets: [target] }
-}
-
-/** Declares an agent runner as a plugin; select it with `agent.runner: <name>`. */
-export function defineAgentRunner(runner: AgentRunner): GatewayPlugin {
-  return { name: runner.name, agentRunner: runner }
-}
-
-/** Declares an event filter as a plugin; an event any filter refuses is answered `ignored`. */
-export function defineEventFilter(filter: EventFilter): GatewayPlugin {
-  return { name: filter.name, eventFilters: [filter] }
-}
-
-/** Declares a source set as a plugin (it replaces the built-in set: include the built-ins you keep). */
-export function defineSources(name: string, sources: readonly Source[]): GatewayPlugin {
-  return { name, sources }
-}
-
-/** Declares a state backend as a plugin (it replaces the one `state.driver` chooses). */
-export function defineStateBackend(state: StateBackend): GatewayPlugin {
-  return { name: state.name, state }
-}
-
-/** Declares a rate limiter as a plugin (it replaces the built-in one). */
-export function defineRateLimiter(name: string, limiter: RateLimiter): GatewayPlugin {
-  return { name, rateLimiter: limiter }
+export function definePlugin<S extends v.GenericSchema = v.GenericSchema<unknown, Record<string, unknown>>>(spec: PluginSpec<S>): PluginDefinition<v.InferOutput<S>> {
+  return defineConfiguredPlugin(spec)
 }

@@ -60,7 +60,7 @@ export interface OpenaiAgentOptions {
  *   baseUrl: 'https://api.openai.com/v1', apiKey: process.env.OPENAI_API_KEY, model: 'gpt-4.1-mini',
  *   allowCommands: ['gh pr diff', 'gh pr view'],
  * })
- * const gateway = await createGateway(config, [defineAgentRunner(runner)])
+ * const gateway = await createGateway(config, [definePlugin({ name: 'my-openai', setup: () => ({ name: 'my-openai', agentRunner: runner }) })])
  * ```
  */
 export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {

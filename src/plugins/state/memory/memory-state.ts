@@ -40,7 +40,8 @@ export interface MemoryStateOptions {
  *
  * @example
  * ```ts
- * const gateway = await createGateway(config, [defineStateBackend(memoryState({ concurrency: 4, maxQueue: 1000 }))])
+ * const state = memoryState({ concurrency: 4, maxQueue: 1000 })
+ * const gateway = await createGateway(config, [definePlugin({ name: 'my-state', setup: () => ({ name: 'my-state', state }) })])
  * ```
  */
 export function memoryState(options: MemoryStateOptions): StateBackend {

@@ -47,7 +47,7 @@ export interface SqliteStateOptions {
  * @example
  * ```ts
  * const state = sqliteState({ path: '/var/lib/hookpilot/state.db', concurrency: 4, maxQueue: 1000 })
- * const gateway = await createGateway(config, [defineStateBackend(state)])
+ * const gateway = await createGateway(config, [definePlugin({ name: 'my-state', setup: () => ({ name: 'my-state', state }) })])
  * ```
  */
 export function sqliteState(options: SqliteStateOptions): StateBackend {

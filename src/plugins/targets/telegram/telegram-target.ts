@@ -22,7 +22,8 @@ export const TELEGRAM_LIMIT = 4096
  * @example
  * ```ts
  * const target = telegramDelivery({ token: process.env.TELEGRAM_BOT_TOKEN, homeChannel: '-1001234567890' })
- * const gateway = await createGateway(config, [defineDeliveryTarget(target)])
+ * const mine = definePlugin({ name: 'my-telegram', setup: () => ({ name: 'my-telegram', deliveryTargets: [target] }) })
+ * const gateway = await createGateway(config, [mine])
  * ```
  */
 export function telegramDelivery(options: TelegramOptions): DeliveryTarget {

@@ -11,7 +11,8 @@ import ts from 'typescript'
  * @typedef {object} ResolvedImport
  * @property {string} specifier as written
  * @property {string} file the absolute path of the file it names
- * @property {number} start the specifier's offset in the text
+ * @property {number} start the offset of the specifier's string in the text, its opening quote
+ * @property {number} end the offset just past its closing quote
  */
 
 /**
@@ -24,10 +25,11 @@ import ts from 'typescript'
  */
 export function relativeImports(file, text) {
   const found = []
+  // `pos` is where the string token starts (its quote); the specifier has no escapes in this project's imports.
   for (const ref of ts.preProcessFile(text, true, true).importedFiles) {
     if (!ref.fileName.startsWith('./') && !ref.fileName.startsWith('../')) continue
     const target = resolveSpecifier(path.dirname(file), ref.fileName)
-    if (target !== undefined) found.push({ specifier: ref.fileName, file: target, start: ref.pos })
+    if (target !== undefined) found.push({ specifier: ref.fileName, file: target, start: ref.pos, end: ref.pos + ref.fileName.length + 2 })
   }
   return found
 }

@@ -47,7 +47,7 @@ export const layerOrder = {
           if (target?.layer === undefined) continue // outside the root, or a folder reported in its own files
           if (layers.indexOf(target.layer) <= layers.indexOf(own.layer)) continue
           const start = context.sourceCode.getLocFromIndex(ref.start)
-          const end = context.sourceCode.getLocFromIndex(ref.start + ref.specifier.length)
+          const end = context.sourceCode.getLocFromIndex(ref.end)
           context.report({
             loc: { start, end },
             messageId: 'later',

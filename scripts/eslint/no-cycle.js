@@ -44,7 +44,7 @@ export const noCycle = {
           context.report({
             loc: {
               start: context.sourceCode.getLocFromIndex(ref.start),
-              end: context.sourceCode.getLocFromIndex(ref.start + ref.specifier.length),
+              end: context.sourceCode.getLocFromIndex(ref.end),
             },
             messageId: 'cycle',
             data: { path: chain.map(shown).join(' → ') },

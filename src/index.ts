@@ -115,4 +115,5 @@ export {
   v,
 }
 export { GatewayError, ConfigError, ListenError, DeliveryError, type GatewayErrorCode, type ConfigIssue } from './core/errors.js'
-export { createLogger, silentLogger, type LoggerOptions } from './core/log/logger.js'
+export { createLogger, silentLogger } from './core/log/logger.js'
+export type { LoggerOptions } from './core/log/logger-options.js'

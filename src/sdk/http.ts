@@ -21,15 +21,12 @@ import { parseRetryAfter } from '../util/retry-after.js'
 import type { RetryPolicy } from './retry.js'
 import type { Gate, RequestBudget } from './budget/request-budget.js'
 import { urlBuilder, type QueryInit } from './url.js'
+import type { Service } from './service.js'
 
 export { buildUrl, urlBuilder, type QueryInit } from './url.js'
 
 /** Runs `fn` once a slot is free (a p-limit `LimitFunction`). */
 type Limit = <R>(fn: () => Promise<R>) => Promise<R>
-
-/** The three services the client talks to. */
-export type Service = 'gamma' | 'clob' | 'data'
-
 
 /** One request of the client, with the schema its answer must match. */
 export interface RequestSpec<T> {

@@ -16,7 +16,7 @@ export type { CallOptions } from './context.js'
 export type { RetryOptions } from './retry.js'
 export type { RateLimitOptions } from './budget/request-budget.js'
 export type { LimitKey, Limits } from './budget/limits.js'
-export type { Service } from './http.js'
+export type { Service } from './service.js'
 export { PUBLISHED_LIMITS, LIMIT_WINDOW_MS } from './budget/limits.js'
 export type { Page, ToArrayOptions, PagedQuery } from './query.js'
 export {

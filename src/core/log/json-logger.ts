@@ -8,7 +8,7 @@ import { pino, type DestinationStream, type Logger as Pino } from 'pino'
 import { mapStringFields } from './fields.js'
 import { jsonText } from './text.js'
 import type { LogFields, Logger } from '../types.js'
-import type { LoggerOptions, LogLevel } from './logger.js'
+import type { LoggerOptions, LogLevel } from './logger-options.js'
 
 /** Creates a JSON-lines {@link Logger}; `options.write` receives each line without its newline. */
 export function createJsonLogger(options: LoggerOptions = {}): Logger {

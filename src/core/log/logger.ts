@@ -6,24 +6,9 @@
 import { createJsonLogger } from './json-logger.js'
 import { textBlock, textMessage, textValue } from './text.js'
 import type { LogFields, Logger } from '../types.js'
-
-/** Log levels, least to most severe. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
-
-/** `text` (one `key=value` line, for people) or `json` (one object a line, for log systems). */
-export type LogFormat = 'text' | 'json'
+import type { LoggerOptions, LogLevel } from './logger-options.js'
 
 const RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30, error: 40 }
-
-/** Options of {@link createLogger}. */
-export interface LoggerOptions {
-  readonly level?: LogLevel | undefined
-  /** `text` by default. */
-  readonly format?: LogFormat | undefined
-  /** Where lines go (each without its line break); defaults to stdout. */
-  readonly write?: ((line: string) => void) | undefined
-  readonly now?: (() => Date) | undefined
-}
 
 /**
  * Creates the line logger the gateway uses by default.

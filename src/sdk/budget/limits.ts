@@ -2,7 +2,7 @@
  * The services' published rate limits (per 10 seconds, spec/market.md "Limits and freshness"), in one table that
  * the client's request budget and the mock's limiter both read, so the two cannot drift apart.
  */
-import type { Service } from '../http.js'
+import type { Service } from '../service.js'
 
 /** A limit's key: a whole service (`'data'`) or one endpoint of it (`'data /trades'`). */
 export type LimitKey = Service | `${Service} /${string}`

@@ -3,7 +3,7 @@
  * limit), shared by every call of one client, its `concurrency` fan-outs and its exports included. A request goes
  * when every bucket it counts against has a token; a throttled answer slows those buckets down for a while.
  */
-import type { Service } from '../http.js'
+import type { Service } from '../service.js'
 import { sleep as timerSleep } from '../retry.js'
 import { keysOf, LIMIT_WINDOW_MS, PUBLISHED_LIMITS, type LimitKey, type Limits } from './limits.js'
 import { TokenBucket } from './token-bucket.js'

@@ -3,7 +3,7 @@
  * table as the client's budget). Past a limit, the catalog and order-book services answer 429 without
  * `Retry-After`, as Cloudflare does; the trades service answers its `200 {"error":"Too Many Requests"}`.
  */
-import type { Service } from '../http.js'
+import type { Service } from '../service.js'
 import { keysOf, LIMIT_WINDOW_MS, PUBLISHED_LIMITS, type LimitKey, type Limits } from '../budget/limits.js'
 import { json } from './respond.js'
 

@@ -7,7 +7,7 @@
 import { DeliveryError, GatewayError, messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
 import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backend.js'
-import type { RouteTable } from '../pipeline/pipeline.js'
+import type { RouteTable } from '../routes/route-table.js'
 import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
 import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, lastTry, retryDelay, type RetrySchedule } from './retry-schedule.js'
 import { isFinal, MAX_RUNS } from './transitions.js'

@@ -2,8 +2,13 @@
  * The routes a gateway answers: the static ones of config.yaml, then dynamic subscriptions, which can be
  * swapped at run time without a restart. Static routes win a name clash.
  */
-import type { RouteTable } from '../pipeline/pipeline.js'
 import type { Route } from '../types.js'
+
+/** Looks routes up by name. */
+export interface RouteTable {
+  get(name: string): Route | undefined
+  list(): readonly Route[]
+}
 
 /** A route table whose dynamic part can be replaced while the gateway runs. */
 export interface MutableRouteTable extends RouteTable {

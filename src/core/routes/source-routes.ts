@@ -5,7 +5,7 @@
  * new event.
  */
 import type { DeliveryTarget, Route } from '../types.js'
-import type { RouteTable } from '../pipeline/pipeline.js'
+import type { RouteTable } from './route-table.js'
 import { routeProblem } from '../gateway/wiring.js'
 
 /** What a source that is not HTTP may change of its routes at run time (given to `GatewayPlugin.connect`). */

@@ -85,8 +85,11 @@ const WEBHOOK_PREFIX = '/webhooks/'
 const PROBE_DEADLINE_MS = 800
 const probeExpired = () => new Error(`the state store did not answer within ${PROBE_DEADLINE_MS} ms`)
 
+/** One request through the request table. */
+export type Flow = (req: FlowRequest) => Promise<FlowResult>
+
 /** Builds the flow. */
-export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<FlowResult> {
+export function createFlow(parts: FlowParts): Flow {
   const { routes, pipeline, maxBodyBytes, budget, log } = parts
   // Nothing a sender wrote goes into these lines (not the route name it asked for): the client's address, the
   // route when it is ours, a fixed reason.

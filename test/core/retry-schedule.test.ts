@@ -4,15 +4,13 @@
  * schedules are configured and validated in config.yaml; the crash-loop rule leaves the agent's retries alone.
  */
 import { describe, expect, it } from 'vitest'
-import { createDispatcher } from '../../src/core/jobs/dispatcher.js'
 import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, retryDelay, scheduleSpanMs } from '../../src/core/jobs/retry-schedule.js'
 import { crashLoop, MAX_RUNS } from '../../src/core/jobs/transitions.js'
 import { runTry, openTry } from '../../src/core/jobs/try.js'
-import { createRouteTable } from '../../src/core/routes/route-table.js'
 import { parseConfig } from '../../src/core/config/config.js'
 import type { AgentResult, AgentRunner } from '../../src/core/types.js'
 import { recordingLogger } from '../../src/testing/context.js'
-import { drive, leasedRecord, testRoute } from '../fixtures/dispatch.js'
+import { drive, leasedRecord, routeTable, testRoute, testWorker } from '../fixtures/dispatch.js'
 
 const noJitter = () => 0.5
 
@@ -59,8 +57,8 @@ describe('agent runs are retried when another try may succeed', () => {
     const log = recordingLogger()
     let runs = 0
     const runner: AgentRunner = { name: 'flaky', run: async () => answers[Math.min(runs++, answers.length - 1)] ?? { ok: true, text: 'x' } }
-    const worker = createDispatcher({
-      routes: createRouteTable([testRoute({ deliver: 't' })]), runner, targets: new Map([['t', { name: 't', deliver: async () => {} }]]), log,
+    const worker = testWorker({
+      routes: routeTable([testRoute({ deliver: 't' })]), runner, targets: new Map([['t', { name: 't', deliver: async () => {} }]]), log,
       skillsDir: '/nonexistent', timeoutMs, clock: () => 0, agentRetry: schedule, random: noJitter,
     })
     return { worker, log, runs: () => runs }
@@ -79,8 +77,8 @@ describe('agent runs are retried when another try may succeed', () => {
   it('a timeout is retried; a failure the runner marks not retryable and an empty answer fail at once', async () => {
     const timeout = dispatcher([{ ok: true, text: 'never' }], 20)
     const slow: AgentRunner = { name: 'slow', run: (_i, { signal }) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ ok: false, reason: 'aborted' }))) }
-    const slowWorker = createDispatcher({
-      routes: createRouteTable([testRoute({ deliver: 't' })]), runner: slow, targets: new Map(), log: timeout.log, skillsDir: '/x', timeoutMs: 20, clock: () => 0,
+    const slowWorker = testWorker({
+      routes: routeTable([testRoute({ deliver: 't' })]), runner: slow, targets: new Map(), log: timeout.log, skillsDir: '/x', timeoutMs: 20, clock: () => 0,
       agentRetry: schedule, random: noJitter,
     })
     const timedOut = await drive(slowWorker)

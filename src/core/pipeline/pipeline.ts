@@ -7,6 +7,7 @@ import type { GatewayEvents } from '../events.js'
 import { ERRORS, json, type GatewayResponse } from '../http/responses.js'
 import type { DedupStore, JobQueue, NewJob } from '../jobs/state-backend.js'
 import { admitJob } from './admit.js'
+import { browserRefusal } from './browser-guard.js'
 import { dedupKeyOf } from '../jobs/dedup-key.js'
 import { checkedOrigin } from '../jobs/origin.js'
 import { throttledLog, throttledWarn } from '../log/throttle.js'
@@ -53,7 +54,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   }
 
   /** The source that vouches for the request (or, on an `INSECURE_NO_AUTH` route, the one whose headers it carries). */
-  async function verify(route: Route, req: RawRequest): Promise<{ source: Source | undefined } | undefined> {
+  async function verify(route: Route, req: RawRequest): Promise<{ source: Source | undefined } | GatewayResponse | undefined> {
     const source = sources.find((s) => req.headers[s.header] !== undefined || s.claims?.(req.headers) === true)
     if (route.secrets.includes(INSECURE_NO_AUTH)) {
       // Checked on the socket the request came in on: an embedder may serve gateway.handler on any address.
@@ -64,6 +65,12 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       // it forwarded says so in its headers, and is refused too.
       if (PROXY_HEADERS.some((h) => req.headers[h] !== undefined)) {
         return reject(route, req, 'rejected request: INSECURE_NO_AUTH is refused for a request a proxy forwarded')
+      }
+      // A page in the developer's browser reaches loopback too: what only a browser sends is refused.
+      const refusal = browserRefusal(req.headers)
+      if (refusal !== undefined) {
+        reject(route, req, 'rejected request: INSECURE_NO_AUTH is refused for what a browser page can send', refusal.status === 403 ? 'Origin or Sec-Fetch-Site header' : 'Content-Type not application/json')
+        return refusal
       }
       return { source }
     }
@@ -108,6 +115,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   return async function process(route, req) {
     const verified = await verify(route, req)
     if (!verified) return ERRORS.invalidSignature
+    if ('status' in verified) return verified
     const parsed = parsePayload(req.body, req.headers['content-type'])
     if (!parsed) {
       // Signed, but still nothing of it is logged: a fixed reason, throttled like forgeries.

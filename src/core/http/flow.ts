@@ -127,7 +127,7 @@ export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<Flow
     if (path === '/ready') return probe ? ready() : ERRORS.probeMethod
     const endpoint = endpoints.get(path)
     if (endpoint) {
-      if (probe) return endpoint.handle(req)
+      if (probe) return endpoint.handle({ method: req.method, headers: req.headers, clientAddress: parts.clientAddress(req.remoteAddress, req.headers) })
       return req.method === 'POST' && endpoint.formBytes !== undefined ? form(req, endpoint, endpoint.formBytes) : ERRORS.probeMethod
     }
     if (!path.startsWith(WEBHOOK_PREFIX)) return PASS
@@ -182,7 +182,7 @@ export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<Flow
       if (read.kind === 'too-large') return ERRORS.tooLarge
       if (read.kind === 'over-budget') return ERRORS.busy
       if (read.kind !== 'ok') return ERRORS.badRequest
-      return await endpoint.handle({ method: req.method, headers: req.headers, body: read.body })
+      return await endpoint.handle({ method: req.method, headers: req.headers, body: read.body, clientAddress: parts.clientAddress(req.remoteAddress, req.headers) })
     } finally {
       lease.release()
     }

@@ -9,6 +9,7 @@ import type { JsonObject } from '../../../core/types.js'
 import type { GithubApp } from '../../github-app/app.js'
 import { DELIVERY_PERMISSIONS } from '../../github-app/permissions.js'
 import { installationScope, type InstallationScope } from '../../github-app/installation.js'
+import { notAppRoute } from '../../github-app/app-routes.js'
 import { requestFailure, type RequestCall } from './request-failure.js'
 import { PER_PAGE, type CommentApi } from './comment-api.js'
 
@@ -19,6 +20,10 @@ export interface AppDelivery {
   readonly payload: JsonObject | undefined
   readonly timeoutMs: number
   readonly signal: AbortSignal
+  /** The route the event came by. */
+  readonly route: string
+  /** Whether that route's deliveries are verified with the App's own webhook secret only (else no token is minted). */
+  readonly fromApp: boolean
 }
 
 /**
@@ -35,6 +40,7 @@ export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi {
 
   /** The installation and repository, or the documented refusal: checked before any call, the identity's included. */
   function scoped(): InstallationScope {
+    if (!delivery.fromApp) throw new DeliveryError('github_comment', `${notAppRoute(delivery.route)}; nothing was posted`)
     if (scope !== undefined) return scope
     throw new DeliveryError('github_comment', 'the event names no GitHub App installation (payload.installation.id) or repository: only a delivery of the App\'s own webhook can be answered as the App; nothing was posted')
   }

@@ -24,7 +24,7 @@ export interface GitlabSourceOptions {
  * kind pass alike, for rotation. The delivery id of a signed delivery is `webhook-id`, which the signature
  * covers (so a captured request re-sent with another id header is still a duplicate), and an `Idempotency-Key`
  * that differs from it is refused (GitLab sends the same value in both); an unsigned delivery's is
- * `Idempotency-Key`, which GitLab (17.4+) keeps the same across its automatic retries, else
+ * `Idempotency-Key`, which GitLab (17.4+) keeps the same across its automatic retries, else `webhook-id`, else
  * `X-Gitlab-Event-UUID`. The event type is `X-Gitlab-Event` (`Merge Request Hook`, `Push Hook`, ...).
  *
  * @example
@@ -41,7 +41,7 @@ export function gitlabSource(options: GitlabSourceOptions = {}): Source {
     claims: (headers) => headers['x-gitlab-event'] !== undefined && headers['webhook-signature'] !== undefined,
     // A signed delivery's id is the one its signature covers; the unsigned headers only where nothing is signed.
     deliveryId: (headers) =>
-      (headers['webhook-signature'] ? headers['webhook-id'] : headers['idempotency-key'] || headers['x-gitlab-event-uuid']) || undefined,
+      (headers['webhook-signature'] ? headers['webhook-id'] : headers['idempotency-key'] || headers['webhook-id'] || headers['x-gitlab-event-uuid']) || undefined,
     eventType: (headers) => headers['x-gitlab-event'] || undefined,
     origin: gitlabOrigin,
     // GitLab disables a hook after four failed deliveries in a row, a 429 included: over the limit, it waits.
@@ -49,10 +49,11 @@ export function gitlabSource(options: GitlabSourceOptions = {}): Source {
     verify(req, secrets) {
       const signing = secrets.filter(isSigningSecret)
       if (signing.length > 0) {
+        const result = verifyStandardWebhook(req, signing, now(), 'gitlab-signing-token')
+        if (!result.ok) return result
         const key = req.headers['idempotency-key']
         // A different key would not change the id (webhook-id decides), but no honest GitLab sends one: refuse it.
-        if (key !== undefined && key !== req.headers['webhook-id']) return KEY_DISAGREES
-        return verifyStandardWebhook(req, signing, now(), 'gitlab-signing-token')
+        return key !== undefined && key !== req.headers['webhook-id'] ? KEY_DISAGREES : result
       }
       const token = req.headers['x-gitlab-token']
       if (token === undefined || token === '') return MISSING

@@ -64,7 +64,7 @@ describe('one composition root', () => {
         },
       }],
     }
-    // A first wait of 1 s (±20 %), which the target's Retry-After of 1 s sets at least.
+    // The target's Retry-After of 1 s decides the wait (the schedule's first wait, 1 s ±20 %, is not used).
     const gateway = await createGateway({ ...config, delivery: { retry: { first_delay_seconds: 1 } } }, [asPlugin(flaky)])
     try {
       await gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('pull_request', body, SECRET, 'd-clock'), body })

@@ -15,15 +15,17 @@ import { drive, leasedRecord, routeTable, testRoute, testWorker } from '../fixtu
 const noJitter = () => 0.5
 
 describe('retry schedules', () => {
-  it('doubles from the first wait up to the longest, jittered by at most ±20 %, a Retry-After a minimum within the cap', () => {
+  it('doubles from the first wait up to the longest, jittered by at most ±20 %; a Retry-After decides the wait instead, within the cap', () => {
     const s = { attempts: 8, firstDelayMs: 1000, maxDelayMs: 10_000 }
     expect([1, 2, 3, 4, 5].map((a) => retryDelay(s, a, undefined, noJitter))).toEqual([1000, 2000, 4000, 8000, 10_000])
     expect(retryDelay(s, 2, undefined, () => 0)).toBe(1600)
     expect(retryDelay(s, 2, undefined, () => 0.999_999)).toBe(2400)
     expect(retryDelay(s, 5, undefined, () => 0.999_999)).toBe(10_000) // the cap holds after the jitter
     expect(retryDelay(s, 1, 7000, noJitter)).toBe(7000) // asked for more than the backoff: waits as asked
-    expect(retryDelay(s, 3, 1000, noJitter)).toBe(4000) // asked for less: a "retry in 1 s" cannot burn every try
-    expect(retryDelay(s, 1, 3_600_000, noJitter)).toBe(10_000) // nor park the job past the cap
+    expect(retryDelay(s, 3, 1000, () => 0.999_999)).toBe(1000) // asked for less: comes back when told, no jitter
+    expect(retryDelay(DEFAULT_DELIVERY_RETRY, 1, 1000, noJitter)).toBe(1000) // a Slack 429 "in 1 s" is not 3 minutes
+    expect(retryDelay(s, 1, 0, noJitter)).toBe(1000) // "now" is taken as a second: no retry loop without a pause
+    expect(retryDelay(s, 1, 3_600_000, noJitter)).toBe(10_000) // nor can it park the job past the cap
   })
 
   it('defaults: deliveries 8 tries over about 6 h, agent runs 5 tries over about 30 min', () => {

@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DeliveryError } from '../../src/core/errors.js'
 import type { AgentAnswer, JsonObject } from '../../src/core/types.js'
 import { createGithubApp } from '../../src/plugins/github-app/app.js'
 import { appCheck } from '../../src/plugins/github-app/check.js'
@@ -104,6 +105,33 @@ describe('github_comment as a GitHub App', () => {
     const target = githubCommentDelivery({ app: githubApp(), clock: clock.now })
     const error = await target.deliver(answer(number, 'Review.', { payload: { number } }), deliveryContext()).then(() => undefined, (e: unknown) => e)
     expect(String(error)).toContain('the event names no GitHub App installation (payload.installation.id)')
+    expect(api.comments(REPO, number)).toEqual([])
+  })
+})
+
+describe('github_comment as a GitHub App in sticky mode, with GitHub out of reach or the event not the App\'s', () => {
+  const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e)
+
+  it('a network error in any call (the App\'s identity first) is a passing failure the delivery schedule retries', async () => {
+    const number = newPr()
+    // A name that never resolves (RFC 2606): every call fails with getaddrinfo ENOTFOUND, as with GitHub out of reach.
+    const away = createGithubApp({ appId: app.appId, privateKey: { pem: app.privateKey }, baseUrl: 'http://api.github.invalid', clock: clock.now })
+    for (const options of [{ mode: 'sticky' as const }, { mode: 'sticky' as const, checkHead: true }, { mode: 'new' as const }]) {
+      const error = await failureOf(githubCommentDelivery({ app: away, clock: clock.now, ...options }).deliver(answer(number, 'Review.'), deliveryContext()))
+      expect(DeliveryError.is(error)).toBe(true)
+      expect((error as DeliveryError).retryable).toBe(true)
+      expect(String(error)).toMatch(/could not reach GitHub .*ENOTFOUND/)
+    }
+  })
+
+  it('an event without an installation says so in sticky mode too, before any call, and is not retried', async () => {
+    const number = newPr()
+    const away = createGithubApp({ appId: app.appId, privateKey: { pem: app.privateKey }, baseUrl: 'http://api.github.invalid', clock: clock.now })
+    for (const github of [githubApp(), away]) {
+      const error = await failureOf(githubCommentDelivery({ app: github, mode: 'sticky', clock: clock.now }).deliver(answer(number, 'Review.', { payload: { number } }), deliveryContext()))
+      expect(String(error)).toContain('the event names no GitHub App installation (payload.installation.id)')
+      expect((error as DeliveryError).retryable).toBe(false)
+    }
     expect(api.comments(REPO, number)).toEqual([])
   })
 })

@@ -118,4 +118,11 @@ describe('gitlabSource with a signing token', () => {
     expect(gitlab.claims?.(vectorHeaders())).toBe(false)
     expect(gitlab.deliveryId?.({ 'webhook-id': 'wh-1' })).toBe('wh-1')
   })
+
+  it('a signed delivery\'s id is the signed webhook-id, never the unsigned Idempotency-Key; a key that differs is refused', () => {
+    expect(gitlab.deliveryId?.(gitlabHeaders({ ...vectorHeaders(), 'idempotency-key': 'forged' }))).toBe(VECTOR.id)
+    expect(gitlab.verify(request(gitlabHeaders({ ...vectorHeaders(), 'idempotency-key': 'forged' })), [VECTOR.secret]))
+      .toEqual({ ok: false, reason: 'Idempotency-Key differs from the signed webhook-id' })
+    expect(gitlab.deliveryId?.({ 'x-gitlab-event': 'Push Hook', 'idempotency-key': 'k-1', 'webhook-id': 'wh-1' })).toBe('k-1') // unsigned: as before
+  })
 })

@@ -11,7 +11,7 @@ import type { GatewayEvents } from '../events.js'
 import type { Readiness } from '../jobs/state-backend.js'
 import { throttledLog, throttledWarn } from '../log/throttle.js'
 import type { Admission } from '../pipeline/admit.js'
-import type { Pipeline, PipelineResult } from '../pipeline/pipeline.js'
+import type { Pipeline, PipelineResult, Rejection } from '../pipeline/pipeline.js'
 import type { Endpoint } from '../plugin-api/plugin.js'
 import type { RouteTable } from '../routes/route-table.js'
 import type { Clock, Logger, Route } from '../types.js'
@@ -133,7 +133,7 @@ export function createFlow(parts: FlowParts): Flow {
     if (path === '/ready') return probe ? ready() : ERRORS.probeMethod
     const endpoint = endpoints.get(path)
     if (endpoint) {
-      if (probe) return endpoint.handle(req)
+      if (probe) return endpoint.handle({ method: req.method, headers: req.headers, clientAddress: parts.clientAddress(req.remoteAddress, req.headers) })
       return req.method === 'POST' && endpoint.formBytes !== undefined ? form(req, endpoint, endpoint.formBytes) : ERRORS.probeMethod
     }
     if (!path.startsWith(WEBHOOK_PREFIX)) return PASS
@@ -196,7 +196,7 @@ export function createFlow(parts: FlowParts): Flow {
       if (read.kind === 'too-large') return ERRORS.tooLarge
       if (read.kind === 'over-budget') return ERRORS.busy
       if (read.kind !== 'ok') return ERRORS.badRequest
-      return await endpoint.handle({ method: req.method, headers: req.headers, body: read.body })
+      return await endpoint.handle({ method: req.method, headers: req.headers, body: read.body, clientAddress: parts.clientAddress(req.remoteAddress, req.headers) })
     } finally {
       lease.release()
     }
@@ -212,6 +212,14 @@ export function createFlow(parts: FlowParts): Flow {
   }
 }
 
+/** The answer to each reason a webhook is rejected for. */
+const REJECTIONS = {
+  invalid_signature: ERRORS.invalidSignature,
+  cannot_parse: ERRORS.cannotParse,
+  from_a_browser: ERRORS.fromABrowser,
+  not_json: ERRORS.notJson,
+} as const satisfies Record<Rejection, GatewayResponse>
+
 /**
  * The HTTP answer to what the pipeline decided: the one place a webhook's outcome becomes a status, headers
  * and a body (docs/requests.md's table).
@@ -219,7 +227,7 @@ export function createFlow(parts: FlowParts): Flow {
 export function answerOf(result: PipelineResult): GatewayResponse {
   switch (result.kind) {
     case 'rejected':
-      return result.reason === 'invalid_signature' ? ERRORS.invalidSignature : ERRORS.cannotParse
+      return REJECTIONS[result.reason]
     case 'ignored':
       return json(200, { status: 'ignored', event: result.event, reason: result.reason })
     case 'admitted':

@@ -99,7 +99,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
   }
 
   /**
-   * A passing failure of try `attempt`: the next try at a time on `schedule` (never sooner than a `Retry-After`),
+   * A passing failure of try `attempt`: the next try when its `Retry-After` said, else at a time on `schedule`,
    * or, after the schedule's last try, the job's failure, saying that the tries ran out.
    */
   const retryOrFail = (fields: LogFields, message: string, why: string, schedule: RetrySchedule, key: string, attempt: number, retryAfterMs?: number): JobOutcome => {

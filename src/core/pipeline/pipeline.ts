@@ -6,6 +6,7 @@
 import type { GatewayEvents } from '../events.js'
 import type { DedupStore, JobQueue, NewJob } from '../jobs/state-backend.js'
 import { admitJob, type Admission } from './admit.js'
+import { browserRefusal, type BrowserRefusal } from './browser-guard.js'
 import { dedupKeyOf } from '../jobs/dedup-key.js'
 import { checkedOrigin } from '../jobs/origin.js'
 import { throttledWarn } from '../log/throttle.js'
@@ -31,8 +32,11 @@ export interface PipelineParts {
   readonly events?: GatewayEvents | undefined
 }
 
-/** Why a webhook was rejected before anything of it was read: its signature, or a body that is not JSON. */
-export type Rejection = 'invalid_signature' | 'cannot_parse'
+/**
+ * Why a webhook was rejected before anything of it was read: its signature, a body that is not JSON, or (on an
+ * `INSECURE_NO_AUTH` route) what only a browser page sends.
+ */
+export type Rejection = 'invalid_signature' | 'cannot_parse' | BrowserRefusal
 
 /** What became of a webhook: verified and admitted (the admission says how), ignored by its route, or rejected. */
 export type PipelineResult =
@@ -61,7 +65,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   }
 
   /** The source that vouches for the request (or, on an `INSECURE_NO_AUTH` route, the one whose headers it carries). */
-  async function verify(route: Route, req: RawRequest): Promise<{ source: Source | undefined } | undefined> {
+  async function verify(route: Route, req: RawRequest): Promise<{ source: Source | undefined } | { refused: BrowserRefusal } | undefined> {
     const source = sources.find((s) => req.headers[s.header] !== undefined || s.claims?.(req.headers) === true)
     if (route.secrets.includes(INSECURE_NO_AUTH)) {
       // Checked on the socket the request came in on: an embedder may serve gateway.handler on any address.
@@ -72,6 +76,12 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       // it forwarded says so in its headers, and is refused too.
       if (PROXY_HEADERS.some((h) => req.headers[h] !== undefined)) {
         return reject(route, req, 'rejected request: INSECURE_NO_AUTH is refused for a request a proxy forwarded')
+      }
+      // A page in the developer's browser reaches loopback too: what only a browser sends is refused.
+      const refusal = browserRefusal(req.headers)
+      if (refusal !== undefined) {
+        reject(route, req, 'rejected request: INSECURE_NO_AUTH is refused for what a browser page can send', refusal === 'from_a_browser' ? 'Origin or Sec-Fetch-Site header' : 'Content-Type not application/json')
+        return { refused: refusal }
       }
       return { source }
     }
@@ -116,6 +126,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   return async function process(route, req) {
     const verified = await verify(route, req)
     if (!verified) return REJECTED.invalidSignature
+    if ('refused' in verified) return { kind: 'rejected', reason: verified.refused }
     const parsed = parsePayload(req.body, req.headers['content-type'])
     if (!parsed) {
       // Signed, but still nothing of it is logged: a fixed reason, throttled like forgeries.

@@ -112,6 +112,8 @@ export interface EndpointRequest {
   readonly headers: Readonly<Record<string, string>>
   /** A POST's body (only for an endpoint with `formBytes`). */
   readonly body?: Uint8Array | undefined
+  /** The client's address, as the request log names it (behind a trusted proxy, the one it forwarded for). */
+  readonly clientAddress?: string | undefined
 }
 
 export type { PluginDefinition, PluginSpec, SetupContext, Resources, Selector, SecretPath } from './definition.js'

@@ -118,7 +118,9 @@ export async function retryJob<P>(store: JobStore<P>, id: string, mode: RetryMod
     const next = retriedAs(job, mode, t)
     const group = next.group === undefined ? undefined : { key: next.group, debounceMs: 0, maxWaitMs: 0 }
     const added = joined(tx, next, group, t, true)
-    return { job: tx.get(id) ?? next, outdated: added.outdated ?? [] }
+    // As stored (superseded, when its group has a newer job), over `next` for the fields a store that keeps
+    // records as JSON leaves out when they are unset (the joined record never unsets one that `next` set).
+    return { job: { ...next, ...tx.get(id) }, outdated: added.outdated ?? [] }
   })
   if (!done) return undefined
   for (const other of done.outdated) pool.supersede(other, id)

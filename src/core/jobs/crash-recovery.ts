@@ -14,6 +14,7 @@ import { recovered } from './transitions.js'
 
 /** A running job as the store holds it: its record and its lease. */
 export interface HeldJob {
+  /** The job, as the store holds it (`running`). */
   readonly job: JobRecord
   /** The lease owner's name as the store kept it ({@link CrashRecovery.owner} of the process that leased it). */
   readonly owner: string | null

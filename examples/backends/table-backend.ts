@@ -25,10 +25,10 @@ export interface TableBackendOptions {
   readonly path: string
   readonly concurrency: number
   readonly maxQueue: number
-  readonly now?: () => number
-  readonly dedupWindowMs?: number
-  readonly keepDoneMs?: number
-  readonly pollMs?: number
+  readonly now?: (() => number) | undefined
+  readonly dedupWindowMs?: number | undefined
+  readonly keepDoneMs?: number | undefined
+  readonly pollMs?: number | undefined
 }
 
 /** A durable backend over one table. */

@@ -48,8 +48,8 @@ export interface CrashRecovery {
 }
 
 /** Creates this process's recovery (one per backend instance: its token tells it from an earlier life of its pid). */
-export function crashRecovery(host: string = hostname()): CrashRecovery {
-  const me = thisOwner(host, randomBytes(6).toString('hex'))
+export function crashRecovery(): CrashRecovery {
+  const me = thisOwner(hostname(), randomBytes(6).toString('hex'))
   const owner = ownerName(me)
   let tokens = 0
 

@@ -59,7 +59,7 @@ describe('hookpilot reconcile', () => {
     for (const n of [...before, ...missed]) expect(github.api.comments(REPO, n).map((c) => c.body)).toEqual([`REVIEW ${n}`])
     const redeliveries = github.app.hook.attempts().filter((a) => a.redelivery)
     expect(redeliveries.map((a) => a.statusCode)).toEqual(Array(10).fill(202))
-  })
+  }, 60_000) // its poll for the ten reviews may take 30 s, more than the default 20 s a test runs
 
   it('reconcile.on_start: a restarted gateway asks for what it missed by itself, and counts it in hookpilot_reconciled_deliveries_total', async () => {
     const config = await configFile('    reconcile: { on_start: true }')

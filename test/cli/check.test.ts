@@ -4,7 +4,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runCli, runMain, startCli } from '../fixtures/cli.js'
+import { runMain, startCli } from '../fixtures/cli.js'
 import { installFakeGh } from '../fixtures/fake-gh.js'
 
 describe('hookpilot check', () => {
@@ -26,7 +26,7 @@ describe('hookpilot check', () => {
     // A logged-in gh on PATH: the warning below is the only one.
     const gh = installFakeGh()
     const env = gh.env('ok')
-    const result = await runCli(['check', '--config', join(dir, 'config.yaml')], { env })
+    const result = await runMain(['check', '--config', join(dir, 'config.yaml')], { env })
     expect(result.code, result.output).toBe(0)
     expect(result.stderr).toBe('warning: route "review" delivers to github_comment with the echo runner, which answers with its prompt: it would post the whole webhook payload, not a review. Set agent.runner to a real agent (command or openai).\n')
     // serve says it too, at start, before it takes a webhook.

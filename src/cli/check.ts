@@ -36,7 +36,7 @@ export const check: Subcommand = async (args, io) => {
   const path = resolve(io.cwd, values.config)
   const config = await loadConfig(path, { env: io.env })
   const routes = staticRoutes(config)
-  const composed = await compose(config, { definitions: BUILTIN_PLUGINS, plugins: [] }, { baseDir: configDir(path), log: silentLogger, secrets: createSecretSet(), routes })
+  const composed = await compose(config, { definitions: BUILTIN_PLUGINS, plugins: [] }, { baseDir: configDir(path), log: silentLogger, secrets: createSecretSet({ env: io.env }), routes })
   await composed.scope.dispose()
   for (const warning of composed.warnings) io.stderr.write(`warning: ${warning}\n`)
   const targets = [...new Set(routes.map((r) => r.deliver))].join(', ') || 'none'

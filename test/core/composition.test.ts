@@ -20,7 +20,8 @@ const config = {
 describe('one composition root', () => {
   it('createGateway reports what only composing finds in the same error as what the schema finds (issue 25, item 3)', async () => {
     const bad = { ...config, log_level: 'verbose', state: { driver: 'memroy' }, platforms: { webhook: { extra: { ...config.platforms.webhook.extra, routes: { pr: { ...config.platforms.webhook.extra.routes.pr, deliver: 'lgo' } } } } } }
-    const error: unknown = await createGateway(bad).then(() => undefined, (e: unknown) => e)
+    // Wrong on purpose, so past what the config's type allows.
+    const error: unknown = await createGateway(bad as unknown as Parameters<typeof createGateway>[0]).then(() => undefined, (e: unknown) => e)
     expect(ConfigError.is(error)).toBe(true)
     expect((error as ConfigError).issues.map((i) => i.path)).toEqual(['log_level', 'platforms.webhook.extra.routes.pr.deliver', 'state.driver'])
     expect((error as ConfigError).message).toContain('(did you mean "memory"?)')

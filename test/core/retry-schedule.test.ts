@@ -42,7 +42,8 @@ describe('retry schedules', () => {
     expect(parseConfig({}).delivery.retry.attempts).toBe(8)
     let message = ''
     try {
-      parseConfig({ delivery: { retry: { first_delay_seconds: 600, max_delay_seconds: 60 } }, agent: { retry: { attempts: 0, first_delai_seconds: 5 } } })
+      // The typo is the point: past what the config's type allows.
+      parseConfig({ delivery: { retry: { first_delay_seconds: 600, max_delay_seconds: 60 } }, agent: { retry: { attempts: 0, first_delai_seconds: 5 } } } as unknown as Parameters<typeof parseConfig>[0])
     } catch (err) {
       message = String(err)
     }

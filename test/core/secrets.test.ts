@@ -15,7 +15,7 @@ import { BUILTIN_PLUGINS } from '../../src/plugins/builtins.js'
 
 /** The set a gateway builds for a configuration: its routes' secrets and every plugin's secret options. */
 async function configSecretSet(config: HookpilotConfig) {
-  const base = { baseDir: '.', resources: createScope().resources, log: silentLogger, childEnv: () => ({}), workdir: '.', redact: (t: string) => t }
+  const base = { clock: Date.now, baseDir: '.', resources: createScope().resources, log: silentLogger, childEnv: () => ({}), workdir: '.', redact: (t: string) => t }
   const { secrets } = await setupPlugins(config, BUILTIN_PLUGINS, base)
   const set = createSecretSet()
   set.set('config', secrets)

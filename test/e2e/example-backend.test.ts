@@ -13,8 +13,9 @@ import { tableBackend } from '../../examples/backends/table-backend.js'
 const folder = await mkdtemp(join(tmpdir(), 'hookpilot-table-'))
 const paths = new WeakMap<StateBackend, string>()
 let counter = 0
-const at = (path: string, options: BackendOptions) => {
-  const backend = tableBackend({ ...options, path })
+const at = (path: string, { keepDoneMs, ...options }: BackendOptions) => {
+  // The suite says "not set" with undefined; the example's option is absent instead.
+  const backend = tableBackend({ ...options, path, ...(keepDoneMs === undefined ? {} : { keepDoneMs }) })
   paths.set(backend, path)
   return backend
 }

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3'
 import { existsSync, mkdirSync, renameSync, rmSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { runCli, type RunningCli } from '../fixtures/cli.js'
+import { runMain, type RunningCli } from '../fixtures/cli.js'
 import { durableSetup, type Durable, type Serving } from '../fixtures/durable.js'
 
 const running: RunningCli[] = []
@@ -35,7 +35,7 @@ async function ready(port: number): Promise<{ status: number; reason: string }> 
 const statePath = (world: Durable) => join(world.dir, '.hookpilot', 'state.db')
 
 async function jobStates(world: Durable): Promise<string[]> {
-  const listed = await runCli(['jobs', 'list', '--json', '--config', world.config], { env: world.env, cwd: world.dir })
+  const listed = await runMain(['jobs', 'list', '--json', '--config', world.config], { env: world.env, cwd: world.dir })
   return (JSON.parse(listed.stdout) as Array<{ state: string }>).map((j) => j.state)
 }
 

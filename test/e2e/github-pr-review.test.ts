@@ -81,6 +81,9 @@ describe('GitHub pull request review, end to end', () => {
       max_steps: 4,
       timeout_seconds: 30,
       allow_commands: ['gh pr diff', 'gh pr view'],
+      // The stand-in gh lives in a temp folder and records its calls there, which a sandbox's private /tmp and
+      // read-only root would hide (a real gh is in /usr/bin); the sandbox has its own tests.
+      sandbox: 'off',
     },
     platforms: {
       webhook: {

@@ -15,7 +15,7 @@ import { ConfigError, GatewayError, type ConfigIssue } from '../errors.js'
 import { at, claimsOf, describeIssue, isSelected, validateOptions, type Claims } from '../plugin-api/sections.js'
 import type { PluginDefinition } from '../plugin-api/definition.js'
 import { loadPluginModules } from '../plugin-api/loader.js'
-import { reservedRouteIssues } from '../routes/reserved-names.js'
+import { reservedRouteIssues } from './reserved-names.js'
 import { resolveRoute, type RouteDefaults } from '../routes/routes.js'
 import type { Route } from '../types.js'
 

@@ -3,7 +3,7 @@
  * (resolveRoute, routeProblem). Unlike a static route, a bad entry never stops anything: it is set aside with
  * the reason, named, and the others are used.
  */
-import { routeDefaults } from '../../config/config.js'
+import { routeDefaults } from '../static-routes.js'
 import type { HookpilotConfig } from '../../config/schema.js'
 import type { ConfigIssue } from '../../errors.js'
 import { resolveRoute } from '../routes.js'

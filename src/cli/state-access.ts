@@ -4,7 +4,7 @@
  * same store a running `hookpilot serve` uses: the SQLite file, or the Redis every instance shares.
  */
 import { compose } from '../core/gateway/compose.js'
-import type { HookpilotConfig } from '../core/config/config.js'
+import type { HookpilotConfig } from '../core/config/schema.js'
 import type { StateBackend } from '../core/jobs/state-backend.js'
 import type { GatewayPlugin } from '../core/plugin-api/plugin.js'
 import { silentLogger } from '../core/log/logger.js'

@@ -11,7 +11,8 @@
  * logger and the clock a plugin sets up are the ones every other plugin and the state backend use.
  */
 import { resolve } from 'node:path'
-import { configSource, type HookpilotConfig } from '../config/config.js'
+import type { HookpilotConfig } from '../config/schema.js'
+import { configSource } from '../plugin-api/load-config.js'
 import { staticRoutes } from '../routes/static-routes.js'
 import { ConfigError, GatewayError, type ConfigIssue } from '../errors.js'
 import { gatherIssues, gatherIssuesAsync } from '../config/gather-issues.js'

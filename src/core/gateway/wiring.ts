@@ -4,7 +4,7 @@
  * no target and no runner: what exists is what the plugins registered, and a target a plugin could provide
  * but did not (a disabled platform) comes with the plugin's own hint.
  */
-import type { HookpilotConfig } from '../config/config.js'
+import type { HookpilotConfig } from '../config/schema.js'
 import { suggest } from '../config/keys.js'
 import { ConfigError, type ConfigIssue } from '../errors.js'
 import type { AgentRunner, DeliveryTarget, Route } from '../types.js'

@@ -6,7 +6,7 @@
  */
 import { isRecord } from '../config/env.js'
 import type { HookpilotConfig } from '../config/schema.js'
-import { loadedPlugins } from '../config/config.js'
+import { loadedPlugins } from './load-config.js'
 import { ConfigError, GatewayError, type ConfigIssue } from '../errors.js'
 import { at, isSelected } from './sections.js'
 import type { PluginDefinition, Resources } from './definition.js'

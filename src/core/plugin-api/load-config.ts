@@ -1,25 +1,25 @@
 /**
  * Loading and validating `config.yaml`: YAML, then the environment, then the core's schema, then each plugin's
  * own section with the plugin's schema, then the checks that span keys. Every problem is reported at once,
- * each with its path, and every unknown key with a "did you mean".
+ * each with its path, and every unknown key with a "did you mean". It lives in plugin-api/, not config/: the whole
+ * config is validated with the plugins' sections (and their modules loaded), and config/ comes before plugin-api/
+ * in the order of src/core's folders (config/ says only what the core's part of a valid config.yaml is).
  */
 import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import * as v from 'valibot'
 import { parseDocument } from 'yaml'
-import { applyEnvOverrides, interpolateEnv, isRecord, overriddenPaths, type Env } from './env.js'
-import { knownKeys, unknownKeys } from './keys.js'
-import { salvage, type Salvaged } from './salvage.js'
-import { agentSchema, configSchema, routeSchema, stateSchema, type HookpilotConfig, type HookpilotConfigInput } from './schema.js'
+import { applyEnvOverrides, interpolateEnv, isRecord, overriddenPaths, type Env } from '../config/env.js'
+import { knownKeys, unknownKeys } from '../config/keys.js'
+import { salvage, type Salvaged } from '../config/salvage.js'
+import { agentSchema, configSchema, routeSchema, stateSchema, type HookpilotConfig, type HookpilotConfigInput } from '../config/schema.js'
 import { ConfigError, GatewayError, type ConfigIssue } from '../errors.js'
-import { at, claimsOf, describeIssue, isSelected, validateOptions, type Claims } from '../plugin-api/sections.js'
-import type { PluginDefinition } from '../plugin-api/definition.js'
-import { loadPluginModules } from '../plugin-api/loader.js'
-import { reservedRouteIssues } from './reserved-names.js'
+import { at, claimsOf, describeIssue, isSelected, validateOptions, type Claims } from './sections.js'
+import type { PluginDefinition } from './definition.js'
+import { loadPluginModules } from './loader.js'
+import { reservedRouteIssues } from '../config/reserved-names.js'
 import { resolveRoute, type RouteDefaults } from '../routes/routes.js'
 import { STATIC_ROUTES_PATH, staticRoutes } from '../routes/static-routes.js'
-
-export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig, PluginEntry } from './schema.js'
 
 const PARSED = Symbol.for('hookpilot.parsedConfig')
 const LOADED = Symbol.for('hookpilot.loadedPlugins')

@@ -12,7 +12,7 @@ import {
   parseEntry, parseSubscriptionsText, readSubscriptions, resolveSubscriptions, subscriptionsPath, updateSubscriptions,
   withFileLock, writeSubscriptions,
 } from '../../src/core/routes/subscriptions/index.js'
-import { targetMap } from '../../src/core/gateway/wiring.js'
+import { targetMap } from '../../src/core/routes/route-problem.js'
 import { modeOf } from './helpers.js'
 
 let dir: string

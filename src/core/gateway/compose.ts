@@ -45,7 +45,9 @@ import { agentWorkdir } from './workdir.js'
 import { resolveAgentUser } from './agent-user.js'
 import { gatewayPrivatePaths, resolveAgentSandbox } from './agent-sandbox.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source } from '../types.js'
-import { checkRoutes, didYouMean, echoWarnings, selectRunner, targetMap } from './wiring.js'
+import { checkRoutes, echoWarnings, selectRunner } from './wiring.js'
+import { didYouMean } from '../config/keys.js'
+import { targetMap } from '../routes/route-problem.js'
 import { preflight } from './preflight.js'
 
 /** What a gateway is composed of: plugin definitions (set up from the configuration) and ready plugin objects. */

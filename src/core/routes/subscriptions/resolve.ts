@@ -8,7 +8,7 @@ import type { HookpilotConfig } from '../../config/schema.js'
 import type { ConfigIssue } from '../../errors.js'
 import { resolveRoute } from '../routes.js'
 import type { DeliveryTarget, Route } from '../../types.js'
-import { routeProblem } from '../../gateway/wiring.js'
+import { routeProblem } from '../route-problem.js'
 import { parseEntry, type SubscriptionsFile } from './schema.js'
 
 /** A subscription that is not served, and why (the reason never holds a secret). */

@@ -99,10 +99,10 @@ export async function createGateway(
 // subpath's (hookpilot/subscriptions, hookpilot/backend-kit, hookpilot/testing) or internal.
 export type { HookpilotConfig, HookpilotConfigInput } from './core/config/schema.js'
 export type { Gateway, BuildOptions, ListenOptions, GatewayRequest, GatewayResponse } from './core/gateway/gateway.js'
-export {
-  definePlugin, type GatewayPlugin, type PluginDefinition, type PluginSpec, type SetupContext, type SecretPath, type ObserveContext,
-  type Endpoint,
-} from './core/plugin-api/plugin.js'
+export type { Endpoint } from './core/http/endpoint.js'
+export type { PluginDefinition, PluginSpec, SetupContext, SecretPath } from './core/plugin-api/definition.js'
+export type { GatewayPlugin, ObserveContext } from './core/plugin-api/gateway-plugin.js'
+export { definePlugin } from './core/plugin-api/plugin.js'
 export type { GatewayEvents, GatewayEventMap } from './core/events.js'
 export type {
   Source, Verifier, RawRequest, VerifyResult, WebhookEvent, EventFilter, RateLimiter, RateDecision, AgentRunner, AgentInput, AgentContext,

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path'
 import { compose } from '../core/gateway/compose.js'
 import { createSecretSet } from '../core/secrets/secret-set.js'
-import { staticRoutes } from '../core/config/config.js'
+import { staticRoutes } from '../core/routes/static-routes.js'
 import { silentLogger } from '../core/log/logger.js'
 import { loadConfig } from '../index.js'
 import { configDir } from '../core/gateway/gateway.js'

@@ -4,7 +4,7 @@
  * enabled starts watching within a second, without a restart; `hookpilot remove NAME` stops it.
  */
 import * as v from 'valibot'
-import { routeProblem } from '../core/gateway/wiring.js'
+import { routeProblem } from '../core/routes/route-problem.js'
 import type { SubscriptionChange } from '../core/routes/subscriptions/index.js'
 import { marketOptions } from '../plugins/sources/market/options.js'
 import { parseWatchEntry } from '../plugins/sources/market/watch-entry.js'

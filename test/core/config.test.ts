@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, GatewayError, createGateway, loadConfig, parseConfig, type HookpilotConfigInput } from '../../src/index.js'
-import { staticRoutes } from '../../src/core/config/config.js'
+import { staticRoutes } from '../../src/core/routes/static-routes.js'
 
 function issuesOf(fn: () => unknown): Array<{ path: string; message: string }> {
   try {

@@ -10,7 +10,7 @@ import { parseConfig } from '../../src/index.js'
 import { createScope } from '../../src/core/gateway/container.js'
 import { silentLogger } from '../../src/core/log/logger.js'
 import { setupPlugins } from '../../src/core/plugin-api/setup.js'
-import type { HookpilotConfig } from '../../src/core/config/config.js'
+import type { HookpilotConfig } from '../../src/core/config/schema.js'
 import { BUILTIN_PLUGINS } from '../../src/plugins/builtins.js'
 
 /** The set a gateway builds for a configuration: its routes' secrets and every plugin's secret options. */

@@ -7,7 +7,7 @@
  */
 import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { GatewayPlugin } from '../../src/core/plugin-api/plugin.js'
+import type { GatewayPlugin } from '../../src/core/plugin-api/gateway-plugin.js'
 import { testGateway, type TestGateway } from '../fixtures/gateway.js'
 import { startFakeGithubApi, type FakeGithubApi } from '../fixtures/fake-github-api.js'
 import { fakeGithubApp, type FakeGithubApp } from '../fixtures/fake-github-app.js'

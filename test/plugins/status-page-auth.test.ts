@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { GatewayResponse } from '../../src/core/http/responses.js'
-import type { Endpoint, EndpointRequest } from '../../src/core/plugin-api/plugin.js'
+import type { Endpoint, EndpointRequest } from '../../src/core/http/endpoint.js'
 import { statusPage } from '../../src/plugins/status-page/status-page.js'
 
 const TOKEN = 'status-token-0123456789abcdef'

@@ -5,7 +5,7 @@
  * each leased job's environment with the try, and a runner that starts programs applies the variables with
  * {@link runEnvironment}.
  */
-import type { JobEnvironment } from '../jobs/dispatcher.js'
+import type { JobEnvironment } from '../dispatch/dispatcher.js'
 import type { LeasedJob } from '../jobs/state-backend.js'
 import type { AgentEnvironment, AgentEnvironmentSource } from '../types.js'
 

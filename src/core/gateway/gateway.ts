@@ -4,7 +4,7 @@
  * (compose.ts) built and started.
  */
 import { dirname, resolve } from 'node:path'
-import type { HookpilotConfig } from '../config/config.js'
+import type { HookpilotConfig } from '../config/schema.js'
 import { composeRuntime, type BuildOptions, type Composition, type Runtime } from './compose.js'
 import { trustedProxy } from '../http/client-address.js'
 import { clientErrorListener, type ClientErrorListener } from '../http/client-error.js'

@@ -7,10 +7,7 @@
 import { isIP } from 'node:net'
 import type { IncomingMessage } from 'node:http'
 import proxyAddr from 'proxy-addr'
-import { messageOf } from '../errors.js'
-
-/** `platforms.webhook.extra.trust_proxy`. */
-export type TrustProxy = boolean | readonly string[]
+import type { TrustProxy } from '../config/trust-list.js'
 
 /** Finds the client's address of one request. */
 export type ClientAddress = (remoteAddress: string | undefined, headers: Readonly<Record<string, string>>) => string | undefined
@@ -35,14 +32,4 @@ export function trustedProxy(trust: TrustProxy): (address: string) => boolean {
   if (typeof trust === 'boolean') return () => trust
   const trusted = proxyAddr.compile([...trust])
   return (address) => trusted(address, 0)
-}
-
-/** Why `entries` is no valid trust list, or undefined when it is. */
-export function trustListProblem(entries: readonly string[]): string | undefined {
-  try {
-    proxyAddr.compile([...entries])
-    return undefined
-  } catch (err) {
-    return messageOf(err)
-  }
 }

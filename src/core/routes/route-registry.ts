@@ -12,7 +12,7 @@
  * A name is looked up static first, then subscribed, then a source's: a subscription never shadows a static
  * route (`hookpilot subscribe` refuses the clash too).
  */
-import { routeProblem } from '../gateway/wiring.js'
+import { routeProblem } from './route-problem.js'
 import type { DeliveryTarget, Route } from '../types.js'
 import type { MutableRouteTable, RouteTable } from './route-table.js'
 import type { SourceRouteBook } from './source-routes.js'

@@ -12,7 +12,7 @@
  */
 import { REDACTED, redactTokenShapes } from './redact.js'
 import { secretForms } from './encodings.js'
-import { INSECURE_NO_AUTH } from '../routes/routes.js'
+import { INSECURE_NO_AUTH } from '../route-types.js'
 
 /** An environment, as `process.env`. */
 export type SecretEnv = Readonly<Record<string, string | undefined>>

@@ -7,8 +7,9 @@
  * exactly one secret (which is then taken to be the App's). Dynamic subscriptions never count: the App's webhook
  * URL names a route of config.yaml.
  */
-import { staticRoutes, type HookpilotConfig } from '../../core/config/config.js'
-import { INSECURE_NO_AUTH } from '../../core/routes/routes.js'
+import type { HookpilotConfig } from '../../core/config/schema.js'
+import { INSECURE_NO_AUTH } from '../../core/route-types.js'
+import { staticRoutes } from '../../core/routes/static-routes.js'
 
 /** Whether a route's deliveries are all verified with the App's own webhook secret, by route name. */
 export type AppRouteCheck = (route: string) => boolean

@@ -7,7 +7,7 @@
 import { ConfigError } from '../../core/errors.js'
 import { definePlugin } from '../../core/plugin-api/plugin.js'
 import type { AgentEnvironment } from '../../core/types.js'
-import type { GatewayPlugin } from '../../core/plugin-api/plugin.js'
+import type { GatewayPlugin } from '../../core/plugin-api/gateway-plugin.js'
 import { appRoutesOf, appSettings, githubAppOf, githubAppOptions, hooksToken, SECTION } from './options.js'
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { GatewayResponse } from '../../core/http/responses.js'
 import type { JobsView } from '../../core/jobs/state-backend.js'
-import type { Endpoint, EndpointRequest } from '../../core/plugin-api/plugin.js'
+import type { Endpoint, EndpointRequest } from '../../core/http/endpoint.js'
 import type { Clock } from '../../core/types.js'
 import { loginHtml, STATUS_CSS, STATUS_HTML, STATUS_JS } from './assets.js'
 import { statusAuth } from './auth.js'

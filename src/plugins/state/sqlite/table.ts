@@ -200,7 +200,7 @@ export function sqliteTable(db: Db, writer: Writer, compress: (json: string) => 
         fresh.put(stored, job.payload)
         if (group === undefined) return { status: 'accepted', id: String(stored) }
         return writeOthers(joinGroup(accepted(job, String(stored), now), group, members, now), String(stored))
-      }).catch((err: unknown) => {
+      }, { admits: true }).catch((err: unknown) => {
         // Not stored: the id may be given to another job, which must not be handed this payload.
         if (stored !== undefined) fresh.drop(stored)
         throw err

@@ -54,7 +54,7 @@ export const githubAppPlugin = definePlugin({
         const { token } = await app.installationToken(scope, permissions)
         return { ...cleared, GH_TOKEN: token }
       },
-      preflight: () => appCheck(app, settings.keyPath),
+      preflight: () => appCheck(app, settings.keyPath, settings.privateKey),
       observe,
       close,
     }

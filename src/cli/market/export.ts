@@ -13,6 +13,7 @@ import {
   tradesExport,
   type ExportProgress,
   type ExportSummary,
+  type Unreached,
   type Walk,
 } from '../../sdk/export/index.js'
 import { flag, str, type MarketCommand, type Parsed } from './command.js'
@@ -153,8 +154,16 @@ function describe(s: ExportSummary): string {
     lines.push(`Gaps: ${s.gapCount}${s.gapCount > s.gaps.length ? ` (the first ${s.gaps.length} listed)` : ''}`)
     for (const g of s.gaps) lines.push(`  ${day(g.from)} to ${day(g.to)} UTC  ${g.series}`)
   }
-  for (const u of s.unreached) {
-    lines.push(`Not reached: ${u.part}: ${u.reason} (${u.reached.toLocaleString('en-US')} reached${u.olderThan === null ? '' : `; older than ${day(u.olderThan)} UTC left out`})`)
-  }
+  for (const u of s.unreached) lines.push(unreachedLine(u))
   return `${lines.join('\n')}\n`
+}
+
+/**
+ * One part the walk could not finish. `reached` counts the rows the part added: a wallet whose trades up to the
+ * cap were all in the export already (its side's walk had them) adds none, and "(0 reached)" read as if the
+ * wallet had reached nothing.
+ */
+export function unreachedLine(u: Unreached): string {
+  const got = u.reached === 0 ? 'nothing new: the trades it reached were in the export already' : `${u.reached.toLocaleString('en-US')} reached`
+  return `Not reached: ${u.part}: ${u.reason} (${got}${u.olderThan === null ? '' : `; older than ${day(u.olderThan)} UTC left out`})`
 }

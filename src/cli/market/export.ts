@@ -125,16 +125,37 @@ be reached (trades past the offset cap).
       await mkdir(dir, { recursive: true })
       const file = join(dir, fileName(walk, format))
       const progress = exportProgress(io, walk.kind)
+      // Ctrl-C ends the export after the step in flight is dropped, its checkpoint whole (no .tmp left), and says
+      // how to go on; a second Ctrl-C kills at once (the default, once this handler is gone).
+      const interrupt = new AbortController()
+      const stop = (): void => interrupt.abort()
+      process.once('SIGINT', stop)
+      let rows = 0
       let summary: ExportSummary
       try {
-        summary = await runExport(walk, { file, format, onProgress: (p: ExportProgress) => progress.update(p) })
+        summary = await runExport(walk, {
+          file, format, signal: interrupt.signal,
+          onProgress: (p: ExportProgress) => {
+            rows = p.rows
+            progress.update(p)
+          },
+        })
+      } catch (err) {
+        if (!interrupt.signal.aborted) throw err
+        throw new ExportInterrupted(`interrupted: ${rows.toLocaleString('en-US')} rows kept in ${file}; run the same command again to resume from its checkpoint`)
       } finally {
+        process.off('SIGINT', stop)
         progress.stop()
       }
       if (json) return writeJson(io, summary)
       io.stdout.write(describe(summary))
     }
   },
+}
+
+/** An export stopped by Ctrl-C: its file and checkpoint are kept for a resume. */
+export class ExportInterrupted extends Error {
+  override readonly name = 'ExportInterrupted'
 }
 
 /** `history-<slug>-60m.jsonl`: what, of what, how; a name that stays the same so a re-run finds its checkpoint. */

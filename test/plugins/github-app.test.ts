@@ -4,7 +4,7 @@
  * the startup check of the App's id and key.
  */
 import { createHash, generateKeyPairSync } from 'node:crypto'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -154,6 +154,24 @@ describe('the startup check of the App (GET /app with its JWT)', () => {
     const file = (path: string) => appCheck(createGithubApp({ appId: app.appId, privateKey: { file: path }, baseUrl: api.url }), 'platforms.github_app.private_key_file')
     expect(await file(join(dir, 'missing.pem'))).toEqual([{ severity: 'problem', path: 'platforms.github_app.private_key_file', message: expect.stringContaining('could not be read') }])
     expect((await file(join(dir, 'not-a-key.pem')))[0]?.message).toContain('holds not a PEM private key')
+  })
+
+  it('names the key file once, says "an EC key", and warns of a key file others can read (mode 0644)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookpilot-app-'))
+    const ecFile = join(dir, 'ec.pem')
+    writeFileSync(ecFile, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), { mode: 0o600 })
+    const check = (path: string) => appCheck(createGithubApp({ appId: app.appId, privateKey: { file: path }, baseUrl: api.url }), 'platforms.github_app.private_key_file', { file: path })
+    const [ec] = await check(ecFile)
+    expect(ec?.message).toContain(`the file ${ecFile} holds an EC key`)
+    expect(ec?.message.split(ecFile)).toHaveLength(2)
+    expect(ec?.message).not.toContain('private_key_file (')
+    expect((await check(join(dir, 'missing.pem')))[0]?.message.split(join(dir, 'missing.pem'))).toHaveLength(2)
+
+    const rsaFile = join(dir, 'app.pem')
+    writeFileSync(rsaFile, app.privateKey, { mode: 0o600 })
+    expect(await check(rsaFile)).toEqual([])
+    chmodSync(rsaFile, 0o644)
+    expect(await check(rsaFile)).toEqual([{ severity: 'warning', path: 'platforms.github_app.private_key_file', message: expect.stringContaining(`readable by others than its owner (mode 0644)`) }])
 
     const away = createGithubApp({ appId: app.appId, privateKey: { pem: app.privateKey }, baseUrl: 'http://127.0.0.1:9' })
     expect(await appCheck(away, 'platforms.github_app.private_key')).toEqual([{ severity: 'warning', path: 'platforms.github_app', message: expect.stringContaining('its id and key are unchecked') }])

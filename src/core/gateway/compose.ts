@@ -264,7 +264,8 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
   // Whoever logs (a plugin's logger included), and whatever a line quotes (an agent's stderr, an API's error),
   // no known secret gets through: the slot's logger comes redacted.
   const { log, clock, targets } = slots
-  for (const warning of warnings) log.warn(`WARNING: ${warning}`)
+  // The level already says it is a warning: a `WARNING:` prefix read `WARN  WARNING: ...`.
+  for (const warning of warnings) log.warn(warning)
   const events = createEvents(log)
   // The state backend opens first (a bad state.path stops the start with what to change), then the plugins
   // that hold resources of their own; closing runs them in the reverse order, then disposes shared resources.

@@ -39,6 +39,12 @@ export interface JobTransaction<P> {
   purge(cutoff: PurgeCutoff): number
 }
 
+/** What a {@link JobStore.transaction} is told about its write. */
+export interface TransactionOptions {
+  /** The write may store new jobs (an add), whose `202`s follow it. */
+  readonly admits?: boolean | undefined
+}
+
 /** A backend's store: its atomic writes, and how a new job's payload is made ready for one. */
 export interface JobStore<P> {
   /**
@@ -47,6 +53,10 @@ export interface JobStore<P> {
    * then refused (the request is answered 503).
    */
   prepare(job: NewJob): P | Promise<P>
-  /** Runs `work` as one atomic write; resolves with its result once stored (a 202 goes out after this). */
-  transaction<T>(work: (tx: JobTransaction<P>) => T): Promise<T>
+  /**
+   * Runs `work` as one atomic write; resolves with its result once stored (a 202 goes out after this).
+   * `admits` marks the write of an add, which may store new jobs: a store that must check its medium before it
+   * acknowledges a new job (SQLite stats its file with each commit that admits) does it for these writes.
+   */
+  transaction<T>(work: (tx: JobTransaction<P>) => T, options?: TransactionOptions): Promise<T>
 }

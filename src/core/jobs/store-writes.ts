@@ -44,7 +44,7 @@ export async function addJob<P>(store: JobStore<P>, job: NewJob, reservation: Re
   try {
     const t = context.now()
     const payload = await store.prepare(job)
-    const added = await store.transaction((tx) => admitted(tx, job, payload, context, t))
+    const added = await store.transaction((tx) => admitted(tx, job, payload, context, t), { admits: true })
     if (added.status !== 'accepted') return added
     // A running job of this process that the new one outdated learns it now (one of another process at its
     // next write); the new job may be due at once.

@@ -6,14 +6,14 @@
  * in the order of src/core's folders (config/ says only what the core's part of a valid config.yaml is).
  */
 import { readFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import * as v from 'valibot'
 import { parseDocument } from 'yaml'
 import { applyEnvOverrides, interpolateEnv, isRecord, overriddenPaths, type Env } from '../config/env.js'
 import { knownKeys, unknownKeys } from '../config/keys.js'
 import { salvage, type Salvaged } from '../config/salvage.js'
 import { agentSchema, configSchema, routeSchema, stateSchema, type HookpilotConfig, type HookpilotConfigInput } from '../config/schema.js'
-import { ConfigError, GatewayError, type ConfigIssue } from '../errors.js'
+import { ConfigError, GatewayError, messageOf, type ConfigIssue } from '../errors.js'
 import { at, claimsOf, describeIssue, isSelected, validateOptions, type Claims } from './sections.js'
 import type { PluginDefinition } from './definition.js'
 import { loadPluginModules } from './loader.js'
@@ -135,18 +135,27 @@ export async function loadConfig(path: string, options: ParseConfigOptions = {})
   try {
     text = await readFile(path, 'utf8')
   } catch (cause) {
-    const reason = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(cause)
-    throw new GatewayError('ERR_CONFIG', `Cannot read the configuration ${path}: ${reason}. Pass --config FILE.`, { cause })
+    throw new GatewayError('ERR_CONFIG', unreadableConfig(path, cause), { cause })
   }
   const doc = parseDocument(text, { prettyErrors: true })
   if (doc.errors.length > 0) {
-    const issues = doc.errors.map((e) => ({ path: '', message: `YAML: ${e.message.split('\n')[0] ?? e.message}` }))
+    // The first line of yaml's pretty message ends in "at line 5, column 1:" before a quote of the file, which
+    // is left out (a config line may hold a secret): the colon with nothing after it goes too.
+    const issues = doc.errors.map((e) => ({ path: '', message: `YAML: ${(e.message.split('\n')[0] ?? e.message).replace(/:\s*$/, '')}` }))
     throw new ConfigError(issues, { source: path, cause: doc.errors[0] })
   }
   const raw = (doc.toJS() ?? {}) as HookpilotConfigInput
   const source = options.source ?? path
   const loaded = await loadPluginModules(isRecord(raw) ? raw['plugins'] : undefined, dirname(resolve(path)), source)
   return parseConfig(raw, { ...options, source, loaded })
+}
+
+/** Why the configuration at `path` cannot be read, in words that say where it was looked for and what to pass. */
+function unreadableConfig(path: string, cause: unknown): string {
+  const code = (cause as NodeJS.ErrnoException).code
+  if (code === 'ENOENT') return `Cannot read the configuration ${path}: no such file in ${dirname(resolve(path))}. Pass --config FILE.`
+  if (code === 'EISDIR') return `Cannot read the configuration ${path}: it is a folder, not a file. Pass the file inside it, e.g. --config ${join(path, 'config.yaml')}.`
+  return `Cannot read the configuration ${path}: ${messageOf(cause)}. Pass --config FILE.`
 }
 
 /**

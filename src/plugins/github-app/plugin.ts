@@ -61,7 +61,7 @@ export const githubAppPlugin = definePlugin({
         const { token } = await app.installationToken(scope, permissions)
         return { ...cleared, GH_TOKEN: token }
       },
-      preflight: () => appCheck(app, settings.keyPath),
+      preflight: () => appCheck(app, settings.keyPath, settings.privateKey),
       // The App's key mints a token for every repository it is installed on: no agent reads its file.
       privatePaths: 'file' in settings.privateKey ? [settings.privateKey.file] : [],
       observe,

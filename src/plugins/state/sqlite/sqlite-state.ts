@@ -157,7 +157,12 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       // Bound late: the probe writes through the writer that reports to the health.
       let probe = (): Promise<void> => Promise.resolve()
       const health = storeHealth({ path: options.path, log: () => log, probe: () => probe(), recovered: () => pool.wake() })
-      const writer = groupCommit(db, (err) => health.failed(err))
+      // Each commit that stores new jobs looks at the file first (a stat), so no 202 goes out for a lost file.
+      const lostFile = (): Error | undefined => {
+        const lost = opened?.file?.check(true)
+        return lost === undefined ? undefined : new GatewayError('ERR_STATE', lost)
+      }
+      const writer = groupCommit(db, (err) => health.failed(err), lostFile)
       probe = roomProbe(db, writer)
       // An admin command stores no new jobs: no thread for their payloads.
       const compressor = ctx.admin === true ? undefined : workerCompressor((err) => {
@@ -166,7 +171,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       const table = sqliteTable(db, writer, compressor && ((json) => compressor.compress(json)))
       opened = { db, writer, health, table, compressor, view: sqliteJobsView(db) }
       if (ctx.admin) return
-      const file = lostFileGuard(options.path, () => log)
+      const file = lostFileGuard(options.path, () => log, db)
       opened.file = file
       timers.push(setInterval(() => file.check(), 1_000).unref())
       await housekeeping()
@@ -182,7 +187,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       await Promise.allSettled(adding)
       await opened?.writer.run(() => {}).catch(() => {})
       opened?.health.stop()
-      if (opened?.file) await opened.file.rescue(opened.db)
+      if (opened?.file) await opened.file.rescue()
       opened?.db.close()
       opened?.file?.closed()
       opened = undefined

@@ -144,7 +144,7 @@ export function sqliteTable(db: Db, writer: Writer, compress: (json: string) => 
     async prepare(job) {
       return { json: job.payload, brotli: await compress(job.payloadJson) }
     },
-    transaction(work) {
+    transaction(work, options) {
       const inserted: number[] = []
       return writer.run(() => {
         inserting = inserted
@@ -153,7 +153,7 @@ export function sqliteTable(db: Db, writer: Writer, compress: (json: string) => 
         } finally {
           inserting = []
         }
-      }).catch((err: unknown) => {
+      }, { admits: options?.admits === true }).catch((err: unknown) => {
         // Not stored: the id may be given to another job, which must not be handed this payload.
         for (const id of inserted) fresh.drop(id)
         throw err

@@ -14,9 +14,11 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { bubblewrapSandbox, probeBubblewrap } from '../../src/core/gateway/agent-sandbox.js'
 import { commandAgent } from '../../src/plugins/runners/command/command-runner.js'
+import { openaiAgent } from '../../src/plugins/runners/openai/openai-runner.js'
 import { createGateway, loadConfig, type AgentAnswer, type AgentSandbox, type Gateway } from '../../src/index.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { asPlugin } from '../fixtures/gateway.js'
+import { fakeModel, lastToolResult } from '../fixtures/fake-model.js'
 import { githubHeaders } from '../fixtures/github.js'
 
 const SECRET = 'route-secret-sandbox-isolation'
@@ -237,6 +239,24 @@ describe('each sandboxed job works in a folder of its own', () => {
       expect(report['here']).toMatch(/^note-[0-9a-f]{12}$/)
       expect(report['around']).toBe('got 1 entries')
     }
+    expect(await readdir(workdir)).toEqual([])
+  })
+})
+
+describe('the openai runner\'s commands in a sandbox', () => {
+  it('share one folder of their own for the whole run, removed after it', async () => {
+    const { workdir, env } = await gatewayHome()
+    const writes = [process.execPath, '-e', `require('node:fs').writeFileSync('diff.txt', 'kept'); process.stdout.write(process.cwd())`]
+    const reads = [process.execPath, '-e', `process.stdout.write(require('node:fs').readFileSync('diff.txt', 'utf8'))`]
+    const model = await fakeModel((_call, i) => (i === 0 ? { command: writes } : i === 1 ? { command: reads } : { content: 'done' }))
+    closing.push(() => model.close())
+    const runner = openaiAgent({
+      baseUrl: model.url, model: 'm', allowCommands: [[process.execPath, '-e']], env, cwd: workdir, sandbox: bubblewrapSandbox(bwrap, [workdir]),
+    })
+    const result = await runner.run({ prompt: 'review', route: 'pr', event: 'pull_request', deliveryId: 'd' }, { signal: new AbortController().signal, log: recordingLogger() })
+    expect(result).toEqual({ ok: true, text: 'done' })
+    expect(lastToolResult(model.calls[1])).toMatch(new RegExp(`^${workdir}/run-\\w+$`))
+    expect(lastToolResult(model.calls[2])).toBe('kept')
     expect(await readdir(workdir)).toEqual([])
   })
 })

@@ -97,6 +97,8 @@ describe('HOME inside the sandbox', () => {
     const tools = join(home, 'tools')
     await mkdir(tools)
     await writeFile(join(tools, 'tool.txt'), 'shared tool')
+    // A path the gateway keeps private stays hidden inside a share.
+    await writeFile(join(tools, 'key.pem'), 'private key')
     const readsShare = `${ATTEMPT}
       const { readFileSync, writeFileSync } = require('node:fs')
       const tools = ${JSON.stringify(tools)}
@@ -104,9 +106,13 @@ describe('HOME inside the sandbox', () => {
         read: attempt(() => readFileSync(tools + '/tool.txt', 'utf8')),
         write: attempt(() => writeFileSync(tools + '/tool.txt', 'changed')),
         token: attempt(() => readFileSync(process.env.HOME + '/.config/gh/hosts.yml', 'utf8')),
+        key: attempt(() => readFileSync(tools + '/key.pem', 'utf8')),
       }))`
-    const sandbox = bubblewrapSandbox(bwrap, [workdir], undefined, { readOnly: [tools] })
-    expect(JSON.parse(await runAgent(readsShare, { env, cwd: workdir, sandbox }))).toEqual({ read: 'got shared tool', write: 'EROFS', token: 'ENOENT' })
+    const sandbox = bubblewrapSandbox(bwrap, [workdir, join(tools, 'key.pem')], undefined, { readOnly: [tools] })
+    const { key, ...report } = JSON.parse(await runAgent(readsShare, { env, cwd: workdir, sandbox })) as Record<string, string>
+    expect(report).toEqual({ read: 'got shared tool', write: 'EROFS', token: 'ENOENT' })
+    // Covered by the empty, unreadable file every hidden file gets.
+    expect(key).not.toContain('private key')
     expect(await readFile(join(tools, 'tool.txt'), 'utf8')).toBe('shared tool')
   })
 })

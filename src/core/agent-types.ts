@@ -122,4 +122,9 @@ export interface AgentSandbox {
    * its own (`cwd`); given the gateway's shared working folder itself, the program finds it empty.
    */
   wrap(argv: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): string[]
+  /**
+   * Whether a program run with `env` sees `path` inside the sandbox (false for what the sandbox hides: a home
+   * folder, a private path), so that an agent program installed where it is hidden is refused at start.
+   */
+  visible?(path: string, env?: NodeJS.ProcessEnv): boolean
 }

@@ -266,3 +266,51 @@ describe('the openai runner\'s commands in a sandbox', () => {
     expect(await readdir(workdir)).toEqual([])
   })
 })
+
+describe('an agent CLI installed in the gateway user\'s home', () => {
+  /** A gateway whose HOME is a fake one holding the agent (`~/.local/bin/agent`), with `agentKeys`. */
+  async function gatewayWithAgentInHome(agentKeys: string[]): Promise<{ gateway: Gateway; answers: AgentAnswer[]; bin: string }> {
+    const dir = await mkdtemp(join(root, 'home-agent-'))
+    const home = join(dir, 'home')
+    const bin = join(home, '.local', 'bin')
+    await mkdir(bin, { recursive: true })
+    await writeFile(join(bin, 'agent'), '#!/bin/sh\necho from the home\n', { mode: 0o755 })
+    const configFile = join(dir, 'config.yaml')
+    await writeFile(configFile, [
+      'agent:',
+      `  command: ${JSON.stringify([join(bin, 'agent')])}`,
+      ...['runner: command', 'sandbox: bubblewrap', ...agentKeys].map((line) => `  ${line}`),
+      'state:',
+      '  driver: memory',
+      'platforms:',
+      '  webhook:',
+      '    extra:',
+      '      host: 127.0.0.1',
+      `      routes: { pr: { secret: "${SECRET}", deliver: capture } }`,
+    ].join('\n'))
+    const answers: AgentAnswer[] = []
+    const capture = asPlugin({ name: 'capture', deliveryTargets: [{ name: 'capture', deliver: async (a: AgentAnswer) => void answers.push(a) }] })
+    // The gateway's HOME is read when it is composed (its own, and the agent's environment).
+    const saved = process.env['HOME']
+    process.env['HOME'] = home
+    try {
+      const gateway = await createGateway(await loadConfig(configFile), [asPlugin({ name: 'test', logger: recordingLogger() }), capture], { baseDir: dir })
+      closing.push(() => gateway.close())
+      return { gateway, answers, bin }
+    } finally {
+      process.env['HOME'] = saved
+    }
+  }
+
+  it('is refused at start, since the sandbox hides the home: with what to do', async () => {
+    await expect(gatewayWithAgentInHome([])).rejects.toThrow(/agent\.command: the agent command ".*\/\.local\/bin\/agent" is .*, which the agent's sandbox hides .*share .*\/\.local\/bin read-only with agent\.sandbox_paths/)
+  })
+
+  it('runs, read-only, once agent.sandbox_paths shares its folder', async () => {
+    const { gateway, answers } = await gatewayWithAgentInHome(['sandbox_paths: ["./home/.local/bin"]'])
+    const body = Buffer.from('{"action":"opened"}')
+    expect((await gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('pull_request', body, SECRET), body })).status).toBe(202)
+    await expect.poll(() => answers.length, { timeout: 15_000 }).toBe(1)
+    expect(answers[0]?.text).toBe('from the home')
+  })
+})

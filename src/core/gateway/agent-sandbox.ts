@@ -174,6 +174,9 @@ export function bubblewrapSandbox(
   const canReach = (path: string) => runAs === undefined || reachableBy(path, runAs)
   // The gateway user's own home, by its HOME and by the account's record (they differ when HOME was changed).
   const gatewayHomes = [homedir(), accountHome()]
+  // A home `agent.user` cannot reach is out of its reach already, and bubblewrap, run as it, could mount nothing there.
+  const reach = (path: string | undefined): path is string => path !== undefined && canReach(path)
+  const homeOf = (env: NodeJS.ProcessEnv) => privateHome(reach(env['HOME']) ? env['HOME'] : undefined, [...gatewayHomes, runAs?.home].filter(reach))
   return {
     name: 'bubblewrap',
     hide(more) {
@@ -181,13 +184,17 @@ export function bubblewrapSandbox(
     },
     wrap(argv, cwd, env = process.env) {
       const folder = resolve(cwd)
-      // A home `agent.user` cannot reach is out of its reach already, and bubblewrap, run as it, could mount nothing there.
-      const reach = (path: string | undefined): path is string => path !== undefined && canReach(path)
-      const given = env['HOME']
-      const home = privateHome(reach(given) ? given : undefined, [...gatewayHomes, runAs?.home].filter(reach))
+      const home = homeOf(env)
       const mounts = mountArgs({ hidden: [...paths].filter(canReach), writable: folder, readOnly, covered: ['/tmp', ...home.masked] })
       const network = access.network === false ? ['--unshare-net'] : []
       return [bwrap, ...baseArgs(true), ...network, ...home.args, ...mounts, '--chdir', folder, '--', ...argv]
+    },
+    visible(path, env = process.env) {
+      const file = resolve(path)
+      // A hidden path is masked after the shares, so it stays hidden inside one.
+      if ([...paths].some((hiddenPath) => inside(hiddenPath, file))) return false
+      if (readOnly.some((share) => inside(share, file))) return true
+      return !['/tmp', ...homeOf(env).masked].some((folder) => inside(folder, file))
     },
   }
 }

@@ -4,9 +4,10 @@
  * startup, so a mistyped agent command (`claud`) or a missing `gh` is refused before the first webhook is
  * accepted, rather than failing the job after a green 202.
  */
-import { accessSync, constants, readdirSync, statSync } from 'node:fs'
-import { delimiter, isAbsolute, join, resolve } from 'node:path'
+import { accessSync, constants, readdirSync, realpathSync, statSync } from 'node:fs'
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import { suggest } from '../../core/config/keys.js'
+import type { AgentSandbox } from '../../core/types.js'
 
 /** The full path of `program`, or undefined when it is not there or not executable. */
 export function findProgram(program: string, env: NodeJS.ProcessEnv | undefined = process.env): string | undefined {
@@ -34,6 +35,27 @@ export function missingProgramProblem(program: string, env: NodeJS.ProcessEnv | 
   const close = suggest(program, dirs.flatMap(programsIn))
   const hint = close === undefined ? '' : ` (did you mean "${close}"?)`
   return `${what} "${program}" is not on PATH${hint} (PATH: ${dirs.join(delimiter) || 'empty'}): install it, fix its name, or give its full path`
+}
+
+/**
+ * Why `program`, found on the host, would not be there inside `sandbox` (installed in a home folder the sandbox
+ * hides, `~/.local/bin`, or resolving there through a link), in words that say what to change; undefined when it
+ * would, or when it is not found at all ({@link missingProgramProblem} says that).
+ */
+export function hiddenProgramProblem(program: string, env: NodeJS.ProcessEnv | undefined, sandbox: AgentSandbox | undefined, what: string): string | undefined {
+  const found = findProgram(program, env)
+  if (found === undefined || sandbox?.visible === undefined) return undefined
+  let real = found
+  try {
+    real = realpathSync(found)
+  } catch {
+    // it was there a moment ago: the run will say what is wrong
+  }
+  const hidden = [...new Set([found, real])].filter((path) => !sandbox.visible?.(path, env))
+  if (hidden.length === 0) return undefined
+  const folders = [...new Set(hidden.map((path) => dirname(path)))].join(', ')
+  return `${what} "${program}" is ${found}${real === found ? '' : ` (${real})`}, which the agent's sandbox hides (its home folder is private there): ` +
+    `install it outside the home (/usr/local/bin), share ${folders} read-only with agent.sandbox_paths, or set agent.sandbox: off`
 }
 
 function searchPath(env: NodeJS.ProcessEnv | undefined): string[] {

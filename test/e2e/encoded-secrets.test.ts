@@ -52,6 +52,8 @@ describe('an agent that encodes the secret it found', () => {
       'agent:',
       '  runner: command',
       `  command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}, ${JSON.stringify(configFile)}]`,
+      // The agent must read the config file to leak its secret: the sandbox, where bubblewrap works, hides it.
+      '  sandbox: off',
       'platforms:',
       '  webhook:',
       '    extra:',

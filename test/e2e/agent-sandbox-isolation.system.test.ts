@@ -269,17 +269,21 @@ describe('the openai runner\'s commands in a sandbox', () => {
 })
 
 describe('an agent CLI installed in the gateway user\'s home', () => {
-  /** A gateway whose HOME is a fake one holding the agent (`~/.local/bin/agent`), with `agentKeys`. */
-  async function gatewayWithAgentInHome(agentKeys: string[]): Promise<{ gateway: Gateway; answers: AgentAnswer[]; bin: string }> {
+  /**
+   * A gateway whose HOME is a fake one holding the agent (`~/.local/bin/agent`, and a node script beside it),
+   * with `agentKeys`; its `agent.command` is `command` of that folder, the agent itself by default.
+   */
+  async function gatewayWithAgentInHome(agentKeys: string[], command = (bin: string) => [join(bin, 'agent')]): Promise<{ gateway: Gateway; answers: AgentAnswer[] }> {
     const dir = await mkdtemp(join(root, 'home-agent-'))
     const home = join(dir, 'home')
     const bin = join(home, '.local', 'bin')
     await mkdir(bin, { recursive: true })
     await writeFile(join(bin, 'agent'), '#!/bin/sh\necho from the home\n', { mode: 0o755 })
+    await writeFile(join(bin, 'agent.mjs'), 'process.stdout.write("from the home")\n')
     const configFile = join(dir, 'config.yaml')
     await writeFile(configFile, [
       'agent:',
-      `  command: ${JSON.stringify([join(bin, 'agent')])}`,
+      `  command: ${JSON.stringify(command(bin))}`,
       ...['runner: command', 'sandbox: bubblewrap', ...agentKeys].map((line) => `  ${line}`),
       'state:',
       '  driver: memory',
@@ -297,14 +301,17 @@ describe('an agent CLI installed in the gateway user\'s home', () => {
     try {
       const gateway = await createGateway(await loadConfig(configFile), [asPlugin({ name: 'test', logger: recordingLogger() }), capture], { baseDir: dir })
       closing.push(() => gateway.close())
-      return { gateway, answers, bin }
+      return { gateway, answers }
     } finally {
       process.env['HOME'] = saved
     }
   }
 
   it('is refused at start, since the sandbox hides the home: with what to do', async () => {
-    await expect(gatewayWithAgentInHome([])).rejects.toThrow(/agent\.command: the agent command ".*\/\.local\/bin\/agent" is .*, which the agent's sandbox hides .*share .*\/\.local\/bin read-only with agent\.sandbox_paths/)
+    const refused = /agent\.command: the agent command ".*" needs \/\S+\/home\/\.local\/bin\/agent(\.mjs)?, which the agent's sandbox hides .*share \/\S+\/home\/\.local\/bin read-only with agent\.sandbox_paths/
+    await expect(gatewayWithAgentInHome([])).rejects.toThrow(refused)
+    // A script it runs, named by its path, is as hidden as a program.
+    await expect(gatewayWithAgentInHome([], (bin) => [process.execPath, join(bin, 'agent.mjs')])).rejects.toThrow(refused)
   })
 
   it('runs, read-only, once agent.sandbox_paths shares its folder', async () => {

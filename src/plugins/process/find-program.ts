@@ -38,24 +38,41 @@ export function missingProgramProblem(program: string, env: NodeJS.ProcessEnv | 
 }
 
 /**
- * Why `program`, found on the host, would not be there inside `sandbox` (installed in a home folder the sandbox
- * hides, `~/.local/bin`, or resolving there through a link), in words that say what to change; undefined when it
- * would, or when it is not found at all ({@link missingProgramProblem} says that).
+ * Why `command` would not find its program, or a file it names by absolute path, inside `sandbox` (installed in
+ * a home folder the sandbox hides, `~/.local/bin`, or reached there through a link), in words that say what to
+ * change; undefined when all of it is there, or when the program is not found at all ({@link missingProgramProblem}
+ * says that).
  */
-export function hiddenProgramProblem(program: string, env: NodeJS.ProcessEnv | undefined, sandbox: AgentSandbox | undefined, what: string): string | undefined {
+export function hiddenProgramProblem(command: readonly string[], env: NodeJS.ProcessEnv | undefined, sandbox: AgentSandbox | undefined, what: string): string | undefined {
+  const [program = '', ...args] = command
   const found = findProgram(program, env)
   if (found === undefined || sandbox?.visible === undefined) return undefined
-  let real = found
-  try {
-    real = realpathSync(found)
-  } catch {
-    // it was there a moment ago: the run will say what is wrong
-  }
-  const hidden = [...new Set([found, real])].filter((path) => !sandbox.visible?.(path, env))
+  // The program by its path and where its link points; the arguments that name a file the host has (a script).
+  const named = [found, ...args.filter((arg) => isAbsolute(arg) && exists(arg))]
+  const paths = [...new Set(named.flatMap((path) => [path, realPath(path)]))]
+  const hidden = paths.filter((path) => !sandbox.visible?.(path, env))
   if (hidden.length === 0) return undefined
   const folders = [...new Set(hidden.map((path) => dirname(path)))].join(', ')
-  return `${what} "${program}" is ${found}${real === found ? '' : ` (${real})`}, which the agent's sandbox hides (its home folder is private there): ` +
+  return `${what} "${command.join(' ')}" needs ${hidden.join(', ')}, which the agent's sandbox hides (its home folder is private there): ` +
     `install it outside the home (/usr/local/bin), share ${folders} read-only with agent.sandbox_paths, or set agent.sandbox: off`
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Where `path` leads through its links; `path` itself when it cannot be followed. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
 }
 
 function searchPath(env: NodeJS.ProcessEnv | undefined): string[] {

@@ -33,7 +33,7 @@ export const commandPlugin = definePlugin({
         // Looked up on the PATH the agent is given: a mistyped `claud` is refused at start, not found by the first job.
         async preflight() {
           // An agent CLI in the home folder (~/.local/bin) is there on the host and not in the sandbox, whose home is private.
-          const problem = missingProgramProblem(program, ctx.childEnv, 'the agent command') ?? hiddenProgramProblem(program, env, ctx.agentSandbox, 'the agent command')
+          const problem = missingProgramProblem(program, ctx.childEnv, 'the agent command') ?? hiddenProgramProblem(options.command ?? [], env, ctx.agentSandbox, 'the agent command')
           return problem === undefined ? [] : [{ severity: 'problem', path: 'agent.command', message: problem }]
         },
       },

@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { bubblewrapSandbox, probeBubblewrap } from '../../src/core/gateway/agent-sandbox.js'
 import { commandAgent } from '../../src/plugins/runners/command/command-runner.js'
+import { runProcess } from '../../src/plugins/process/run-process.js'
 import { openaiAgent } from '../../src/plugins/runners/openai/openai-runner.js'
 import { createGateway, loadConfig, type AgentAnswer, type Gateway } from '../../src/index.js'
 import type { AgentSandbox } from '../../src/core/types.js'
@@ -91,6 +92,14 @@ describe('HOME inside the sandbox', () => {
     const report = JSON.parse(await runAgent(writesSettings, { env, cwd: workdir, sandbox: bubblewrapSandbox(bwrap, [workdir]) })) as Record<string, string>
     expect(report).toEqual({ home, write: 'got {}', listing: '.claude' })
     expect(await readdir(home)).toEqual(['.config'])
+  })
+
+  it('bubblewrap: a HOME that is not there points at a private writable folder instead', async () => {
+    const { workdir, env } = await gatewayHome()
+    const writesHome = `${ATTEMPT}
+      const { writeFileSync } = require('node:fs')
+      process.stdout.write(process.env.HOME + ' ' + attempt(() => { writeFileSync(process.env.HOME + '/cache', 'x'); return 'written' }))`
+    expect(await runAgent(writesHome, { env: { ...env, HOME: '/nonexistent-home-39' }, cwd: workdir, sandbox: bubblewrapSandbox(bwrap, [workdir]) })).toBe('/tmp/home got written')
   })
 
   it('bubblewrap: agent.sandbox_paths are seen inside the hidden home, read-only', async () => {
@@ -247,6 +256,17 @@ describe('each sandboxed job works in a folder of its own', () => {
       expect(report['around']).toBe('got 1 entries')
     }
     expect(await readdir(workdir)).toEqual([])
+  })
+})
+
+describe('a runner that gives the sandbox the shared folder itself', () => {
+  it('finds it empty: what other runs left there is not in it', async () => {
+    const { workdir, env } = await gatewayHome()
+    await writeFile(join(workdir, 'left-by-another-job'), 'x')
+    const result = await runProcess([process.execPath, '-e', `process.stdout.write(require('node:fs').readdirSync('.').join(','))`], { cwd: workdir, env, sandbox: bubblewrapSandbox(bwrap, [workdir]) })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toBe('')
+    expect(await readdir(workdir)).toEqual(['left-by-another-job'])
   })
 })
 

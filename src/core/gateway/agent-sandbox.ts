@@ -186,8 +186,7 @@ export function bubblewrapSandbox(
       const folder = resolve(cwd)
       const home = homeOf(env)
       const mounts = mountArgs({ hidden: [...paths].filter(canReach), writable: folder, readOnly, covered: ['/tmp', ...home.masked] })
-      const network = access.network === false ? ['--unshare-net'] : []
-      return [bwrap, ...baseArgs(true), ...network, ...home.args, ...mounts, '--chdir', folder, '--', ...argv]
+      return [bwrap, ...baseArgs(access.network !== false), ...home.args, ...mounts, '--chdir', folder, '--', ...argv]
     },
     visible(path, env = process.env) {
       const file = resolve(path)
@@ -241,7 +240,7 @@ function isFolder(path: string): boolean {
  * staying in the watchdog's process group is what lets a timeout's SIGTERM reach the agent itself. No
  * `--clearenv`: bwrap passes on the environment it was started with, which is already exactly the agent's (the
  * gateway's less its secrets, plus the job's token); `--setenv` would put the token on a command line that
- * every user of the machine can read.
+ * every user of the machine can read. Without `network`, a network namespace of its own (loopback only).
  */
 function baseArgs(network: boolean): string[] {
   return [

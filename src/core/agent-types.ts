@@ -116,6 +116,15 @@ export interface AgentUser {
 export interface AgentSandbox {
   /** What makes it (`bubblewrap`), for logs. */
   readonly name: string
-  /** The argv that runs `argv` inside the sandbox, in (and able to write only to) the folder `cwd`. */
-  wrap(argv: readonly string[], cwd: string): string[]
+  /**
+   * The argv that runs `argv` inside the sandbox, in (and able to write only to) the folder `cwd`, with `env`
+   * (the program's environment; its HOME is made an empty private folder). A runner gives each run a folder of
+   * its own (`cwd`); given the gateway's shared working folder itself, the program finds it empty.
+   */
+  wrap(argv: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): string[]
+  /**
+   * Whether a program run with `env` sees `path` inside the sandbox (false for what the sandbox hides: a home
+   * folder, a private path), so that an agent program installed where it is hidden is refused at start.
+   */
+  visible?(path: string, env?: NodeJS.ProcessEnv): boolean
 }

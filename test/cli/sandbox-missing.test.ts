@@ -17,13 +17,14 @@ afterEach(async () => {
 })
 
 /** A config.yaml with `agent.sandbox: mode` and a PATH that holds node and no bwrap; answers its folder and environment. */
-async function withoutBwrap(mode: 'auto' | 'bubblewrap'): Promise<{ dir: string; env: NodeJS.ProcessEnv }> {
+async function withoutBwrap(mode: 'auto' | 'bubblewrap', agentKeys: readonly string[] = []): Promise<{ dir: string; env: NodeJS.ProcessEnv }> {
   const dir = await mkdtemp(join(tmpdir(), 'hookpilot-no-bwrap-'))
   await mkdir(join(dir, 'bin'))
   await symlink(process.execPath, join(dir, 'bin', 'node'))
   await writeFile(join(dir, 'config.yaml'), [
     'agent:',
     `  sandbox: ${mode}`,
+    ...agentKeys.map((line) => `  ${line}`),
     'state:',
     '  driver: memory',
     'platforms:',
@@ -61,5 +62,12 @@ describe('agent.sandbox where bubblewrap is missing', () => {
     const serve = await runCli(['serve', '--config', join(dir, 'config.yaml'), '--port', '0'], { cwd: dir, env })
     expect(serve.code).not.toBe(0)
     expect(serve.output).toMatch(refused)
+  })
+
+  it('auto with agent.network: false: check refuses, since only the sandbox could cut the network', async () => {
+    const { dir, env } = await withoutBwrap('auto', ['network: false'])
+    const check = await runCli(['check', '--config', join(dir, 'config.yaml')], { cwd: dir, env })
+    expect(check.code).toBe(1)
+    expect(check.output).toMatch(/agent\.network: false needs the sandbox to cut the network and bwrap is not on PATH/)
   })
 })

@@ -49,6 +49,9 @@ async function setup(extraConfig = '') {
     '  runner: command',
     `  command: [${JSON.stringify(process.execPath)}, "-e", ${JSON.stringify(AGENT)}, ${JSON.stringify(subscriptions)}]`,
     '  retry: { attempts: 1 }', // the failed run fails its job at once: what it told is read from there
+    // The shared working folder without a sandbox (a sandboxed run gets one of its own inside it, removed after the
+    // run: agent-sandbox-isolation.system.test.ts); the same on a machine with bubblewrap and one without.
+    '  sandbox: off',
     extraConfig,
     'platforms:',
     '  webhook:',

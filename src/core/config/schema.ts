@@ -115,6 +115,10 @@ export const agentSchema = v.looseObject({
   group: v.optional(nonBlank('the group the agent runs as; the user\'s own by default')),
   // a bubblewrap sandbox for every run where the machine can make one (auto), always (bubblewrap), or never (off)
   sandbox: v.optional(v.picklist(['auto', 'bubblewrap', 'off'], 'expected auto (a sandbox where bubblewrap works), bubblewrap (refuse to start without one) or off'), 'auto'),
+  // false cuts the agent's network (the sandbox's own namespace, loopback only); needs the sandbox
+  network: v.optional(boolean, true),
+  // paths the sandboxed agent may read (read-only), relative to the config's folder: inside the hidden home, say
+  sandbox_paths: v.optional(textList, []),
   // a failed or timed-out run (not an empty answer, not a configuration problem) is tried again on this schedule
   retry: v.optional(retrySchema(DEFAULT_AGENT_RETRY), {}),
 })

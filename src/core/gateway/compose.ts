@@ -43,7 +43,7 @@ import { startInOrder } from './startup.js'
 import { TOKENS } from './tokens.js'
 import { agentWorkdir } from './workdir.js'
 import { resolveAgentUser } from './agent-user.js'
-import { gatewayPrivatePaths, resolveAgentSandbox } from './agent-sandbox.js'
+import { resolveAgentSandbox, sandboxOptions } from './agent-sandbox.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source } from '../types.js'
 import { checkRoutes, echoWarnings, selectRunner } from './wiring.js'
 import { didYouMean } from '../config/keys.js'
@@ -147,7 +147,7 @@ export async function compose(config: HookpilotConfig, composition: Composition,
     // The agent's account is checked only for a gateway that runs agents (an admin command runs none).
     const agentUser = serve ? await gatherIssuesAsync(() => resolveAgentUser(config.agent.user, config.agent.group), issues) : undefined
     const workdir = serve ? gatherIssues(() => agentWorkdir(config.agent.workdir, options.baseDir, keepOut, agentUser), issues) : undefined
-    const sandboxed = serve ? await gatherIssuesAsync(() => resolveAgentSandbox(config.agent.sandbox, { runAs: agentUser, hidden: gatewayPrivatePaths(config, options.baseDir, subscriptions) }), issues) : undefined
+    const sandboxed = serve ? await gatherIssuesAsync(() => resolveAgentSandbox(config.agent.sandbox, sandboxOptions(config, options.baseDir, subscriptions, workdir?.path, agentUser)), issues) : undefined
     if (serve && !workdir) throw new ConfigError(issues, { source: configSource(config) })
     const definitions = options.only ? composition.definitions.filter(options.only) : composition.definitions
     const setUp = await setupPlugins(config, definitions, {

@@ -4,9 +4,10 @@
  * startup, so a mistyped agent command (`claud`) or a missing `gh` is refused before the first webhook is
  * accepted, rather than failing the job after a green 202.
  */
-import { accessSync, constants, readdirSync, statSync } from 'node:fs'
-import { delimiter, isAbsolute, join, resolve } from 'node:path'
+import { accessSync, constants, readdirSync, realpathSync, statSync } from 'node:fs'
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import { suggest } from '../../core/config/keys.js'
+import type { AgentSandbox } from '../../core/types.js'
 
 /** The full path of `program`, or undefined when it is not there or not executable. */
 export function findProgram(program: string, env: NodeJS.ProcessEnv | undefined = process.env): string | undefined {
@@ -34,6 +35,44 @@ export function missingProgramProblem(program: string, env: NodeJS.ProcessEnv | 
   const close = suggest(program, dirs.flatMap(programsIn))
   const hint = close === undefined ? '' : ` (did you mean "${close}"?)`
   return `${what} "${program}" is not on PATH${hint} (PATH: ${dirs.join(delimiter) || 'empty'}): install it, fix its name, or give its full path`
+}
+
+/**
+ * Why `command` would not find its program, or a file it names by absolute path, inside `sandbox` (installed in
+ * a home folder the sandbox hides, `~/.local/bin`, or reached there through a link), in words that say what to
+ * change; undefined when all of it is there, or when the program is not found at all ({@link missingProgramProblem}
+ * says that).
+ */
+export function hiddenProgramProblem(command: readonly string[], env: NodeJS.ProcessEnv | undefined, sandbox: AgentSandbox | undefined, what: string): string | undefined {
+  const [program = '', ...args] = command
+  const found = findProgram(program, env)
+  if (found === undefined || sandbox?.visible === undefined) return undefined
+  // The program by its path and where its link points; the arguments that name a file the host has (a script).
+  const named = [found, ...args.filter((arg) => isAbsolute(arg) && exists(arg))]
+  const paths = [...new Set(named.flatMap((path) => [path, realPath(path)]))]
+  const hidden = paths.filter((path) => !sandbox.visible?.(path, env))
+  if (hidden.length === 0) return undefined
+  const folders = [...new Set(hidden.map((path) => dirname(path)))].join(', ')
+  return `${what} "${command.join(' ')}" needs ${hidden.join(', ')}, which the agent's sandbox hides (its home folder is private there): ` +
+    `install it outside the home (/usr/local/bin), share ${folders} read-only with agent.sandbox_paths, or set agent.sandbox: off`
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Where `path` leads through its links; `path` itself when it cannot be followed. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
 }
 
 function searchPath(env: NodeJS.ProcessEnv | undefined): string[] {

@@ -37,7 +37,8 @@ export interface RunProcessOptions {
   readonly runAs?: { readonly uid: number; readonly gid: number } | undefined
   /**
    * The sandbox the program runs in (`agent.sandbox`): it sees a read-only root, `cwd` as its only writable
-   * folder, and its own `/proc`, `/tmp` and `/dev`. Ending the run ends the sandbox with everything in it.
+   * folder, its own `/proc`, `/tmp` and `/dev`, and an empty private HOME. Ending the run ends the sandbox with
+   * everything in it.
    */
   readonly sandbox?: AgentSandbox | undefined
   /** Called with the process group's id once it exists (jobs record it for the cleanup after a crash). */
@@ -97,7 +98,7 @@ export function runProcess(argv: readonly string[], options: RunProcessOptions =
   if (options.sandbox !== undefined) {
     // Inside the sandbox a missing program is only bwrap's exit status 1: say ENOENT, as an unsandboxed run does.
     if (findProgram(file, options.env) === undefined) return Promise.resolve(notStarted({ error: missing(file) }))
-    const [wrapper = file, ...wrapped] = options.sandbox.wrap([file, ...args], options.cwd ?? process.cwd())
+    const [wrapper = file, ...wrapped] = options.sandbox.wrap([file, ...args], options.cwd ?? process.cwd(), options.env ?? process.env)
     program = { file: wrapper, args: wrapped }
   }
 

@@ -1,6 +1,7 @@
 import { ConfigError } from '../../../core/errors.js'
 import type { AgentRunner, AgentSandbox } from '../../../core/types.js'
 import { runEnvironment } from '../../../core/gateway/agent-environment.js'
+import { inRunFolder } from '../../../core/gateway/run-folder.js'
 import { runProcess } from '../../process/run-process.js'
 import { failureReason, retryableFailure } from './failure.js'
 
@@ -12,6 +13,7 @@ export interface CommandAgentOptions {
   readonly timeoutMs: number
   /** Most stdout bytes accepted as an answer; more fails the run. Defaults to 1 MiB. */
   readonly maxOutputBytes?: number | undefined
+  /** Where the program runs; sandboxed, each run gets a new folder of its own inside it. */
   readonly cwd?: string | undefined
   /** The program's whole environment. Defaults to the gateway's own. */
   readonly env?: NodeJS.ProcessEnv | undefined
@@ -53,18 +55,19 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
     async run(input, ctx) {
       if (ctx.signal.aborted) return { ok: false, reason: 'aborted before the run started' }
       const started = Date.now()
-      const result = await runProcess(argv, {
+      // Sandboxed, the run works in a folder of its own, which no other job's agent can see.
+      const result = await inRunFolder(options.sandbox, options.cwd, options.runAs, (cwd) => runProcess(argv, {
         input: input.prompt,
         timeoutMs,
         maxOutputBytes,
         signal: ctx.signal,
-        cwd: options.cwd,
+        cwd,
         env: runEnvironment(options.env, ctx.env),
         runAs: options.runAs,
         sandbox: options.sandbox,
         killGraceMs: options.killGraceMs,
         onSpawn: ctx.onSpawn,
-      })
+      }))
       ctx.log.debug('agent command finished', {
         route: input.route,
         delivery: input.deliveryId,

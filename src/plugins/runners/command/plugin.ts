@@ -18,12 +18,13 @@ export const commandPlugin = definePlugin({
       throw new ConfigError([{ path: 'agent.command', message: 'the command runner needs the program to run, e.g. command: ["claude", "-p"]' }])
     }
     const { commandAgent } = await import('./command-runner.js')
-    const { missingProgramProblem } = await import('../../process/find-program.js')
+    const { hiddenProgramProblem, missingProgramProblem } = await import('../../process/find-program.js')
     const { agent } = ctx.config
     const program = options.command[0] ?? ''
+    const env = agentEnv(ctx.childEnv, ctx.agentUser)
     const runner = commandAgent({
       command: options.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, cwd: ctx.workdir,
-      env: agentEnv(ctx.childEnv, ctx.agentUser), runAs: ctx.agentUser, sandbox: ctx.agentSandbox,
+      env, runAs: ctx.agentUser, sandbox: ctx.agentSandbox,
     })
     return {
       name: 'command',
@@ -31,7 +32,8 @@ export const commandPlugin = definePlugin({
         ...runner,
         // Looked up on the PATH the agent is given: a mistyped `claud` is refused at start, not found by the first job.
         async preflight() {
-          const problem = missingProgramProblem(program, ctx.childEnv, 'the agent command')
+          // An agent CLI in the home folder (~/.local/bin) is there on the host and not in the sandbox, whose home is private.
+          const problem = missingProgramProblem(program, ctx.childEnv, 'the agent command') ?? hiddenProgramProblem(options.command ?? [], env, ctx.agentSandbox, 'the agent command')
           return problem === undefined ? [] : [{ severity: 'problem', path: 'agent.command', message: problem }]
         },
       },

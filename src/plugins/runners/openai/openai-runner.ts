@@ -1,4 +1,5 @@
 import { runEnvironment } from '../../../core/gateway/agent-environment.js'
+import { inRunFolder } from '../../../core/gateway/run-folder.js'
 import { ConfigError, type ConfigIssue } from '../../../core/errors.js'
 import type { AgentInput, AgentResult, AgentRunner, AgentContext, AgentSandbox } from '../../../core/types.js'
 import { openingMessages } from './messages.js'
@@ -37,7 +38,7 @@ export interface OpenaiAgentOptions {
   readonly runAs?: { readonly uid: number; readonly gid: number } | undefined
   /** The sandbox the commands run in (`agent.sandbox`); none by default. */
   readonly sandbox?: AgentSandbox | undefined
-  /** The commands' working directory; the gateway's own by default. */
+  /** The commands' working directory; the gateway's own by default. Sandboxed, each run gets a new folder inside it. */
   readonly cwd?: string | undefined
   /**
    * Applied to a command's output before the model sees it (the gateway passes its secret set's redactor);
@@ -85,7 +86,7 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
   const complete = modelClient({ baseUrl: options.baseUrl ?? '', apiKey: options.apiKey, fetch: options.fetch, maxResponseBytes: 6 * maxOutputBytes + 65_536 })
   const tools = allow.length === 0 ? {} : { tools: [runCommandTool(allow)] }
 
-  async function loop(input: AgentInput, ctx: AgentContext, signal: AbortSignal): Promise<AgentResult> {
+  async function loop(input: AgentInput, ctx: AgentContext, signal: AbortSignal, cwd: string | undefined): Promise<AgentResult> {
     const messages: ChatMessage[] = openingMessages(input, options.system, allow)
     const fields = { route: input.route, delivery: input.deliveryId }
     for (let step = 1; step <= maxSteps; step++) {
@@ -107,7 +108,7 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
       // Every call gets its answer (the API requires one per call id); only the first few run.
       for (const [i, call] of calls.entries()) {
         const content = i < maxCommands
-          ? await useTool(call, ctx, signal, fields)
+          ? await useTool(call, ctx, signal, fields, cwd)
           : `error: not run: at most ${maxCommands} commands per reply (agent.max_commands_per_reply); ask for the rest in your next reply`
         messages.push({ role: 'tool', tool_call_id: call.id, content })
       }
@@ -116,7 +117,7 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
     return { ok: false, reason, retryable: false }
   }
 
-  async function useTool(call: ToolCall, ctx: AgentContext, signal: AbortSignal, fields: Record<string, string>): Promise<string> {
+  async function useTool(call: ToolCall, ctx: AgentContext, signal: AbortSignal, fields: Record<string, string>, cwd: string | undefined): Promise<string> {
     if (call.function.name !== 'run_command') {
       // Like a refused command, a made-up tool is how a prompt injection can show itself.
       ctx.log.warn('agent asked for a tool that does not exist', { ...fields, tool: call.function.name.slice(0, 100) })
@@ -124,7 +125,7 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
     }
     // The job's own credentials (ctx.env) reach the commands; the policy's environment is the runner's.
     const env = runEnvironment(policy.env, ctx.env)
-    const outcome = await runCommand(call.function.arguments, env === policy.env ? policy : { ...policy, env }, signal, ctx.onSpawn)
+    const outcome = await runCommand(call.function.arguments, { ...policy, env, cwd }, signal, ctx.onSpawn)
     const command = outcome.argv?.join(' ').slice(0, 200) ?? '(unreadable arguments)'
     // A refused command is worth a warning: it is how a prompt injection in a payload shows itself.
     if (!outcome.allowed) ctx.log.warn('agent command refused', { ...fields, command })
@@ -140,7 +141,8 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
       const timeout = AbortSignal.timeout(timeoutMs)
       const signal = AbortSignal.any([ctx.signal, timeout])
       try {
-        return await loop(input, ctx, signal)
+        // Sandboxed, the run's commands share a folder of their own, which no other job's agent can see.
+        return await inRunFolder(policy.sandbox, policy.cwd, policy.runAs, (cwd) => loop(input, ctx, signal, cwd))
       } catch (error) {
         if (!signal.aborted) throw error
         const timedOut = timeout.aborted || (ctx.signal.reason as Error | undefined)?.name === 'TimeoutError'

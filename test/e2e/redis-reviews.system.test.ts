@@ -44,6 +44,7 @@ function writeConfig(prefix: string): string {
   writeFileSync(config, `agent:
   runner: command
   command: ${JSON.stringify(fixtureAgent('slow-review'))}
+  sandbox: off
   timeout_seconds: 60
 state:
   driver: redis

@@ -209,6 +209,32 @@ describe('redisState: a retry waits for its time (BullMQ\'s delay, on the machin
   })
 })
 
+describe('redisState: the mark of a newer job of the group is a field of its own', () => {
+  it('a queued job marked by an earlier version (the mark inside its data) still ends superseded, unrun, and the mark moves to its field', async () => {
+    const { state } = redisState({ url: redis.url, prefix: 'legacy-mark', concurrency: 1, maxQueue: 10 })
+    await state.start?.({ log: recordingLogger() })
+    try {
+      const group = { key: 'pr\u0000o/r#7', debounceMs: 0, maxWaitMs: 0 }
+      const added = await state.queue.add({ ...newJob('old-mark'), group })
+      const id = added.status === 'accepted' ? added.id : ''
+      const key = `legacy-mark:jobs:${id}`
+      const data = JSON.parse((await redis.client.hget(key, 'data')) ?? '{}') as Record<string, unknown>
+      expect(data).not.toHaveProperty('supersededBy')
+      await redis.client.hset(key, 'data', JSON.stringify({ ...data, supersededBy: 'j99-old' }))
+      const ran: string[] = []
+      state.queue.start(async (job) => (ran.push(job.job.id), { kind: 'done' }))
+      await expect.poll(async () => (await state.jobs.get(id))?.state, { timeout: 5_000 }).toBe('superseded')
+      expect(await state.jobs.get(id)).toMatchObject({ supersededBy: 'j99-old' })
+      expect(ran).toEqual([])
+      expect(await redis.client.hget(key, 'supersededBy')).toBe('j99-old')
+      expect(JSON.parse((await redis.client.hget(key, 'data')) ?? '{}')).not.toHaveProperty('supersededBy')
+    } finally {
+      await state.queue.stop(0)
+      await state.close?.()
+    }
+  })
+})
+
 describe('redisState: a try writes only under its lock', () => {
   const parked = (job: LeasedJob) =>
     new Promise<JobOutcome>((resolve) => job.signal.addEventListener('abort', () => resolve({ kind: 'interrupted' }), { once: true }))

@@ -16,7 +16,7 @@ import { admit, groupWait, queuedAgain, superseded } from '../../../core/jobs/tr
 import { handOver } from './dedup.js'
 import type { RedisGroups, RedisJoin } from './groups.js'
 import type { Keys } from './keys.js'
-import { dataOf, newData, type BullJob, type JobData } from './records.js'
+import { dataOf, MARK_FIELD, newData, type BullJob, type JobData } from './records.js'
 import { luaScript } from './script.js'
 
 /**
@@ -55,13 +55,14 @@ return {'ok', id}`)
 
 /**
  * A failed job queued again: it must still be in the failed set (KEYS[6], member ARGV[4]) and the queue must
- * have room; then its data (KEYS[7] field `data`) becomes ARGV[5] before BullMQ moves it. Answers 'ok',
- * 'changed' or 'full'.
+ * have room; then its data (KEYS[7] field `data`) becomes ARGV[5], and its mark (records.ts, MARK_FIELD) is
+ * cleared as the lifecycle's `queuedAgain` clears it, before BullMQ moves it. Answers 'ok', 'changed' or 'full'.
  */
 const REQUEUE = luaScript(`${ROOM}
 if not redis.call('ZSCORE', KEYS[6], ARGV[4]) then return 'changed' end
 if not room then return 'full' end
 redis.call('HSET', KEYS[7], 'data', ARGV[5])
+redis.call('HDEL', KEYS[7], '${MARK_FIELD}')
 return 'ok'`)
 
 /**

@@ -10,7 +10,7 @@ import type { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { JobGroup } from '../../../core/jobs/state-backend.js'
 import type { Keys } from './keys.js'
-import type { BullJob, JobData } from './records.js'
+import { MARK_FIELD, type BullJob, type JobData } from './records.js'
 import { luaScript } from './script.js'
 
 /**
@@ -69,14 +69,12 @@ redis.call('HSET', KEYS[1], 'queued', ARGV[1])
 return ''`)
 
 /**
- * Marks job KEYS[1]'s data outdated by ARGV[1], unless it already is: the field is appended to BullMQ's JSON
- * without decoding it (the data holds the compressed payload). Answers 1 when it marked.
+ * Marks job KEYS[1] (BullMQ's job hash) outdated by ARGV[1] in its own field (records.ts, MARK_FIELD), unless it
+ * already is or is gone. Answers 1 when it marked.
  */
 const MARK = luaScript(`
-local data = redis.call('HGET', KEYS[1], 'data')
-if not data or string.find(data, '"supersededBy":', 1, true) then return 0 end
-redis.call('HSET', KEYS[1], 'data', string.sub(data, 1, -2) .. ',"supersededBy":"' .. ARGV[1] .. '"}')
-return 1`)
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HSETNX', KEYS[1], '${MARK_FIELD}', ARGV[1])`)
 
 /** What a job joining its group is, as the group's hash decides. */
 export interface RedisJoin {

@@ -1,12 +1,25 @@
 /**
- * A hookpilot job as a BullMQ job: the record's fields live in the job's data (BullMQ keeps it as JSON); the
- * state is BullMQ's own list the job is in, and the finish time is BullMQ's.
+ * A hookpilot job as a BullMQ job, one record with each fact in one place: the state is BullMQ's own list the
+ * job is in (derived, never stored twice: see {@link stateOf}); the record's other fields live in the job's data
+ * (BullMQ keeps it as JSON, written whole by the job's one writer at a time: the admission, then the try that
+ * holds the lock); and the one fact another writer adds while a try runs, the newer job of its concurrency group
+ * that outdates it, is a field of its own on BullMQ's job hash ({@link MARK_FIELD}), so no script ever reads or
+ * edits the data's JSON.
  */
-import type { Job, JobType } from 'bullmq'
+import type { Job, JobType, Queue } from 'bullmq'
+import type { Redis } from 'ioredis'
 import type { JobRecord, JobStage, JobState, NewJob } from '../../../core/jobs/state-backend.js'
 import { isFinal } from '../../../core/jobs/transitions.js'
 import type { JsonObject } from '../../../core/types.js'
 import { compressJson, decompressJson } from '../compress-json.js'
+import type { Keys } from './keys.js'
+
+/**
+ * The field of BullMQ's job hash (beside `data`) naming the newer job of the group that outdated this one: set by
+ * whoever admits the newer job (groups.ts), kept by the try's fenced writes (worker.ts), cleared only when the
+ * job is queued again.
+ */
+export const MARK_FIELD = 'supersededBy'
 
 /** What a BullMQ job's data holds. */
 export interface JobData {
@@ -32,7 +45,6 @@ export interface JobData {
   readonly group?: string | undefined
   readonly burstAt?: number | undefined
   readonly covers?: number | undefined
-  readonly supersededBy?: string | undefined
   readonly note?: string | undefined
   readonly url?: string | undefined
   /** Every start of the job's agent (absent in a job stored before it was counted). */
@@ -91,8 +103,36 @@ export const BULL_STATES: Readonly<Record<JobState, readonly JobType[]>> = {
   failed: ['failed'],
 }
 
-/** The record of a BullMQ job in `state` (BullMQ's completed list holds done, skipped and superseded jobs). */
-export function recordOf(job: BullJob, listed: JobState): JobRecord {
+/** A BullMQ job and its {@link MARK_FIELD}, read together. */
+export interface StoredJob {
+  readonly job: BullJob
+  readonly mark: string | undefined
+}
+
+/** Job `id` and its mark, read in parallel (no round trip more than the job's own); undefined when it is gone. */
+export async function readJob(queue: Queue<JobData, void, string>, redis: Redis, keys: Keys, id: string): Promise<StoredJob | undefined> {
+  const [job, mark] = await Promise.all([queue.getJob(id) as Promise<BullJob | undefined>, redis.hget(keys.bull(id), MARK_FIELD)])
+  return job && { job, mark: mark ?? undefined }
+}
+
+/** The marks of jobs `ids`, in one round trip (a pipeline). */
+export async function marksOf(redis: Redis, keys: Keys, ids: readonly string[]): Promise<Array<string | undefined>> {
+  if (ids.length === 0) return []
+  const pipeline = redis.pipeline()
+  for (const id of ids) pipeline.hget(keys.bull(id), MARK_FIELD)
+  const answers = (await pipeline.exec()) ?? []
+  return ids.map((_, i) => {
+    const [err, value] = answers[i] ?? [null, null]
+    if (err) throw err
+    return typeof value === 'string' ? value : undefined
+  })
+}
+
+/**
+ * The record of a BullMQ job in `state` (BullMQ's completed list holds done, skipped and superseded jobs), with
+ * `mark`, its {@link MARK_FIELD}.
+ */
+export function recordOf(job: BullJob, listed: JobState, mark: string | undefined): JobRecord {
   const d = job.data
   const state = listed === 'done' || listed === 'skipped' || listed === 'superseded' ? (d.outcome ?? 'done') : listed
   const finishedAt = isFinal(state) ? (d.finishedAt ?? job.finishedOn) : undefined
@@ -115,7 +155,8 @@ export function recordOf(job: BullJob, listed: JobState): JobRecord {
     group: d.group,
     burstAt: d.burstAt,
     covers: d.covers ?? 1,
-    supersededBy: d.supersededBy,
+    // A job stored before the mark had its own field carries it in its data; its next write moves it there.
+    supersededBy: mark ?? (d as { readonly supersededBy?: string }).supersededBy,
     note: d.note,
     url: d.url,
     runs: d.runs ?? (d.stage === 'run' ? d.attempts : 1),
@@ -124,14 +165,17 @@ export function recordOf(job: BullJob, listed: JobState): JobRecord {
   }
 }
 
-/** The lifecycle's record written back into a job's data (after a transition computed on the record). */
+/**
+ * The lifecycle's record written back into a job's data (after a transition computed on the record); its
+ * `supersededBy` is not data: the writer puts it in {@link MARK_FIELD}.
+ */
 export function dataOf(record: JobRecord, payload: string): JobData {
   return {
     route: record.route, event: record.event, deliveryId: record.deliveryId, dedupKey: record.dedupKey, payload,
     receivedAt: record.receivedAt, stage: record.stage, answer: record.answer, progress: record.progress,
     attempts: record.attempts, notBefore: record.notBefore, lastError: record.lastError, updatedAt: record.updatedAt,
     finishedAt: record.finishedAt, outcome: record.state === 'skipped' || record.state === 'superseded' ? record.state : undefined,
-    group: record.group, burstAt: record.burstAt, covers: record.covers, supersededBy: record.supersededBy, note: record.note, url: record.url,
+    group: record.group, burstAt: record.burstAt, covers: record.covers, note: record.note, url: record.url,
     runs: record.runs, link: record.link, hook: record.hook,
   }
 }

@@ -5,7 +5,7 @@
  */
 import { Queue } from 'bullmq'
 import { GatewayError } from '../../../core/errors.js'
-import type { StateBackend } from '../../../core/jobs/state-backend.js'
+import type { JobRecord, StateBackend } from '../../../core/jobs/state-backend.js'
 import { checkedRetention } from '../../../core/jobs/transitions.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { SubscriptionStore } from '../../../core/routes/subscriptions/subscription-store.js'
@@ -16,7 +16,7 @@ import { redisDedup } from './dedup.js'
 import { keysOf, QUEUE_NAME } from './keys.js'
 import { RATE_WINDOW_MS, redisLimiter } from './limiter.js'
 import { redisOutage, type RedisSide } from './outage.js'
-import { recordOf, stateOf, type BullJob, type JobData } from './records.js'
+import { readJob, recordOf, stateOf, type BullJob, type JobData } from './records.js'
 import { redisSubscriptionStore } from './subscriptions.js'
 import { redisJobsView } from './view.js'
 import { redisWorker } from './worker.js'
@@ -104,7 +104,7 @@ export function redisState(options: RedisStateOptions): RedisState {
   const commands = () => open().clients.commands
   const queue = () => open().queue
   const groups = redisGroups(commands, queue, keys)
-  const view = redisJobsView({ queue, now, windowMs: retention.windowMs, groups, keyOwner: (key) => commands().get(keys.keyOwner(key)) })
+  const view = redisJobsView({ queue, redis: commands, keys, now, windowMs: retention.windowMs, groups, keyOwner: (key) => commands().get(keys.keyOwner(key)) })
   const unfinished = async () => {
     const counts = await view.counts()
     return counts.queued + counts.running
@@ -113,9 +113,11 @@ export function redisState(options: RedisStateOptions): RedisState {
   const workerGroups = redisGroups(() => open().clients.worker, queue, keys)
   const worker = redisWorker({ connection: () => open().clients.worker, keys, groups: workerGroups, concurrency: options.concurrency, lockMs, unfinished, now, log: () => log, outage })
   /** Job `id` and its record, as Redis holds it now. */
-  const record = async (id: string) => {
-    const job = (await queue().getJob(id)) as BullJob | undefined
-    return job && { job, record: recordOf(job, stateOf(await job.getState(), job.data)) }
+  const record = async (id: string): Promise<{ job: BullJob; record: JobRecord } | undefined> => {
+    const stored = await readJob(queue(), commands(), keys, id)
+    if (!stored) return undefined
+    const { job, mark } = stored
+    return { job, record: recordOf(job, stateOf(await job.getState(), job.data), mark) }
   }
   // A request holds its key for the few milliseconds between reserve and add; 5 s is far past that even under
   // load, yet short enough that a hold left by a dead instance (or a Redis restart) delays a resend well within

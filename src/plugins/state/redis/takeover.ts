@@ -73,8 +73,10 @@ export function takeoverReport(options: TakeoverReportOptions): (jobId: string) 
  * taken (the lifecycle's `recovered`): reported to `run` (published and counted) now, once, by the instance whose
  * stalled-job check took it over.
  */
-export async function reportStale(bull: Worker<JobData, void, string>, id: string, run: JobWorker, now: () => number): Promise<void> {
-  const job = await Job.fromId<JobData, void, string>(bull, id).catch(() => undefined)
-  if (job?.data.supersededBy === undefined) return
-  reportEnded(run, [recovered(recordOf(job, 'running'), now())], now())
+export async function reportStale(bull: Worker<JobData, void, string>, id: string, run: JobWorker, now: () => number, markOf: (id: string) => Promise<string | null>): Promise<void> {
+  const [job, mark] = await Promise.all([Job.fromId<JobData, void, string>(bull, id), markOf(id)]).catch(() => [undefined, null] as const)
+  if (job === undefined) return
+  const record = recordOf(job, 'running', mark ?? undefined)
+  if (record.supersededBy === undefined) return
+  reportEnded(run, [recovered(record, now())], now())
 }

@@ -1,12 +1,14 @@
 /** `hookpilot jobs` over BullMQ's lists: what is queued, running, done and failed, on every instance. */
 import type { Queue } from 'bullmq'
+import type { Redis } from 'ioredis'
 import { dedupKeyOf } from '../../../core/jobs/dedup-key.js'
 import { jobMatcher } from '../../../core/jobs/job-filter.js'
 import { retriedAs } from '../../../core/jobs/retry-mode.js'
 import { purgeCutoff, purgeable } from '../../../core/jobs/transitions.js'
 import type { JobCounts, JobRecord, JobState, JobsView } from '../../../core/jobs/state-backend.js'
 import type { RedisGroups } from './groups.js'
-import { BULL_STATES, dataOf, recordOf, stateOf, type BullJob, type JobData } from './records.js'
+import type { Keys } from './keys.js'
+import { BULL_STATES, dataOf, MARK_FIELD, marksOf, readJob, recordOf, stateOf, type BullJob, type JobData } from './records.js'
 
 /** The states listed one BullMQ list at a time (done stands for the completed list: done, skipped, superseded). */
 const LISTS: readonly JobState[] = ['queued', 'running', 'done', 'failed']
@@ -18,6 +20,9 @@ const ID_CHUNK = 1_000
 /** What {@link redisJobsView} needs. */
 export interface RedisViewOptions {
   readonly queue: () => Queue<JobData, void, string>
+  /** The connection the jobs' marks (records.ts, MARK_FIELD) are read and written on. */
+  readonly redis: () => Redis
+  readonly keys: Keys
   readonly now: () => number
   /** A done job holds its delivery id this long: purge never removes it sooner. */
   readonly windowMs: number
@@ -29,7 +34,7 @@ export interface RedisViewOptions {
 
 /** The jobs view. */
 export function redisJobsView(options: RedisViewOptions): JobsView {
-  const { queue, now } = options
+  const { queue, now, keys } = options
 
   /**
    * The ids in `state`'s BullMQ lists accepted before `before` (a job number), newest first. BullMQ keeps its
@@ -56,10 +61,14 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
     const ids = await idsBefore(state, before)
     const out: JobRecord[] = []
     for (let start = 0; start < ids.length && out.length < limit; start += PAGE) {
-      const page = await Promise.all(ids.slice(start, start + PAGE).map((id) => queue().getJob(id) as Promise<BullJob | undefined>))
-      for (const job of page) {
+      const chunk = ids.slice(start, start + PAGE)
+      const [page, marks] = await Promise.all([
+        Promise.all(chunk.map((id) => queue().getJob(id) as Promise<BullJob | undefined>)),
+        marksOf(options.redis(), keys, chunk),
+      ])
+      for (const [i, job] of page.entries()) {
         if (job === undefined) continue // removed between the listing and the read
-        const record = recordOf(job, state)
+        const record = recordOf(job, state, marks[i])
         // A job may have moved to another list between the two reads: it is listed where it is now, or not at all.
         if (keep(record) && out.length < limit) out.push(record)
       }
@@ -68,9 +77,10 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
   }
 
   async function found(id: string): Promise<{ job: BullJob; record: JobRecord } | undefined> {
-    const job = (await queue().getJob(id)) as BullJob | undefined
-    if (!job) return undefined
-    return { job, record: recordOf(job, stateOf(await job.getState(), job.data)) }
+    const stored = await readJob(queue(), options.redis(), keys, id)
+    if (!stored) return undefined
+    const { job, mark } = stored
+    return { job, record: recordOf(job, stateOf(await job.getState(), job.data), mark) }
   }
 
   return {
@@ -103,6 +113,11 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
         if (joined.newer !== undefined) next = { ...next, supersededBy: joined.newer }
       }
       await current.job.updateData(dataOf(next, current.job.data.payload))
+      // The mark is the job's own field: queued again, the job is outdated only by what rejoining found.
+      if (next.supersededBy !== current.record.supersededBy) {
+        if (next.supersededBy === undefined) await options.redis().hdel(keys.bull(next.id), MARK_FIELD)
+        else await options.redis().hset(keys.bull(next.id), MARK_FIELD, next.supersededBy)
+      }
       await current.job.retry(current.record.state === 'failed' ? 'failed' : 'completed')
       return next
     },
@@ -114,7 +129,8 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
         // 'done' lists BullMQ's completed jobs: done, skipped and superseded alike, each decided on its record.
         for (let start = 0; ; start += PAGE) {
           const page = (await queue().getJobs([...BULL_STATES[state]], start, start + PAGE - 1, true)) as (BullJob | undefined)[]
-          const gone = page.filter((job): job is BullJob => job !== undefined && purgeable(recordOf(job, state), cutoff))
+          // Purge decides on the state and the finish time; the mark plays no part, and is not read.
+          const gone = page.filter((job): job is BullJob => job !== undefined && purgeable(recordOf(job, state, undefined), cutoff))
           await Promise.all(gone.map((job) => job.remove().catch(() => {})))
           purged += gone.length
           if (page.length < PAGE) break

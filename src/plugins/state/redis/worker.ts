@@ -19,25 +19,23 @@ import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import { QUEUE_NAME, type Keys } from './keys.js'
 import type { RedisOutage } from './outage.js'
 import { LEASED_BY, leaseHolder, reportStale, takeoverReport } from './takeover.js'
-import { dataOf, decodePayload, recordOf, type BullJob, type JobData } from './records.js'
+import { dataOf, decodePayload, MARK_FIELD, recordOf, type BullJob, type JobData } from './records.js'
 import { luaScript } from './script.js'
 
 /**
  * A try's write: the job's data (KEYS[2], field `data`) becomes ARGV[2] only while its lock (KEYS[1]) is still
  * the try's token (ARGV[1]), and the lock is extended to ARGV[3] ms (0: left as it is); field ARGV[4] names the
- * lease's holder (ARGV[5]), for a takeover to say whose jobs it took. A mark a newer job of the group left on the
- * stored data (groups.ts) is kept. Answers 1, {1, the newer job} when the job is marked outdated, or 0 when the
- * lock is another's or gone (the job was taken over, or Redis lost it).
+ * lease's holder (ARGV[5]), for a takeover to say whose jobs it took. The record's mark (ARGV[6], '' for none) is
+ * written to its own field (records.ts, MARK_FIELD), where a mark a newer job of the group left (groups.ts) is
+ * kept. Answers 1, {1, the newer job} when the job is marked outdated, or 0 when the lock is another's or gone
+ * (the job was taken over, or Redis lost it).
  */
 const FENCED_WRITE = luaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-local data = ARGV[2]
-local mark = string.match(redis.call('HGET', KEYS[2], 'data') or '', '"supersededBy":"([^"]*)"')
-if mark and not string.find(data, '"supersededBy":', 1, true) then
-  data = string.sub(data, 1, -2) .. ',"supersededBy":"' .. mark .. '"}'
-end
-redis.call('HSET', KEYS[2], 'data', data, ARGV[4], ARGV[5])
+redis.call('HSET', KEYS[2], 'data', ARGV[2], ARGV[4], ARGV[5])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], '${MARK_FIELD}', ARGV[6]) end
 if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+local mark = redis.call('HGET', KEYS[2], '${MARK_FIELD}')
 if mark then return {1, mark} end
 return 1`)
 
@@ -112,7 +110,7 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
         let ok: unknown
         try {
           const data = JSON.stringify(dataOf(next, job.data.payload))
-          ok = await FENCED_WRITE(options.connection(), [keys.bull(`${id}:lock`), keys.bull(id)], [token, data, extend, LEASED_BY, leaseHolder(token)])
+          ok = await FENCED_WRITE(options.connection(), [keys.bull(`${id}:lock`), keys.bull(id)], [token, data, extend, LEASED_BY, leaseHolder(token), next.supersededBy ?? ''])
         } catch (err) {
           const said = options.outage.failed('jobs', err)
           throw new GatewayError('ERR_STATE', `job ${id}'s progress was not stored: ${messageOf(said)}; the job is tried again later`, { cause: err })
@@ -136,7 +134,13 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
    */
   async function process(job: BullJob, token: string | undefined, run: JobWorker): Promise<void> {
     if (token === undefined) throw new GatewayError('ERR_STATE', 'BullMQ handed out a job without a lock token')
-    const { group, supersededBy: by } = job.data
+    // The mark a newer job of its group left (only a job of a group has one, so only that costs the round trip):
+    // a Redis that cannot be asked is a store outage, and the job waits.
+    const mark = job.data.group === undefined ? undefined
+      : await options.connection().hget(keys.bull(String(job.id)), MARK_FIELD).then((m) => m ?? undefined, () => null)
+    if (mark === null) return await later(job, token)
+    const queued = recordOf(job, 'queued', mark)
+    const { group, supersededBy: by } = queued
     // Taken before its time: a failed job that a redelivery over the rate limit queued again for its booked
     // moment (BullMQ's retry moves it to the waiting list). It waits until then, on BullMQ's clock.
     const early = job.data.notBefore - now()
@@ -144,9 +148,9 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
       await job.moveToDelayed(Date.now() + early, token)
       throw new DelayedError()
     }
-    if (group === undefined) return processAlone(job, token, run)
+    if (group === undefined) return processAlone(job, queued, token, run)
     if (by !== undefined) {
-      const table = tableOf(job, recordOf(job, 'queued'))
+      const table = tableOf(job, queued)
       const ended = await table.update(String(job.id), token, (record) => superseded(record, by, now()), 'release').catch(() => undefined)
       if (!ended) return await later(job, token) // Redis refused: ended at the next try
       await options.groups.release(group, String(job.id), false).catch(() => {})
@@ -161,7 +165,7 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     }
     let requeued = false
     try {
-      await processAlone(job, token, run)
+      await processAlone(job, queued, token, run)
     } catch (err) {
       requeued = err instanceof DelayedError // a retry at a later time, or a try the gateway's stop interrupted
       throw err
@@ -172,9 +176,9 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     }
   }
 
-  async function processAlone(job: BullJob, token: string, run: JobWorker): Promise<void> {
-    const table = tableOf(job, recordOf(job, 'queued'))
-    const lease = leased(recordOf(job, 'queued'), now())
+  async function processAlone(job: BullJob, queued: JobRecord, token: string, run: JobWorker): Promise<void> {
+    const table = tableOf(job, queued)
+    const lease = leased(queued, now())
     const open = openTry({ job: lease, payload: decodePayload(job.data), token }, table, { now, leaseMs: lockMs, log: options.log })
     const id = open.id
     tries.set(id, open)
@@ -276,7 +280,7 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
       bull.on('error', (err) => void options.outage.failed('jobs', err))
       bull.on('stalled', (id: string) => {
         takeover(id)
-        if (bull) void reportStale(bull, id, run, now)
+        if (bull) void reportStale(bull, id, run, now, (job) => options.connection().hget(keys.bull(job), MARK_FIELD))
       })
       bull.on('locksRenewed', ({ jobIds }: { jobIds: string[] }) => {
         const until = now() + lockMs

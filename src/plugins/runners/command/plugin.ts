@@ -19,10 +19,13 @@ export const commandPlugin = definePlugin({
     }
     const { commandAgent } = await import('./command-runner.js')
     const { missingProgramProblem } = await import('../../process/find-program.js')
+    const { commandPaths } = await import('./command-paths.js')
     const { agent } = ctx.config
-    const program = options.command[0] ?? ''
+    // The agent runs in its own folder: a script beside config.yaml is named by its full path.
+    const command = commandPaths(options.command, ctx.baseDir)
+    const program = command[0] ?? ''
     const runner = commandAgent({
-      command: options.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, cwd: ctx.workdir,
+      command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, cwd: ctx.workdir,
       env: agentEnv(ctx.childEnv, ctx.agentUser), runAs: ctx.agentUser, sandbox: ctx.agentSandbox,
     })
     return {

@@ -7,7 +7,6 @@
 import { createInterface } from 'node:readline'
 import { tokenNamed } from '../../sdk/mock/admin.js'
 import type { MockMarketServer } from '../../sdk/mock/server.js'
-import type { CliIO } from '../io.js'
 import { flag, str, type Parsed, type StandaloneCommand } from './command.js'
 import { CliUsageError, count } from './options.js'
 

@@ -4,12 +4,14 @@
  * trade pushed by hand over HTTP and on stdin reaches a market-channel subscriber and the REST book.
  */
 import { spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { assertBuilt, CLI } from '../fixtures/cli.js'
+import { assertBuilt, CLI, runCli } from '../fixtures/cli.js'
 import { MARKETS, tokensOf } from '../../src/sdk/mock/fixtures.js'
 
 const SLUG = 'will-1-fed-rate-cut-happen-in-2025'
@@ -71,5 +73,19 @@ describe('hookpilot market mock', () => {
     stop = undefined
     expect(code).toBe(0)
     expect(out).toContain('mock market stopped')
+  })
+
+  it('a port already taken is said with what to do, not as a stack trace', async () => {
+    assertBuilt()
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const { port } = taken.address() as AddressInfo
+    try {
+      const result = await runCli(['market', 'mock', '--port', String(port)], { cwd: tmpdir() })
+      expect(result.code).toBe(2)
+      expect(result.stderr).toBe(`hookpilot market mock: port ${port} of 127.0.0.1 is taken (another mock?): stop it, or pick another with --port N (0 for any free one)\n`)
+    } finally {
+      taken.close()
+    }
   })
 })

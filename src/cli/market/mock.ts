@@ -44,7 +44,12 @@ export const mock: StandaloneCommand = {
   async run(parsed, io) {
     const options = mockOptions(parsed)
     const { startMockMarketServer } = await import('../../sdk/mock/server.js')
-    const server = await startMockMarketServer({ ...options, admin: true, tradesPage: 500 })
+    const server = await startMockMarketServer({ ...options, admin: true, tradesPage: 500 }).catch((err: unknown) => {
+      const code = (err as NodeJS.ErrnoException).code
+      if (code === 'EADDRINUSE') throw new CliUsageError(`port ${options.port} of ${options.host} is taken (another mock?): stop it, or pick another with --port N (0 for any free one)`)
+      if (code === 'EACCES') throw new CliUsageError(`port ${options.port} of ${options.host} needs privileges this process lacks: pick another with --port N`)
+      throw err
+    })
     io.stdout.write(banner(server))
     const typed = io.stdin === undefined ? undefined : createInterface({ input: io.stdin, terminal: false })
     typed?.on('line', (line) => {

@@ -25,6 +25,6 @@ try {
   console.log(res.status, await res.text())
   process.exitCode = res.ok ? 0 : 1
 } catch (err) {
-  console.error(`Cannot reach ${url}: ${err.cause?.code ?? err.message}. Is the gateway running (npx hookpilot serve --config examples/config.yaml)?`)
+  console.error(`Cannot reach ${url}: ${err.cause?.code ?? err.message}. Is the gateway running (npx --no-install hookpilot serve --config examples/config.yaml)?`)
   process.exitCode = 1
 }

@@ -39,10 +39,14 @@ export const check: Subcommand = async (args, io) => {
   const composed = await compose(config, { definitions: BUILTIN_PLUGINS, plugins: [] }, { baseDir: configDir(path), log: silentLogger, secrets: createSecretSet({ env: io.env }), routes })
   await composed.scope.dispose()
   for (const warning of composed.warnings) io.stderr.write(`warning: ${warning}\n`)
-  const targets = [...new Set(routes.map((r) => r.deliver))].join(', ') || 'none'
-  const names = routes.map((r) => r.name).join(', ') || 'none (subscriptions only)'
+  // The routes of sources that are not HTTP (a market watch's `market:<watch>`): a config whose only work is a watch
+  // is said to have it, with where its alerts go.
+  const watches = composed.plugins.flatMap((plugin) => plugin.routes ?? [])
+  const targets = [...new Set([...routes, ...watches].map((r) => r.deliver))].join(', ') || 'none'
+  const names = routes.map((r) => r.name).join(', ') || (watches.length > 0 ? 'none' : 'none (subscriptions only)')
+  const watched = watches.length === 0 ? '' : `, ${watches.length} watch${watches.length === 1 ? '' : 'es'} (${watches.map((r) => r.name).join(', ')})`
   io.stdout.write(
-    `${values.config} is valid: ${routes.length} route${routes.length === 1 ? '' : 's'} (${names}), runner ${config.agent.runner}, ` +
+    `${values.config} is valid: ${routes.length} route${routes.length === 1 ? '' : 's'} (${names})${watched}, runner ${config.agent.runner}, ` +
       `state ${config.state.driver}, delivering to ${targets}${config.plugins.length ? `, ${config.plugins.length} plugin(s) loaded` : ''}.\n`,
   )
   return 0

@@ -4,6 +4,8 @@ export interface CliIO {
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean }
   readonly env: NodeJS.ProcessEnv
   readonly cwd: string
+  /** Lines typed to a long-running command (`market mock` takes commands there); absent: it takes none. */
+  readonly stdin?: NodeJS.ReadableStream | undefined
 }
 
 /** A subcommand: takes its own arguments (after the subcommand name), returns the exit code. */
@@ -11,5 +13,5 @@ export type Subcommand = (args: readonly string[], io: CliIO) => Promise<number>
 
 /** The real process's streams. */
 export function processIO(): CliIO {
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() }
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), stdin: process.stdin }
 }

@@ -36,7 +36,7 @@ export function formatJob(job: JobRecord, context: ShowContext = {}): string {
   const now = context.now ?? Date.now()
   const schedule = job.stage === 'run' ? context.schedules?.agent : context.schedules?.delivery
   const key = job.stage === 'run' ? 'agent.retry' : 'delivery.retry'
-  const ofAll = (n: number) => (schedule === undefined ? String(n) : `${n} of ${schedule.attempts} (${key})`)
+  const ofAll = (n: number, next = false) => triesOf(n, schedule, key, job.stage, next)
   const waiting = job.state === 'queued' && job.notBefore > now
   const watch = watchOf(job.route)
   const rows: Array<[string, string | undefined]> = [
@@ -57,7 +57,7 @@ export function formatJob(job: JobRecord, context: ShowContext = {}): string {
     ['received', iso(job.receivedAt)],
     ['updated', iso(job.updatedAt)],
     ['finished', job.finishedAt === undefined ? undefined : iso(job.finishedAt)],
-    ['next try', waiting ? `${iso(job.notBefore)} (in ${spoken(job.notBefore - now)}), try ${ofAll(job.attempts + 1)}` : undefined],
+    ['next try', waiting ? `${iso(job.notBefore)} (in ${spoken(job.notBefore - now)}), try ${ofAll(job.attempts + 1, true)}` : undefined],
     ['parts sent', job.progress > 0 ? String(job.progress) : undefined],
     ['target', context.targets?.get(job.route)],
     ['posted at', job.url],
@@ -75,6 +75,19 @@ export function formatJob(job: JobRecord, context: ShowContext = {}): string {
     lines.push('answer:', ...printable(cut, { keepNewlines: true }).split('\n').map((l) => `  ${l}`))
   }
   return lines.join('\n')
+}
+
+/**
+ * `2 of 4 (agent.retry)`; past a schedule lowered since the job's tries ran (`2 of 1` would read as a bug), what
+ * the schedule now means for it, by the dispatcher's rules: the agent stage runs its next try as the last (a
+ * failure ends the job), the delivery stage ends `failed` at its next turn without a try. `next`: `n` is the try to come.
+ */
+function triesOf(n: number, schedule: RetrySchedule | undefined, key: string, stage: JobRecord['stage'], next: boolean): string {
+  if (schedule === undefined) return String(n)
+  if (n <= schedule.attempts) return `${n} of ${schedule.attempts} (${key})`
+  const lowered = `${key}.attempts is ${schedule.attempts}, lowered since`
+  if (!next) return `${n} (${lowered})`
+  return stage === 'run' ? `${n}, the last (${lowered}: a failure ends the job)` : `${n}, which will not run (${lowered}: the job ends failed at its turn)`
 }
 
 /** Why a job is where it is, in one cell: its failure, its pending retry's reason, or why it was skipped or superseded. */

@@ -42,7 +42,7 @@ export function readListening(configPath: string): Listening | undefined {
   }
 }
 
-/** How the user ran this command, for hints they can paste: `npx hookpilot` when npx started it. */
+/** How the user ran this command, for hints they can paste: `npx --no-install hookpilot` when npx started it (the form that never installs a package of that name from the registry). */
 export function commandName(env: NodeJS.ProcessEnv): string {
-  return env['npm_command'] === 'exec' ? 'npx hookpilot' : 'hookpilot'
+  return env['npm_command'] === 'exec' ? 'npx --no-install hookpilot' : 'hookpilot'
 }

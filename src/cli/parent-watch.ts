@@ -1,5 +1,5 @@
 /**
- * `serve` ends when the process that started it is gone. A gateway started through npm (`npx hookpilot serve`,
+ * `serve` ends when the process that started it is gone. A gateway started through npm (`npx --no-install hookpilot serve`,
  * `npm start`) whose npm was killed (a SIGTERM to npm, a SIGKILL, a closed terminal) was left running as an
  * orphan, holding its port and its jobs. The parent is watched by its pid: when it ends, the kernel gives the
  * gateway a new parent (init, or a subreaper), so `process.ppid` changes. That is checked once a second (no

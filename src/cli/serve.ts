@@ -20,7 +20,7 @@ Options:
       --host HOST        bind address, overrides platforms.webhook.extra.host
   -p, --port PORT        port, overrides platforms.webhook.extra.port (0 picks a free one)
       --exit-with-parent shut down (as on SIGTERM) when the process that started serve is gone; always on
-                         when npm started it (npx hookpilot serve, npm start)
+                         when npm started it (npx --no-install hookpilot serve, npm start)
   -h, --help             show this help
 
 Environment: WEBHOOK_ENABLED, WEBHOOK_HOST, WEBHOOK_PORT, WEBHOOK_SECRET override the file; \${VAR} in the file

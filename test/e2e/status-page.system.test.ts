@@ -116,6 +116,26 @@ describe('status page (headless Chromium)', () => {
     await page.close()
   }, 60_000)
 
+  it('lists a job waiting to retry with why and when its next try runs (issue 38, item 14)', async () => {
+    gateway = await testGateway({
+      config: { status_page: { enabled: true, token: TOKEN } } as never,
+      agent: async () => ({ ok: false, reason: 'the model is overloaded (503)', retryable: true }),
+    })
+    const { url } = await gateway.gateway.listen({ port: 0 })
+    await deliver(url, 'flaky')
+    await expect.poll(async () => (await gateway?.state.jobs.list({ state: 'queued', reason: '*' }))?.length).toBe(1)
+    const page = await browser.newPage({ extraHTTPHeaders: { authorization: `Bearer ${TOKEN}` } })
+    page.setDefaultTimeout(8_000)
+    await page.goto(`${url}/status`)
+    const waiting = page.locator('#retrying tbody tr', { hasText: 'flaky' })
+    await expect.poll(() => waiting.count()).toBe(1)
+    const cells = await waiting.locator('td').allTextContents()
+    expect(cells).toContain('the model is overloaded (503)')
+    // The next try: its time and how long until it (agent.retry's first wait, about 2 minutes).
+    expect(cells.join(' | ')).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^|]*\(in \d+ (s|min)\)/)
+    await page.close()
+  }, 60_000)
+
   it('is off unless enabled: /status is then no path of the gateway', async () => {
     gateway = await testGateway()
     expect((await gateway.gateway.handle({ method: 'GET', path: '/status' })).status).toBe(404)

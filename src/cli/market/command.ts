@@ -17,13 +17,25 @@ export interface Parsed {
 }
 
 /** One subcommand: its help, its options, and a run that validates its input before any request. */
-export interface MarketCommand {
+export type MarketCommand = ClientCommand | StandaloneCommand
+
+interface CommandHelp {
   readonly summary: string
   readonly usage: string
   readonly help: string
   readonly options: NonNullable<ParseArgsConfig['options']>
+}
+
+/** A subcommand that asks the market services through a client (the real ones, or `--mock`). */
+export interface ClientCommand extends CommandHelp {
   /** Validates the input and returns the work to do, so bad input fails before a server or client starts. */
   prepare(parsed: Parsed): (env: MarketEnv) => Promise<void>
+}
+
+/** A subcommand that runs on its own, with no client (`market mock` serves the services itself). */
+export interface StandaloneCommand extends CommandHelp {
+  /** Runs the command; resolves with its exit code. */
+  run(parsed: Parsed, io: CliIO): Promise<number>
 }
 
 /** A string flag's value (parseArgs types them loosely). */

@@ -10,9 +10,10 @@ import { events, markets, search } from './catalog.js'
 import { flag, type MarketCommand } from './command.js'
 import { watch } from './watch.js'
 import { ExportInterrupted, exportCommand } from './export.js'
+import { mock } from './mock.js'
 import { CliUsageError, parse } from './options.js'
 
-const COMMANDS: Readonly<Record<string, MarketCommand>> = { search, events, markets, book, history, trades, oi, watch, export: exportCommand }
+const COMMANDS: Readonly<Record<string, MarketCommand>> = { search, events, markets, book, history, trades, oi, watch, export: exportCommand, mock }
 
 const COMMON_HELP = `Common options:
   --json            print JSON instead of tables
@@ -63,6 +64,7 @@ export const runMarket: Subcommand = async (args, io) => {
       io.stdout.write(`Usage: ${command.usage}\n\n${command.summary}\n\n${command.help ? `${command.help}\n` : ''}${COMMON_HELP}`)
       return 0
     }
+    if ('run' in command) return await command.run(parsed, io)
     const work = command.prepare(parsed)
     return await withClient(io, flag(parsed, 'mock') ?? false, async (pm) => {
       await work({ pm, io, json: flag(parsed, 'json') ?? false })

@@ -31,7 +31,7 @@ import type { PluginDefinition } from '../plugin-api/definition.js'
 import { setupPlugins, type SetUp } from '../plugin-api/setup.js'
 import type { GatewayPlugin, PluginRoute } from '../plugin-api/gateway-plugin.js'
 import { createRouteRegistry } from '../routes/route-registry.js'
-import type { MutableRouteTable } from '../routes/route-table.js'
+import type { MutableRouteTable, RouteTable } from '../routes/route-table.js'
 import type { SubscriptionSource } from '../routes/subscriptions/source.js'
 import type { SubscriptionStore } from '../routes/subscriptions/subscription-store.js'
 import { fileSubscriptionStore, subscriptionsPath } from '../routes/subscriptions/index.js'
@@ -229,6 +229,8 @@ export interface Runtime {
   readonly clock: Clock
   /** The routes the gateway answers over HTTP (static and subscribed). */
   readonly routes: MutableRouteTable
+  /** The routes of sources that are not HTTP (a market watch's `market:<watch>`). */
+  readonly watches: RouteTable
   readonly state: StateBackend
   readonly runner: AgentRunner
   /** One request through the request table; the adapters (node, fetch, `handle()`) are thin over it. */
@@ -326,7 +328,7 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
     endpoints: plugins.flatMap((p) => p.endpoints ?? []),
   })
   return {
-    config, log, clock, routes: routes.webhooks, state, runner, flow, budget, lifecycle, subscriptions, scope,
+    config, log, clock, routes: routes.webhooks, watches: routes.sources, state, runner, flow, budget, lifecycle, subscriptions, scope,
     stopAccepting: () => {
       closing = true
     },

@@ -103,7 +103,7 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
 
 /** The {@link Gateway} over a started runtime: its adapters, `listen` and `close`. */
 function gatewayOf(runtime: Runtime): Gateway {
-  const { config, log, clock, routes, state, runner, flow, budget, lifecycle, subscriptions, scope } = runtime
+  const { config, log, clock, routes, watches, state, runner, flow, budget, lifecycle, subscriptions, scope } = runtime
   const extra = config.platforms.webhook.extra
   let listening: GatewayServer | undefined
   const tracked: NodeConnections = { inFlight: new WeakMap(), poisoned: new WeakSet(), overflow: new WeakSet() }
@@ -146,7 +146,11 @@ function gatewayOf(runtime: Runtime): Gateway {
     // Where accepted jobs are kept and what answers them, said where an operator looks first (never a password:
     // a backend's `where` names a file or a server without one).
     const kept = state.where === undefined ? state.name : `${state.name} (${state.where})`
-    log.info(`[webhook] Listening on ${address.host}:${address.port} — routes: ${names.length ? names.join(', ') : '(none configured)'} — state: ${kept} — runner: ${runner.name}`)
+    // The routes of sources that are not HTTP (a market watch's `market:<watch>`) are work too: a config whose only
+    // work is a watch must not read as a gateway with nothing to do.
+    const watched = watches.list().map((r) => r.name)
+    const others = watched.length ? ` — watches: ${watched.join(', ')}` : ''
+    log.info(`[webhook] Listening on ${address.host}:${address.port} — routes: ${names.length ? names.join(', ') : '(none configured)'}${others} — state: ${kept} — runner: ${runner.name}`)
     return address
   }
 

@@ -1,6 +1,6 @@
 /**
- * What the status page shows, read from the jobs view: how many jobs wait, which run and for how long, the last
- * ones that ended, and failed jobs grouped by reason. A job is shown by these fields only: its payload, its
+ * What the status page shows, read from the jobs view: how many jobs wait, which run and for how long, which wait
+ * to retry (why, and when their next try runs), the last ones that ended, and failed jobs grouped by reason. A job is shown by these fields only: its payload, its
  * answer and anything else a sender wrote beyond them never reach the page. Its link is checked again here (an
  * https URL, no credentials): a record another writer stored cannot put a `javascript:` link on the page.
  */
@@ -33,6 +33,13 @@ export interface JobsSnapshot {
   readonly counts: JobCounts
   /** Running jobs with how long (ms) since their try began. */
   readonly running: ReadonlyArray<JobLine & { readonly ageMs: number }>
+  /**
+   * Queued jobs that failed a try and wait for the next, soonest first: `reason` is why the last try failed,
+   * `runsAt` when the next one may start (ms since the epoch; at or before `at` when it is due now).
+   */
+  readonly retrying: ReadonlyArray<JobLine & { readonly runsAt: number }>
+  /** Jobs waiting to retry in all (of the latest {@link RETRYING_READ} queued ones); `retrying` shows the first 25. */
+  readonly retryingCount: number
   readonly finished: readonly JobLine[]
   /** Reasons of the latest {@link FAILED_GROUPED} failed jobs. */
   readonly failed: readonly ReasonGroup[]
@@ -42,13 +49,20 @@ export interface JobsSnapshot {
 const SHOWN = 25
 /** Failed jobs read for the grouping, newest first: a refresh stays one small read however many there are. */
 export const FAILED_GROUPED = 1_000
+/**
+ * Queued jobs with a last error read for the retry list: ordered by their next try here, since the view lists
+ * newest first. A queue of thousands of retries is an incident the failed groups and counts already show.
+ */
+export const RETRYING_READ = 1_000
 const FINAL: readonly FinalState[] = ['done', 'skipped', 'superseded', 'failed']
 
 /** Reads the snapshot at `now`. */
 export async function jobsSnapshot(view: JobsView, now: number): Promise<JobsSnapshot> {
-  const [counts, running, failed, ...finals] = await Promise.all([
+  const [counts, running, retrying, failed, ...finals] = await Promise.all([
     view.counts(),
     view.list({ state: 'running', limit: SHOWN }),
+    // A queued job with a reason is one whose last try failed: the glob `*` matches any reason, none excluded.
+    view.list({ state: 'queued', reason: '*', limit: RETRYING_READ }),
     view.list({ state: 'failed', limit: FAILED_GROUPED }),
     ...FINAL.map((state) => view.list({ state, limit: SHOWN })),
   ])
@@ -59,6 +73,8 @@ export async function jobsSnapshot(view: JobsView, now: number): Promise<JobsSna
     at: now,
     counts,
     running: running.map((job) => ({ ...line(job), ageMs: Math.max(0, now - job.updatedAt) })),
+    retrying: [...retrying].sort((a, b) => a.notBefore - b.notBefore).slice(0, SHOWN).map((job) => ({ ...line(job), runsAt: job.notBefore })),
+    retryingCount: retrying.length,
     finished: finished.map(line),
     failed: grouping.groups(),
   }

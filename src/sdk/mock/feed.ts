@@ -1,9 +1,13 @@
 /**
- * The mock market's live books: they start as the REST mock's books and move one step at a time (a size change,
- * a new or removed level, a trade), deterministically, so tests can count on what a step does. Each step returns
- * the frames the market channel sends about it; the REST `/book` of the same server reads the same books.
+ * The mock market's live books: they start as the REST mock's books and move one step at a time. Scripted (the
+ * default), each step is one small change in turn (a size change, a new or removed level, a 10-share trade), so
+ * tests can count on what a step does; with a {@link MarketMotion} (`motion: 'market'`), each step moves every
+ * watched token like a market (a wandering price, trades of many sizes), from a seed. `move` and `trade` push a
+ * change by hand in either mode. Each returns the frames the market channel sends about it; the REST `/book` of
+ * the same server reads the same books.
  */
 import { initialBook, MOCK_TICK, type MockBookWire } from './clob.js'
+import { MarketMotion } from './market-motion.js'
 
 /** One frame to send, and which subscribers it is for. */
 export interface FeedFrame {
@@ -29,10 +33,48 @@ const r2 = (n: number): string => String(Math.round(n * 100) / 100)
 export class MockFeed {
   readonly #books = new Map<string, Levels>()
   readonly #now: () => number
+  readonly #seed: number | undefined
+  #motion: MarketMotion | undefined
   #steps = 0
+  #trades = 0
 
-  constructor(now: () => number) {
+  /** `seed`: move like a market from this seed; without one, the scripted steps. */
+  constructor(now: () => number, seed?: number) {
     this.#now = now
+    this.#seed = seed
+    this.#motion = seed === undefined ? undefined : new MarketMotion(seed)
+  }
+
+  /** The seed of the market motion; `undefined` for the scripted steps. */
+  get seed(): number | undefined {
+    return this.#seed
+  }
+
+  /** Whether `tokenId` has a live book (an open market's token). */
+  has(tokenId: string): boolean {
+    return this.#levels(tokenId) !== undefined
+  }
+
+  /**
+   * Puts a token's midpoint at `price` by hand (rounded to the tick, kept inside 0.02..0.98): a new book a tick
+   * either side of it. With the market motion, the price wanders on from there.
+   */
+  move(tokenId: string, price: number): FeedFrame[] {
+    const l = this.#levels(tokenId)
+    if (l === undefined) return []
+    const ticks = Math.round(price / MOCK_TICK)
+    this.#motion?.moveTo(tokenId, ticks)
+    const clamped = Math.min(98, Math.max(2, ticks))
+    this.#rebuild(l, clamped, () => 1_000)
+    return this.#bookFrames(tokenId, l, String(this.#now()))
+  }
+
+  /** A trade of `size` shares by hand, at the best ask (a buy) or the best bid (a sell); the book stays as it is. */
+  trade(tokenId: string, size: number, side: 'BUY' | 'SELL' = 'BUY'): FeedFrame[] {
+    const l = this.#levels(tokenId)
+    if (l === undefined) return []
+    const price = side === 'BUY' ? Math.min(...l.asks.keys()) : Math.max(...l.bids.keys())
+    return [this.#tradeFrame(tokenId, l, price, size, side, String(this.#now()))]
   }
 
   /** A token's current book in wire form (levels in the observed order); `undefined` for closed or unknown tokens. */
@@ -49,6 +91,7 @@ export class MockFeed {
   step(tokenIds: readonly string[]): FeedFrame[] {
     const open = tokenIds.filter((id) => this.#levels(id) !== undefined)
     if (open.length === 0) return []
+    if (this.#motion !== undefined) return this.#marketStep(this.#motion, open)
     const n = this.#steps++
     const tokenId = open[n % open.length] as string
     // Each token goes through every kind of move in turn, whatever the number of tokens.
@@ -89,10 +132,55 @@ export class MockFeed {
     }
   }
 
-  /** Back to the starting books. */
+  /** Back to the starting books (and, with the market motion, to the start of its seed's sequence). */
   reset(): void {
     this.#books.clear()
     this.#steps = 0
+    this.#trades = 0
+    if (this.#seed !== undefined) this.#motion = new MarketMotion(this.#seed)
+  }
+
+  // Every watched token moves each step, in id order, so the same seed gives the same market whoever watches first.
+  #marketStep(motion: MarketMotion, open: readonly string[]): FeedFrame[] {
+    const ts = String(this.#now())
+    return open.flatMap((tokenId) => {
+      const l = this.#levels(tokenId) as Levels
+      const bid = Math.max(...l.bids.keys())
+      const ask = Math.min(...l.asks.keys())
+      const { ticks, trade } = motion.step(tokenId, Math.round((bid + ask) / 2 / MOCK_TICK))
+      this.#rebuild(l, ticks, () => motion.levelSize())
+      const frames: FeedFrame[] = []
+      if (trade !== undefined) {
+        const price = trade.side === 'BUY' ? Math.min(...l.asks.keys()) : Math.max(...l.bids.keys())
+        frames.push(this.#tradeFrame(tokenId, l, price, trade.size, trade.side, ts))
+      }
+      return [...frames, ...this.#bookFrames(tokenId, l, ts)]
+    })
+  }
+
+  /** Five levels each side, the best bid a tick below `ticks` and the best ask a tick above (midpoint `ticks`). */
+  #rebuild(l: Levels, ticks: number, size: () => number): void {
+    l.bids.clear()
+    l.asks.clear()
+    for (let k = 1; k <= 5; k++) {
+      const bid = Math.round((ticks - k) * 1000 * MOCK_TICK) / 1000
+      const ask = Math.round((ticks + k) * 1000 * MOCK_TICK) / 1000
+      if (bid >= MOCK_TICK - 1e-9) l.bids.set(bid, size())
+      if (ask <= 1 - MOCK_TICK + 1e-9) l.asks.set(ask, size())
+    }
+  }
+
+  #bookFrames(tokenId: string, l: Levels, ts: string): FeedFrame[] {
+    return [
+      { tokenId, custom: false, payload: { event_type: 'book', ...this.book(tokenId) } },
+      { tokenId, custom: true, payload: this.#top(tokenId, l, ts) },
+    ]
+  }
+
+  #tradeFrame(tokenId: string, l: Levels, price: number, size: number, side: 'BUY' | 'SELL', ts: string): FeedFrame {
+    // Unique in the run: a gateway's de-dup key for a trade alert is its hash.
+    const hash = `0x${n32(`${this.#seed ?? 'hand'}:${++this.#trades}`, ts)}${String(this.#trades).padStart(56, '0')}`
+    return { tokenId, custom: false, payload: { event_type: 'last_trade_price', asset_id: tokenId, market: l.market, price: r3(price), size: String(size), side, fee_rate_bps: '0', timestamp: ts, transaction_hash: hash } }
   }
 
   #levels(tokenId: string): Levels | undefined {

@@ -7,7 +7,7 @@
 import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
-import type { MockFeed } from './feed.js'
+import type { FeedFrame, MockFeed } from './feed.js'
 import type { PriceRecord } from './price-record.js'
 
 /** Path of the channel on the mock server. */
@@ -30,6 +30,13 @@ export interface MarketChannel {
   freeze(): void
   /** Moves the market `steps` steps now and sends the frames (the timer does the same every `tickMs`). */
   tick(steps?: number): void
+  /**
+   * Puts a token's midpoint at `price` by hand and sends its new book; `false` for a token with no live book
+   * (closed or unknown). The market motion wanders on from there.
+   */
+  move(tokenId: string, price: number): boolean
+  /** Sends a trade of `size` shares of a token by hand (at the best ask for a buy); `false` as for `move`. */
+  trade(tokenId: string, size: number, side?: 'BUY' | 'SELL'): boolean
   /** Sends a frame as is (an object or array as JSON, a string as text) to every subscribed, unfrozen connection. */
   publish(frame: unknown): void
   /** The JSON messages clients sent (subscriptions and operations, not `PING`), oldest first. */
@@ -105,14 +112,18 @@ export function attachMarketChannel(server: Server, feed: MockFeed, tickMs: numb
 
   const live = (): Subscriber[] => [...subscribers].filter((s) => s.subscribed && !s.frozen)
 
+  function send(frames: readonly FeedFrame[]): void {
+    for (const frame of frames) {
+      prices?.record(frame.payload, Date.now())
+      const text = JSON.stringify(frame.payload)
+      for (const s of live()) if (s.assets.has(frame.tokenId) && (s.custom || !frame.custom)) s.socket.send(text)
+    }
+  }
+
   function tick(steps = 1): void {
     for (let i = 0; i < steps; i++) {
       const watched = [...new Set(live().flatMap((s) => [...s.assets]))].sort()
-      for (const frame of feed.step(watched)) {
-        prices?.record(frame.payload, Date.now())
-        const text = JSON.stringify(frame.payload)
-        for (const s of live()) if (s.assets.has(frame.tokenId) && (s.custom || !frame.custom)) s.socket.send(text)
-      }
+      send(feed.step(watched))
     }
   }
 
@@ -127,6 +138,16 @@ export function attachMarketChannel(server: Server, feed: MockFeed, tickMs: numb
       for (const s of subscribers) s.frozen = true
     },
     tick,
+    move(tokenId, price) {
+      if (!feed.has(tokenId)) return false
+      send(feed.move(tokenId, price))
+      return true
+    },
+    trade(tokenId, size, side) {
+      if (!feed.has(tokenId)) return false
+      send(feed.trade(tokenId, size, side))
+      return true
+    },
     publish(frame) {
       prices?.record(frame, Date.now())
       const text = typeof frame === 'string' ? frame : JSON.stringify(frame)

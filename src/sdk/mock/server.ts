@@ -5,7 +5,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { adminAnswer, ADMIN_PATH } from './admin.js'
 import { MockFeed } from './feed.js'
+import { freshSeed } from './market-motion.js'
 import { PriceRecord } from './price-record.js'
 import { attachMarketChannel, MARKET_CHANNEL_PATH, type MarketChannel } from './market-channel.js'
 import type { MockRateLimits } from './limiter.js'
@@ -23,6 +25,17 @@ export interface MockServerOptions {
   readonly tickMs?: number | undefined
   /** Models the published rate limits (`true`) or others (see `MockRouterOptions.rateLimits`); default off. */
   readonly rateLimits?: MockRateLimits | boolean | undefined
+  /**
+   * How the market channel's books move: `scripted` (the default), one small change in turn, the same in every
+   * run (10-share trades, a midpoint that hardly moves), which tests count on; `market`, like a market, from
+   * `seed`: a midpoint that wanders across the usual levels within a minute or two, and trades of many sizes
+   * with an occasional block of thousands of shares.
+   */
+  readonly motion?: 'scripted' | 'market' | undefined
+  /** The seed of `motion: 'market'` (default: a fresh one, in `MockMarketServer.seed`): the same seed, the same market. */
+  readonly seed?: number | undefined
+  /** Serves the hand controls `POST /admin/move` and `POST /admin/trade` (default off). */
+  readonly admin?: boolean | undefined
   /** The most trades one `/trades` answer holds (default 10, so walks cross pages; the real service allows more). */
   readonly tradesPage?: number | undefined
 }
@@ -33,6 +46,8 @@ export interface MockMarketServer extends MockMarketUrls, Omit<MarketChannel, 'c
   readonly url: string
   /** The market channel, `ws://…/ws/market`. */
   readonly wsUrl: string
+  /** The seed of `motion: 'market'` (print it: `seed` replays the run); `undefined` for the scripted steps. */
+  readonly seed: number | undefined
   /** Answers the next `count` requests as throttled. */
   throttle(count: number, options?: ThrottleOptions): void
   /** Back to the start: no pending throttles, no frozen connections, `received` emptied, books as they started. */
@@ -54,7 +69,7 @@ export interface MockMarketServer extends MockMarketUrls, Omit<MarketChannel, 'c
  */
 export async function startMockMarketServer(options: MockServerOptions = {}): Promise<MockMarketServer> {
   const now = options.now ?? Date.now
-  const feed = new MockFeed(now)
+  const feed = new MockFeed(now, options.motion === 'market' ? (options.seed ?? freshSeed()) : undefined)
   let route = createMockMarketRouter({ now })
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -67,7 +82,8 @@ export async function startMockMarketServer(options: MockServerOptions = {}): Pr
     const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined
     const headers = Object.entries(req.headers).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as [string, string]] : []))
     const request = new Request(new URL(req.url ?? '/', url), { method: req.method ?? 'GET', headers, ...(body ? { body } : {}) })
-    const response = (await route(request)) ?? new Response('{"error":"not found"}', { status: 404 })
+    const admin = options.admin === true && new URL(request.url).pathname.startsWith(ADMIN_PATH)
+    const response = (admin ? await adminAnswer(request, channel) : await route(request)) ?? new Response('{"error":"not found"}', { status: 404 })
     res.writeHead(response.status, Object.fromEntries(response.headers))
     res.end(Buffer.from(await response.arrayBuffer()))
   }
@@ -87,10 +103,13 @@ export async function startMockMarketServer(options: MockServerOptions = {}): Pr
     url,
     ...urls,
     wsUrl: `ws://${host}:${port}${MARKET_CHANNEL_PATH}`,
+    seed: feed.seed,
     throttle: (count, o) => route.throttle(count, o),
     drop: () => channel.drop(),
     freeze: () => channel.freeze(),
     tick: (steps) => channel.tick(steps),
+    move: (tokenId, price) => channel.move(tokenId, price),
+    trade: (tokenId, size, side) => channel.trade(tokenId, size, side),
     publish: (frame) => channel.publish(frame),
     received: channel.received,
     get connections() {

@@ -19,11 +19,14 @@ export const commandPlugin = definePlugin({
     }
     const { commandAgent } = await import('./command-runner.js')
     const { hiddenProgramProblem, missingProgramProblem } = await import('../../process/find-program.js')
+    const { commandPaths } = await import('./command-paths.js')
     const { agent } = ctx.config
-    const program = options.command[0] ?? ''
+    // The agent runs in its own folder: a script beside config.yaml is named by its full path.
+    const command = commandPaths(options.command, ctx.baseDir)
+    const program = command[0] ?? ''
     const env = agentEnv(ctx.childEnv, ctx.agentUser)
     const runner = commandAgent({
-      command: options.command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, cwd: ctx.workdir,
+      command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, cwd: ctx.workdir,
       env, runAs: ctx.agentUser, sandbox: ctx.agentSandbox,
     })
     return {
@@ -33,7 +36,7 @@ export const commandPlugin = definePlugin({
         // Looked up on the PATH the agent is given: a mistyped `claud` is refused at start, not found by the first job.
         async preflight() {
           // An agent CLI in the home folder (~/.local/bin) is there on the host and not in the sandbox, whose home is private.
-          const problem = missingProgramProblem(program, ctx.childEnv, 'the agent command') ?? hiddenProgramProblem(options.command ?? [], env, ctx.agentSandbox, 'the agent command')
+          const problem = missingProgramProblem(program, ctx.childEnv, 'the agent command') ?? hiddenProgramProblem(command, env, ctx.agentSandbox, 'the agent command')
           return problem === undefined ? [] : [{ severity: 'problem', path: 'agent.command', message: problem }]
         },
       },

@@ -102,7 +102,10 @@ async function run(values: ReturnType<typeof parse<typeof OPTIONS>>['values'], i
     throw err
   })
   for (const pull of pulls) github.setHead(pull.repo, pull.number, pull.sha)
-  const exports = Object.entries(github.ghEnv).map(([name, value]) => `export ${name}=${shellQuote(value)}`).join('\n')
+  // A token in the shell would win over the fake's (and go to the fake): the environment unsets them.
+  const exports = ['unset GH_TOKEN GITHUB_TOKEN', ...Object.entries(github.ghEnv).map(([name, value]) => `export ${name}=${shellQuote(value)}`)].join('\n')
+  // `. FILE` looks a name without a slash up on PATH: the hint names it as a path.
+  const sourced = values['write-env'] === undefined || values['write-env'].includes('/') ? values['write-env'] : `./${values['write-env']}`
   const envFile = values['write-env'] === undefined ? undefined : isAbsolute(values['write-env']) ? values['write-env'] : resolve(io.cwd, values['write-env'])
   if (envFile !== undefined) writeFileSync(envFile, `# gh's environment for the fake GitHub at ${github.url} (hookpilot dev github)\n${exports}\n`, { mode: 0o600 })
   const first = pulls[0]
@@ -110,7 +113,7 @@ async function run(values: ReturnType<typeof parse<typeof OPTIONS>>['values'], i
   io.stdout.write(
     `Fake GitHub API at ${github.url}, token for ${github.login}: ${github.token}\n` +
       `Pull requests: ${pulls.map((p) => `${p.repo}#${p.number} at ${p.sha.slice(0, 7)}`).join(', ')}\n\n` +
-      `gh uses it with this environment${envFile === undefined ? '' : ` (also in ${envFile}: ". ${values['write-env']}" loads it)`}; ` +
+      `gh uses it with this environment${envFile === undefined ? '' : ` (also in ${envFile}: ". ${sourced ?? ''}" loads it)`}; ` +
       `give it to "hookpilot serve" for a github_comment target:\n${exports}\n` +
       `Octokit, or platforms.github_app.api_url, uses ${github.url} as the API's root.\n\n` +
       `Move a head as a push does: hookpilot dev github head ${first?.repo}#${first?.number} <sha>${admin}\n` +

@@ -1,6 +1,7 @@
 /**
- * The fake GitHub's GraphQL endpoint, for the two documents gh sends in the review flow: the pull request
- * (`gh pr view --json headRefOid`, `gh pr comment` looking up its subject) and `addComment` (`gh pr comment`).
+ * The fake GitHub's GraphQL endpoint, for the documents gh sends in the review flow: the viewer (`gh auth
+ * status`), the pull request (`gh pr view --json headRefOid`, `gh pr comment` looking up its subject) and
+ * `addComment` (`gh pr comment`).
  * It does not parse GraphQL: it tells the documents apart by what they ask, and answers in GitHub's shape,
  * errors included (`NOT_FOUND` for an unknown repository or pull request).
  */
@@ -23,9 +24,11 @@ export const graphqlRoutes: readonly FakeRoute[] = [
       if (!parsed.ok) return parsed.answer
       const { query, variables = {} } = parsed.value as GraphqlRequest
       if (typeof query !== 'string') return [200, { errors: [{ message: 'A query attribute must be specified and must be a string.' }] }]
+      // `gh auth status` asks who the token stands for.
+      if (/\bviewer\b/.test(query)) return [200, { data: { viewer: { login: account?.login } } }]
       if (query.includes('addComment')) return [200, addComment(state, variables, account?.login ?? '', note)]
       if (query.includes('pullRequest')) return [200, pullRequest(state, variables)]
-      return [200, { errors: [{ message: 'the fake GitHub answers only the pull request and addComment documents gh sends' }] }]
+      return [200, { errors: [{ message: 'the fake GitHub answers only the viewer, pull request and addComment documents gh sends' }] }]
     },
   },
 ]

@@ -13,16 +13,17 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { adminRoutes } from './admin.js'
-import { FAKE_API_ORIGIN, fakeGhEnvironment } from './gh-env.js'
+import { FAKE_API_ORIGIN, fakeGhEnvironment, writeFakeGhConfig } from './gh-env.js'
 import { graphqlRoutes } from './graphql.js'
 import { issueCommentRoutes } from './issue-comments.js'
+import { metaRoutes } from './meta.js'
 import { pullRoutes } from './pulls.js'
 import { findRoute, type FakeAccount, type FakeAnswer, type FakeRequest, type FakeRoute } from './router.js'
 import { createFakeGithubState, type CommentWrite, type FakeComment, type FakeGithubState } from './state.js'
 import { userRoutes } from './users.js'
 
 /** Every area the fake serves, in the order they are tried. */
-const ROUTES: readonly FakeRoute[] = [...adminRoutes, ...userRoutes, ...pullRoutes, ...issueCommentRoutes, ...graphqlRoutes]
+const ROUTES: readonly FakeRoute[] = [...adminRoutes, ...metaRoutes, ...userRoutes, ...pullRoutes, ...issueCommentRoutes, ...graphqlRoutes]
 
 /** The token the fake accepts unless told another. */
 export const DEFAULT_FAKE_TOKEN = 'fake-gh-token-0123456789'
@@ -87,9 +88,10 @@ export interface FakeGithub {
   readonly token: string
   readonly login: string
   readonly state: FakeGithubState
-  /** The variables gh needs to use this fake (host, proxy, token, an empty config folder). */
+  /** The variables gh needs to use this fake (host, proxy, a config folder of its own holding the token). */
   readonly ghEnv: Readonly<Record<string, string>>
-  /** gh's environment for this fake, over `base` (`process.env` by default). */
+  /** gh's environment for this fake, over `base` (`process.env` by default; its `GH_TOKEN` and `GITHUB_TOKEN`
+   * are left out: gh would send them instead). */
   env(base?: NodeJS.ProcessEnv): NodeJS.ProcessEnv
   /** Declares a pull request, or moves its head. */
   setHead(repo: string, number: number, head: string): void
@@ -198,7 +200,8 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   const url = `http://${host}:${address.port}`
   const configDir = mkdtempSync(join(tmpdir(), 'hookpilot-gh-config-'))
-  const ghEnv = fakeGhEnvironment(url, token, configDir)
+  writeFakeGhConfig(configDir, token, login)
+  const ghEnv = fakeGhEnvironment(url, configDir)
 
   return {
     url,
@@ -206,7 +209,10 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     login,
     state,
     ghEnv,
-    env: (base = process.env) => ({ ...base, ...ghEnv }),
+    env: (base = process.env) => {
+      const { GH_TOKEN: _token, GITHUB_TOKEN: _other, ...rest } = base
+      return { ...rest, ...ghEnv }
+    },
     setHead: (repo, number, head) => void state.setHead(repo, number, head),
     addAccount: (other, otherLogin) => void accounts.set(other, otherLogin),
     addComment: (repo, number, body, author) => state.createComment(repo, number, body, author, false),

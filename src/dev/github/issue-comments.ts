@@ -77,7 +77,7 @@ function commentBody(req: FakeRequest): string | FakeAnswer {
  */
 export function issueCommentGist(body: string): string {
   const lines = body.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('<!--') && !/^-{3,}$/.test(l))
-  const cut = (l: string) => (l.length > 60 ? `${l.slice(0, 59)}…` : l)
+  const cut = (l: string) => (l.length > 72 ? `${l.slice(0, 71)}…` : l)
   const first = lines[0] ?? ''
   const last = lines.at(-1) ?? ''
   return JSON.stringify(lines.length > 1 ? `${cut(first)} … ${cut(last)}` : cut(first))

@@ -35,10 +35,11 @@ export const graphqlRoutes: readonly FakeRoute[] = [
 
 function addComment(state: FakeGithubState, variables: Record<string, unknown>, login: string, note: (text: string) => void): unknown {
   const input = (variables['input'] ?? {}) as { subjectId?: unknown; body?: unknown }
-  const subjectId = String(input.subjectId)
+  const subjectId = typeof input.subjectId === 'string' ? input.subjectId : ''
   const [repo = '', number = ''] = subjectId.replace(/^PR_/, '').split('#')
   if (state.pull(repo, Number(number)) === undefined) return notFound('Could not resolve to a node with the global id of', subjectId, 'addComment')
-  const comment = state.createComment(repo, Number(number), String(input.body ?? ''), login, true)
+  if (typeof input.body !== 'string') return { data: null, errors: [{ message: 'Argument body on InputObject AddCommentInput is required.' }] }
+  const comment = state.createComment(repo, Number(number), input.body, login, true)
   note(`created comment ${comment.id} on ${repo}#${number}: ${issueCommentGist(comment.body)}`)
   return { data: { addComment: { commentEdge: { node: { url: `https://github.com/${repo}/pull/${number}#issuecomment-${comment.id}` } } } } }
 }

@@ -22,9 +22,13 @@ const TOOLS: Readonly<Record<string, () => Promise<Subcommand>>> = {
 /** Runs `hookpilot dev <tool> ...`. */
 export const dev: Subcommand = async (args, io) => {
   const [tool, ...rest] = args
-  if (tool === undefined || tool === '--help' || tool === '-h') {
-    ;(tool === undefined ? io.stderr : io.stdout).write(HELP)
-    return tool === undefined ? 2 : 0
+  if (tool === undefined) {
+    io.stderr.write(HELP) // usage as an error: no tool was given
+    return 2
+  }
+  if (tool === '--help' || tool === '-h') {
+    io.stdout.write(HELP)
+    return 0
   }
   const load = Object.hasOwn(TOOLS, tool) ? TOOLS[tool] : undefined
   if (load === undefined) {

@@ -31,8 +31,6 @@ const SYSTEM_TESTS = [
   'test/cli/bulk-replay-10k.test.ts',
   'test/e2e/crash-recovery.test.ts', // the same kind of kill -9 and restart
 ]
-/** A file named `*.system.test.ts` says by its name that it needs more than node (a daemon, a tool): no list to keep. */
-const SYSTEM_BY_NAME = 'test/**/*.system.test.ts'
 // A renamed file would otherwise fall out of both projects without a word.
 for (const file of SYSTEM_TESTS) if (!existsSync(new URL(file, import.meta.url))) throw new Error(`vitest.config.ts lists ${file}, which does not exist`)
 
@@ -53,7 +51,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...SYSTEM_TESTS, SYSTEM_BY_NAME],
+          exclude: [...configDefaults.exclude, ...SYSTEM_TESTS],
           // Most of these tests wait on child processes and sockets, so more workers than cores pay off (vitest's
           // default is cores - 1: a single worker on 2 cores).
           maxWorkers: '150%',
@@ -63,7 +61,7 @@ export default defineConfig({
       {
         extends: true,
         // After the unit files, on vitest's default workers: their timings do not compete with the unit workers.
-        test: { name: 'system', include: [...SYSTEM_TESTS, SYSTEM_BY_NAME], sequence: { groupOrder: 1 } },
+        test: { name: 'system', include: SYSTEM_TESTS, sequence: { groupOrder: 1 } },
       },
     ],
   },

@@ -10,16 +10,6 @@ import tseslint from 'typescript-eslint'
 import { CORE_LAYERS, CORE_ROOT } from './scripts/eslint/core-layers.js'
 import { hookpilotRules } from './scripts/eslint/plugin.js'
 
-/**
- * Whether src/core already follows its declared order (scripts/eslint/core-layers.js): until issue 31's moves land
- * (the plan of docs/architecture.md, "The order of src/core's folders"), an import against the order, and a cycle in
- * the four folders the last cycle still runs through, are warnings. Set it to true once `eslint src` shows none.
- */
-const CORE_IN_ORDER = false
-
-/** The folders of src/core the last import cycle runs through (config.ts, plugin-api, source-routes.ts, wiring.ts). */
-const FOLDERS_WITH_A_CYCLE = ['config', 'plugin-api', 'routes', 'gateway']
-
 /** A name starting with `_` is unused on purpose (a parameter kept for its position, a skipped tuple slot). */
 const unusedVars = ['error', {
   argsIgnorePattern: '^_',
@@ -68,13 +58,9 @@ export default defineConfig(
     plugins: { hookpilot: hookpilotRules },
     rules: {
       'hookpilot/no-cycle': ['error', { root: 'src' }],
-      'hookpilot/layer-order': [CORE_IN_ORDER ? 'error' : 'warn', { root: CORE_ROOT, layers: [...CORE_LAYERS] }],
+      'hookpilot/layer-order': ['error', { root: CORE_ROOT, layers: [...CORE_LAYERS] }],
     },
   },
-  ...(CORE_IN_ORDER ? [] : [{
-    files: FOLDERS_WITH_A_CYCLE.map((folder) => `${CORE_ROOT}/${folder}/**/*.ts`),
-    rules: { 'hookpilot/no-cycle': ['warn', { root: 'src' }] },
-  }]),
   // The market SDK is a product of its own (`hookpilot/sdk`): nothing in it leaves src/sdk/ except for src/util/,
   // and src/util/ (what every part may import) imports nothing of the project's. One block per folder depth, since
   // the number of `../` that leaves the folder depends on it.

@@ -9,10 +9,10 @@
  * ```
  * @packageDocumentation
  */
+import type { HookpilotConfig, HookpilotConfigInput } from './core/config/schema.js'
 import {
-  loadConfig as loadCoreConfig, parseConfig as parseCoreConfig, resolveConfig, type HookpilotConfig, type HookpilotConfigInput,
-  type ParseConfigOptions,
-} from './core/config/config.js'
+  loadConfig as loadCoreConfig, parseConfig as parseCoreConfig, resolveConfig, type ParseConfigOptions,
+} from './core/plugin-api/load-config.js'
 import { buildGateway, configDir, type BuildOptions, type Gateway } from './core/gateway/gateway.js'
 import { withEveryIssue } from './core/gateway/every-issue.js'
 import { isPluginDefinition, type PluginDefinition } from './core/plugin-api/definition.js'
@@ -97,12 +97,12 @@ export async function createGateway(
 // What the root exports, in explicit lists: embedding a gateway, writing a plugin (definePlugin, the slots'
 // interfaces and the values their methods take), errors, the logger and the schema helpers. Everything else is a
 // subpath's (hookpilot/subscriptions, hookpilot/backend-kit, hookpilot/testing) or internal.
-export type { HookpilotConfig, HookpilotConfigInput } from './core/config/config.js'
+export type { HookpilotConfig, HookpilotConfigInput } from './core/config/schema.js'
 export type { Gateway, BuildOptions, ListenOptions, GatewayRequest, GatewayResponse } from './core/gateway/gateway.js'
-export {
-  definePlugin, type GatewayPlugin, type PluginDefinition, type PluginSpec, type SetupContext, type SecretPath, type ObserveContext,
-  type Endpoint,
-} from './core/plugin-api/plugin.js'
+export type { Endpoint } from './core/http/endpoint.js'
+export type { PluginDefinition, PluginSpec, SetupContext, SecretPath } from './core/plugin-api/definition.js'
+export type { GatewayPlugin, ObserveContext } from './core/plugin-api/gateway-plugin.js'
+export { definePlugin } from './core/plugin-api/plugin.js'
 export type { GatewayEvents, GatewayEventMap } from './core/events.js'
 export type {
   Source, Verifier, RawRequest, VerifyResult, WebhookEvent, EventFilter, RateLimiter, RateDecision, AgentRunner, AgentInput, AgentContext,

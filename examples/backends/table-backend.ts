@@ -1,21 +1,21 @@
 /**
  * A state backend of your own, built on `hookpilot/backend-kit`: one SQL table (SQLite here, through
- * better-sqlite3, so it runs anywhere; the same statements fit PostgreSQL, see docs/plugins.md). It stores rows
- * and nothing else: what every edge of a job's life does is the kit's (`admit`, `accepted`, `leased`,
- * `recovered`, `retried`, `purgeCutoff`), the worker pool with its leases and fencing is the kit's (`jobPool`),
- * and so is the reservation book. test/e2e/example-backend.test.ts runs the shipped contract against it.
+ * better-sqlite3, so it runs anywhere; the same statements fit PostgreSQL, see docs/plugins.md). It implements
+ * the kit's store and nothing else: the primitives of one atomic write (`JobTransaction`) and of a lease
+ * (`LeaseTable`). Every rule of a job's life and the order they apply in (an add, a retry, a purge) is the
+ * kit's (`addJob`, `retryJob`, `purgeJobs`), and so are the worker pool with its leases and fencing
+ * (`jobPool`), the reservation book, and what a crash leaves behind (`crashRecovery`: which leases go back,
+ * which process groups are killed). test/e2e/example-backend.test.ts runs the shipped contract against it.
  */
-import { randomUUID } from 'node:crypto'
 import Database from 'better-sqlite3'
 import {
-  accepted, admit, checkedRetention, dedupKeyOf, jobMatcher, jobPool, joinGroup, keyMoved, leased, purgeCutoff, queuedAgain, recovered, refusal, reservationBook,
-  retriedAs,
-  type AddResult, type JobGroup, type JobRecord, type LeaseTable, type StateBackend,
+  addJob, checkedRetention, crashRecovery, dedupKeyOf, jobMatcher, jobPool, leased, purgeJobs, reservationBook, retryJob,
+  type JobRecord, type JobStore, type JobTransaction, type LeaseTable, type StateBackend,
 } from 'hookpilot/backend-kit'
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS jobs (
-  id INTEGER PRIMARY KEY, dedup_key TEXT UNIQUE, record TEXT NOT NULL, payload TEXT NOT NULL,
-  state TEXT NOT NULL, not_before INTEGER NOT NULL, token TEXT, lease_until INTEGER, grp TEXT)`
+  id INTEGER PRIMARY KEY, dedup_key TEXT UNIQUE, record TEXT NOT NULL, payload TEXT NOT NULL, state TEXT NOT NULL,
+  not_before INTEGER NOT NULL, token TEXT, lease_until INTEGER, owner TEXT, processes TEXT, grp TEXT)`
 
 /** The lifecycle's \`leasable\` as SQL: due, and no job of its concurrency group running. */
 const FREE = 'q.state = \'queued\' AND (q.grp IS NULL OR NOT EXISTS (SELECT 1 FROM jobs r WHERE r.grp = q.grp AND r.state = \'running\'))'
@@ -25,10 +25,10 @@ export interface TableBackendOptions {
   readonly path: string
   readonly concurrency: number
   readonly maxQueue: number
-  readonly now?: () => number
-  readonly dedupWindowMs?: number
-  readonly keepDoneMs?: number
-  readonly pollMs?: number
+  readonly now?: (() => number) | undefined
+  readonly dedupWindowMs?: number | undefined
+  readonly keepDoneMs?: number | undefined
+  readonly pollMs?: number | undefined
 }
 
 /** A durable backend over one table. */
@@ -41,46 +41,51 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
   const book = reservationBook()
   const leaseMs = 30_000
 
+  const crash = crashRecovery()
+
   const row = (where: string) => db.prepare<unknown[], { record: string; payload: string }>(`SELECT record, payload FROM jobs WHERE ${where}`)
   const byKey = row('dedup_key = ?')
   const byId = row('id = ?')
   const byLease = row('id = ? AND token = ? AND state = \'running\'')
-  /** Writes a record (and the columns the queries need) back to its row. */
-  const write = db.prepare<[string, string, number, string | null, number | null, string | null, number]>(
-    'UPDATE jobs SET record = ?, state = ?, not_before = ?, token = ?, lease_until = ?, grp = ? WHERE id = ?',
-  )
-  const store = (job: JobRecord, lease?: { token: string; until: number }) =>
-    write.run(JSON.stringify(job), job.state, job.notBefore, lease?.token ?? null, lease?.until ?? null, job.group ?? null, Number(job.id))
-  /** A running job's record written under the lease it already has (a newer job of its group outdated it). */
-  const keepLease = db.prepare<[string, number]>('UPDATE jobs SET record = ? WHERE id = ?')
+  const parse = (found: { record: string } | undefined): JobRecord | undefined => (found ? (JSON.parse(found.record) as JobRecord) : undefined)
   const records = (sql: string, ...params: unknown[]) =>
     db.prepare<unknown[], { record: string }>(sql).all(...params).map((r) => JSON.parse(r.record) as JobRecord)
-
-  /** The job just stored joins its concurrency group (the kit's joinGroup), in the same transaction. */
-  function join(job: JobRecord, group: JobGroup | undefined, requeued: boolean): AddResult {
-    if (!group) {
-      store(job)
-      return { status: 'accepted', id: job.id }
-    }
-    const members = records('SELECT record FROM jobs WHERE grp = ? AND state IN (\'queued\', \'running\') AND id != ?', group.key, Number(job.id))
-    const newest = requeued
-      ? records('SELECT record FROM jobs WHERE grp = ?', group.key).sort((a, b) => b.receivedAt - a.receivedAt)[0]
-      : undefined
-    const joined = joinGroup(job, group, members, now(), newest)
-    store(joined.job)
-    for (const other of joined.others) {
-      if (other.state === 'running') {
-        keepLease.run(JSON.stringify(other), Number(other.id))
-        pool.supersede(other.id, job.id) // run here: its try learns it now (one of another process, at its next write)
-      } else {
-        store(other)
-      }
-    }
-    return { status: 'accepted', id: job.id, superseded: joined.superseded }
-  }
-  const parse = (found: { record: string } | undefined): JobRecord | undefined => (found ? (JSON.parse(found.record) as JobRecord) : undefined)
   const count = (state: string) => db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM jobs WHERE state = ?').get(state)?.n ?? 0
+  /** Writes a record (and the columns the queries need) back to its row, ending its lease unless one is given. */
+  const write = db.prepare(`UPDATE jobs SET record = @record, state = @state, not_before = @notBefore, dedup_key = @key, token = @token,
+    lease_until = @until, owner = @owner, processes = CASE WHEN @token IS NULL THEN NULL ELSE processes END, grp = @grp WHERE id = @id`)
+  const store = (job: JobRecord, lease?: { token: string; until: number }) => write.run({
+    record: JSON.stringify(job), state: job.state, notBefore: job.notBefore, key: job.dedupKey ?? null, token: lease?.token ?? null,
+    until: lease?.until ?? null, owner: lease ? crash.owner : null, grp: job.group ?? null, id: Number(job.id),
+  })
+  /** A running job's record written under the lease it already has (a newer job of its group outdated it). */
+  const keepLease = db.prepare<[string, number]>('UPDATE jobs SET record = ? WHERE id = ?')
 
+  /** The primitives of one atomic write: the kit decides every record, this only reads and writes rows. */
+  const tx: JobTransaction<string> = {
+    get: (id) => parse(byId.get(Number(id))),
+    put: (job) => (job.state === 'running' ? keepLease.run(JSON.stringify(job), Number(job.id)) : store(job)),
+    insert(job, payload) {
+      const id = String(db.prepare('INSERT INTO jobs (dedup_key, record, payload, state, not_before) VALUES (?, \'{}\', ?, \'queued\', 0)')
+        .run(job.dedupKey ?? null, payload).lastInsertRowid)
+      store({ ...job, id })
+      return id
+    },
+    holder: (key) => parse(byKey.get(key)),
+    members: (group) => records('SELECT record FROM jobs WHERE grp = ? AND state IN (\'queued\', \'running\')', group),
+    newest: (group) => records('SELECT record FROM jobs WHERE grp = ?', group).sort((a, b) => b.receivedAt - a.receivedAt)[0],
+    queued: () => count('queued'),
+    purge: (cutoff) => db.prepare<[number, number]>(
+      `DELETE FROM jobs WHERE (state IN ('done', 'skipped', 'superseded') AND json_extract(record, '$.finishedAt') < ?)
+        OR (state = 'failed' AND json_extract(record, '$.finishedAt') < ?)`,
+    ).run(cutoff.doneBefore, cutoff.failedBefore).changes,
+  }
+  const jobStore: JobStore<string> = {
+    prepare: (job) => job.payloadJson,
+    transaction: async (work) => db.transaction(() => work(tx)).immediate(),
+  }
+
+  /** The primitives of a lease, which the kit's worker pool runs tries over. */
   const table: LeaseTable = {
     lease: async (max, t, until) => db.transaction(() => {
       const groups = new Set<string>() // one job of a group per round
@@ -90,7 +95,7 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
           const job = leased(JSON.parse(found.record) as JobRecord, t)
           if (job.group !== undefined && groups.has(job.group)) return []
           if (job.group !== undefined) groups.add(job.group)
-          const token = randomUUID()
+          const token = crash.token()
           store(job, { token, until })
           return [{ job, token, payload: JSON.parse(found.payload) }]
         })
@@ -106,7 +111,11 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
       const renew = db.prepare<[number, number, string]>('UPDATE jobs SET lease_until = ? WHERE id = ? AND token = ?')
       return new Set([...held].filter(([id, token]) => renew.run(until, Number(id), token).changes > 0).map(([id]) => id))
     },
-    recordProcess: () => {},
+    // Kept for the kit's crash recovery at the next start, which kills the group if this process died.
+    recordProcess: (id, token, process) => {
+      db.prepare('UPDATE jobs SET processes = json_insert(coalesce(processes, \'[]\'), \'$[#]\', json(?)) WHERE id = ? AND token = ?')
+        .run(JSON.stringify(process), Number(id), token)
+    },
     nextDue: () => db.prepare<[], { at: number | null }>(`SELECT min(not_before) AS at FROM jobs q WHERE ${FREE}`).get()?.at ?? undefined,
     unfinished: () => count('queued') + count('running'),
   }
@@ -118,29 +127,7 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
     durable: true,
     dedup: { reserve: (key) => book.reserve(key, () => parse(byKey.get(key)), retention.windowMs, now) },
     queue: {
-      async add(job, reservation) {
-        if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
-        try {
-          const result = db.transaction(() => {
-            const holder = job.dedupKey === undefined ? undefined : parse(byKey.get(job.dedupKey))
-            const admission = admit({ holder, windowMs: retention.windowMs, now: now(), queued: count('queued'), maxQueue: options.maxQueue })
-            const refused = refusal(admission)
-            if (refused) return refused
-            if (admission.kind === 'requeue') return join(queuedAgain(admission.job, now(), job.runAt), job.group, true)
-            if (holder) {
-              store(keyMoved(holder)) // the previous holder (done past the window) gives its key up
-              db.prepare('UPDATE jobs SET dedup_key = NULL WHERE id = ?').run(Number(holder.id))
-            }
-            const id = Number(db.prepare('INSERT INTO jobs (dedup_key, record, payload, state, not_before) VALUES (?, \'{}\', ?, \'queued\', 0)')
-              .run(job.dedupKey ?? null, job.payloadJson).lastInsertRowid)
-            return join(accepted(job, String(id), now()), job.group, false)
-          }).immediate()
-          if (result.status === 'accepted') pool.wake()
-          return result
-        } finally {
-          if (reservation) book.settle(reservation)
-        }
-      },
+      add: (job, reservation) => addJob(jobStore, job, reservation, { maxQueue: options.maxQueue, windowMs: retention.windowMs, now, book, pool }),
       start: (worker) => pool.start(worker),
       stop: (graceMs) => pool.stop(graceMs),
     },
@@ -161,26 +148,8 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
       get: async (id) => parse(byId.get(Number(id))),
       // The delivery's job holds its de-dup key: the unique column's index finds it.
       find: async (route, deliveryId) => parse(byKey.get(dedupKeyOf(route, deliveryId))),
-      async retry(id, mode = 'resume') {
-        const job = parse(byId.get(Number(id)))
-        if (!job) return undefined
-        // A job of a concurrency group rejoins it: one whose group has a newer job is stale and ends superseded.
-        const group = job.group === undefined ? undefined : { key: job.group, debounceMs: 0, maxWaitMs: 0 }
-        const next = retriedAs(job, mode, now())
-        db.transaction(() => join(next, group, true)).immediate()
-        // As stored (superseded, when its group has a newer job), over `next` for the fields JSON leaves out.
-        const queuedAgain = { ...next, ...parse(byId.get(Number(id))) }
-        pool.wake()
-        return queuedAgain
-      },
-      async purge(before) {
-        const cutoff = purgeCutoff(before, now(), retention.windowMs)
-        const gone = db.prepare<[number, number]>(
-          `DELETE FROM jobs WHERE (state IN ('done', 'skipped', 'superseded') AND json_extract(record, '$.finishedAt') < ?)
-            OR (state = 'failed' AND json_extract(record, '$.finishedAt') < ?)`,
-        )
-        return gone.run(cutoff.doneBefore, cutoff.failedBefore).changes
-      },
+      retry: (id, mode = 'resume') => retryJob(jobStore, id, mode, now, pool),
+      purge: (before) => purgeJobs(jobStore, before, now(), retention.windowMs),
       counts: async () => ({
         queued: count('queued'), running: count('running'), done: count('done'), failed: count('failed'), skipped: count('skipped'), superseded: count('superseded'),
       }),
@@ -188,12 +157,13 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
     async start(ctx) {
       log = ctx.log
       if (ctx.admin) return
-      // A lease that ran out belongs to a worker that is gone: its job is queued again (the lifecycle's edge).
-      const expired = db.prepare<[number], { record: string }>('SELECT record FROM jobs WHERE state = \'running\' AND lease_until < ?').all(now())
-      const back = expired.map((found) => recovered(JSON.parse(found.record) as JobRecord, now()))
-      for (const job of back) store(job)
-      // One a newer job of its group outdated while it ran ends superseded: the kit publishes and counts it.
-      pool.ended(back.filter((job) => job.state === 'superseded'))
+      // Jobs a crashed process left running: the kit decides which go back (their owner is dead, or their lease
+      // ran out), kills the process groups they left, and ends superseded those a newer job of their group outdated.
+      const held = db.prepare<[], { record: string; owner: string | null; lease_until: number | null; processes: string | null }>(
+        'SELECT record, owner, lease_until, processes FROM jobs WHERE state = \'running\'',
+      ).all().map((found) => ({ job: JSON.parse(found.record) as JobRecord, owner: found.owner, leaseUntil: found.lease_until, processes: found.processes }))
+      const back = db.transaction(() => crash.recover(held, store, now())).immediate()
+      pool.ended(back.ended)
     },
     async close() {
       db.close()

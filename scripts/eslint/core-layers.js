@@ -24,6 +24,7 @@ export const CORE_LAYERS = Object.freeze([
   'config',
   'routes',
   'pipeline',
+  'dispatch',
   'http',
   'plugin-api',
   'gateway',

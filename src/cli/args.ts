@@ -26,7 +26,7 @@ export function parse<const O extends OptionSpec>(args: readonly string[], optio
 }
 
 /** ` (did you mean --config?)` after node's "Unknown option '--confg'", when one of the options is close. */
-function optionHint(message: string, options: OptionSpec): string {
+export function optionHint(message: string, options: OptionSpec): string {
   const unknown = /^Unknown option '--([^'=]+)/.exec(message)?.[1]
   if (unknown === undefined) return ''
   const close = suggest(unknown, Object.keys(options))

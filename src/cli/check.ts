@@ -7,7 +7,7 @@
 import { resolve } from 'node:path'
 import { compose } from '../core/gateway/compose.js'
 import { createSecretSet } from '../core/secrets/secret-set.js'
-import { staticRoutes } from '../core/config/config.js'
+import { staticRoutes } from '../core/routes/static-routes.js'
 import { silentLogger } from '../core/log/logger.js'
 import { loadConfig } from '../index.js'
 import { configDir } from '../core/gateway/gateway.js'
@@ -36,7 +36,7 @@ export const check: Subcommand = async (args, io) => {
   const path = resolve(io.cwd, values.config)
   const config = await loadConfig(path, { env: io.env })
   const routes = staticRoutes(config)
-  const composed = await compose(config, { definitions: BUILTIN_PLUGINS, plugins: [] }, { baseDir: configDir(path), log: silentLogger, secrets: createSecretSet(), routes })
+  const composed = await compose(config, { definitions: BUILTIN_PLUGINS, plugins: [] }, { baseDir: configDir(path), log: silentLogger, secrets: createSecretSet({ env: io.env }), routes })
   await composed.scope.dispose()
   for (const warning of composed.warnings) io.stderr.write(`warning: ${warning}\n`)
   const targets = [...new Set(routes.map((r) => r.deliver))].join(', ') || 'none'

@@ -2,7 +2,7 @@
  * The jobs view `hookpilot jobs` works on: the state store the config names, opened the admin way (its store
  * only: no worker, no recovery), so it is safe to use while `hookpilot serve` runs.
  */
-import type { HookpilotConfig } from '../core/config/config.js'
+import type { HookpilotConfig } from '../core/config/schema.js'
 import { GatewayError } from '../core/errors.js'
 import type { JobsView } from '../core/jobs/state-backend.js'
 import { openState } from './state-access.js'

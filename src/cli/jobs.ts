@@ -9,6 +9,7 @@ import { jobPages } from '../core/jobs/job-pages.js'
 import { reasonGroups } from '../core/jobs/reason-groups.js'
 import type { JobFilter, JobRecord, RetryMode } from '../core/jobs/state-backend.js'
 import { parse, UsageError } from './args.js'
+import { suggest } from '../core/config/keys.js'
 import { duration, FILTER_OPTIONS, jobFilter } from './jobs-filter.js'
 import { formatJob, jobsTable, reasonTable, type ShowContext } from './jobs-format.js'
 import { replay } from './jobs-replay.js'
@@ -55,6 +56,9 @@ Options:
 Works against the state store the config names (state.driver sqlite or redis), whether or not hookpilot serve runs.
 `
 
+/** The subcommands of `hookpilot jobs`. */
+const JOBS_COMMANDS: readonly string[] = ['list', 'show', 'retry', 'purge']
+
 /** Runs a jobs subcommand. */
 export const jobs: Subcommand = async (args, io) => {
   const now = Date.now()
@@ -74,7 +78,10 @@ export const jobs: Subcommand = async (args, io) => {
     ;(values.help ? io.stdout : io.stderr).write(HELP)
     return values.help ? 0 : 2
   }
-  if (!['list', 'show', 'retry', 'purge'].includes(command)) throw new UsageError(`unknown jobs command "${command}"; use list, show, retry or purge.`)
+  if (!JOBS_COMMANDS.includes(command)) {
+    const close = suggest(command, JOBS_COMMANDS)
+    throw new UsageError(`unknown jobs command "${command}"${close === undefined ? '' : ` (did you mean "${close}"?)`}; use list, show, retry or purge.`)
+  }
   if (values.by !== undefined && values.by !== 'reason') throw new UsageError(`--by takes reason, not "${values.by}".`)
   if (values['rerun-agent'] && values['resend-answer']) throw new UsageError('--rerun-agent and --resend-answer are two ways to replay a job: choose one.')
   const filter = jobFilter(values, now)

@@ -2,7 +2,7 @@
  * `hookpilot list`'s rows of market watches: those of config.yaml (static) and those `subscribe --market` added
  * (dynamic), named by their jobs' route (`market:<name>`), their conditions in the `--when` form.
  */
-import { routeProblem } from '../core/gateway/wiring.js'
+import { routeProblem } from '../core/routes/route-problem.js'
 import type { SubscriptionsFile } from '../core/routes/subscriptions/index.js'
 import { parseWatchEntry } from '../plugins/sources/market/watch-entry.js'
 import { routeOf, watchRoute } from '../plugins/sources/market/watch-route.js'

@@ -3,7 +3,7 @@
  * what the gateway would do with it. Secrets are never shown.
  */
 import { resolveSubscription } from '../core/routes/subscriptions/index.js'
-import { staticRoutes } from '../core/config/config.js'
+import { staticRoutes } from '../core/routes/static-routes.js'
 import { parse } from './args.js'
 import { watchRows } from './list-watches.js'
 import type { Subcommand } from './io.js'

@@ -2,7 +2,7 @@
  * `hookpilot send <route>`: like `hookpilot test`, for any route the gateway answers, static ones included
  * (`hookpilot test` reads only subscriptions), signed with the secret from the config or the subscription.
  */
-import { staticRoutes } from '../core/config/config.js'
+import { staticRoutes } from '../core/routes/static-routes.js'
 import { POST_HELP, postCommand } from './post-webhook.js'
 import { COMMON_HELP, findSubscription } from './subscriptions-common.js'
 

@@ -2,7 +2,7 @@
  * `hookpilot serve`: runs the gateway from a config file until SIGTERM or SIGINT, then shuts down gracefully.
  */
 import { resolve } from 'node:path'
-import type { HookpilotConfig } from '../core/config/config.js'
+import type { HookpilotConfig } from '../core/config/schema.js'
 import { createGateway, loadConfig } from '../index.js'
 import { configDir } from '../core/gateway/gateway.js'
 import { recordListening } from './listening.js'

@@ -4,9 +4,9 @@
  * same store a running `hookpilot serve` uses: the SQLite file, or the Redis every instance shares.
  */
 import { compose } from '../core/gateway/compose.js'
-import type { HookpilotConfig } from '../core/config/config.js'
+import type { HookpilotConfig } from '../core/config/schema.js'
 import type { StateBackend } from '../core/jobs/state-backend.js'
-import type { GatewayPlugin } from '../core/plugin-api/plugin.js'
+import type { GatewayPlugin } from '../core/plugin-api/gateway-plugin.js'
 import { silentLogger } from '../core/log/logger.js'
 import { createSecretSet } from '../core/secrets/secret-set.js'
 import { fileSubscriptionStore, subscriptionsPath, type SubscriptionStore } from '../core/routes/subscriptions/index.js'

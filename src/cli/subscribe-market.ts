@@ -4,7 +4,7 @@
  * enabled starts watching within a second, without a restart; `hookpilot remove NAME` stops it.
  */
 import * as v from 'valibot'
-import { routeProblem } from '../core/gateway/wiring.js'
+import { routeProblem } from '../core/routes/route-problem.js'
 import type { SubscriptionChange } from '../core/routes/subscriptions/index.js'
 import { marketOptions } from '../plugins/sources/market/options.js'
 import { parseWatchEntry } from '../plugins/sources/market/watch-entry.js'
@@ -31,7 +31,7 @@ export async function subscribeMarket(flags: MarketFlags, io: CliIO): Promise<nu
   const tokens = flags.market.split(',').map((t) => t.trim())
   const market: string | string[] = tokens.length > 0 && tokens.every((t) => /^\d+$/.test(t)) ? tokens : flags.market.trim()
   const name = flags.name ?? defaultName(market)
-  const entry = { market, when: flags.when.map(parseFlag), ...(flags.prompt === undefined ? {} : { prompt: flags.prompt }), deliver: flags.deliver ?? 'log', deliver_extra: flags.deliverExtra, ...(flags.rateLimit === undefined ? {} : { rate_limit: Number(flags.rateLimit) }) }
+  const entry = { market, when: parseFlags(flags.when), ...(flags.prompt === undefined ? {} : { prompt: flags.prompt }), deliver: flags.deliver ?? 'log', deliver_extra: flags.deliverExtra, ...(flags.rateLimit === undefined ? {} : { rate_limit: Number(flags.rateLimit) }) }
   if (flags.when.length === 0) throw new UsageError(`--market needs at least one --when: ${WHEN_FORMS}.`)
   const checked = parseWatchEntry(name, entry)
   if (!checked.ok) throw new UsageError(`invalid market watch "${name}": ${flagsOf(checked.reason, flags.when)}.`)
@@ -70,13 +70,20 @@ export async function subscribeMarket(flags: MarketFlags, io: CliIO): Promise<nu
     return 0
   })
 
-  function parseFlag(text: string): Record<string, unknown> {
-    try {
-      return parseWhen(text)
-    } catch (err) {
-      if (err instanceof WhenSyntaxError) throw new UsageError(`${err.message}.`)
-      throw err
-    }
+  /** Every `--when`, or one error that tells each one written wrong (a second typo had no "did you mean"). */
+  function parseFlags(texts: readonly string[]): Record<string, unknown>[] {
+    const wrong: string[] = []
+    const parsed = texts.map((text) => {
+      try {
+        return parseWhen(text)
+      } catch (err) {
+        if (!(err instanceof WhenSyntaxError)) throw err
+        wrong.push(err.message)
+        return {}
+      }
+    })
+    if (wrong.length > 0) throw new UsageError(`${wrong.join('\n')}.`)
+    return parsed
   }
 }
 

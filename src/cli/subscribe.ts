@@ -3,7 +3,7 @@
  * gateway picks it up without a restart. The secret is printed once, when it is set, and never again.
  */
 import { randomBytes } from 'node:crypto'
-import { routeProblem } from '../core/gateway/wiring.js'
+import { routeProblem } from '../core/routes/route-problem.js'
 import { parseEntry, resolveSubscription, type SubscriptionChange, type SubscriptionInput } from '../core/routes/subscriptions/index.js'
 import { parse, UsageError } from './args.js'
 import type { Subcommand } from './io.js'

@@ -4,7 +4,7 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path'
 import * as v from 'valibot'
-import type { HookpilotConfig } from '../core/config/config.js'
+import type { HookpilotConfig } from '../core/config/schema.js'
 import { routeName } from '../core/config/schema.js'
 import { resolveSubscription, type SubscriptionStore } from '../core/routes/subscriptions/index.js'
 import { openSubscriptions } from './state-access.js'

@@ -4,7 +4,7 @@
  * instead of being written into the request path, and a listener that throws never breaks a request.
  */
 import { messageOf } from './errors.js'
-import type { FinalState } from './jobs/state-backend.js'
+import type { FinalState } from './job-state.js'
 import type { Logger } from './types.js'
 
 /** Every event and what it carries. Labels are names from the configuration, or fixed words: never a sender's text. */

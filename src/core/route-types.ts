@@ -1,5 +1,12 @@
 /** What a route is, as the pipeline, the dispatcher and the targets see it. */
 
+/**
+ * The literal secret value that turns signature checks off, for local tools that cannot sign. Accepted only on a
+ * loopback bind: on any other address, anyone who can reach the port could make the agent run. It lives in the
+ * kernel because the secrets, the routes and the pipeline all recognise it.
+ */
+export const INSECURE_NO_AUTH = 'INSECURE_NO_AUTH'
+
 /** What a route does with a verified request over its rate limit: refuse it (429), or store it for later (202). */
 export type OverLimit = 'reject' | 'defer'
 

@@ -24,12 +24,20 @@ export interface DeliveryHarness {
 /** Options of {@link deliveryTargetContract}. */
 export interface DeliveryContractOptions {
   /** The harness can make its destination fail (`breakDestination`): runs the failure test. */
-  readonly breakable?: boolean
+  readonly breakable?: boolean | undefined
 }
+
+/** Why the failure case is listed as skipped without `{ breakable: true }`. */
+const NOT_BREAKABLE = 'the harness cannot make its destination fail: give it breakDestination and pass { breakable: true }'
+/** Why the secret checks are skipped when the harness gives no `secrets`. */
+const NO_SECRETS = 'the harness names no secrets: give it `secrets` to check that none reaches an error or a log line'
 
 /**
  * Runs the delivery-target contract; `make(log)` builds a fresh harness per test around the logger that the
- * target's context carries.
+ * target's context carries. A case the harness cannot run is listed as skipped with the reason, never left out:
+ * the failure case without `{ breakable: true }` (in its title), the secret checks when the harness names no
+ * `secrets` (as the test's skip note). The secret checks of a successful delivery run whenever `secrets` are
+ * given, breakable or not.
  */
 export function deliveryTargetContract(
   name: string,
@@ -79,8 +87,20 @@ export function deliveryTargetContract(
       expect(delivered[0]).toBe('SKIP')
     })
 
-    if (options.breakable !== true) return
-    it('fails with a DeliveryError that names the target and no secret', async () => {
+    it('writes no secret to the log while it delivers', async (test) => {
+      const { ctx, harness, answer } = await setup()
+      const secrets = harness.secrets ?? []
+      if (secrets.length === 0) return test.skip(NO_SECRETS)
+      await harness.target.deliver(answer('hello'), ctx)
+      for (const secret of secrets) expect(ctx.log.text()).not.toContain(secret)
+    })
+
+    const failureCase = 'fails with a DeliveryError that names the target and no secret'
+    if (options.breakable !== true) {
+      it.skip(`${failureCase} (cannot: ${NOT_BREAKABLE})`, () => {})
+      return
+    }
+    it(failureCase, async () => {
       const { ctx, harness, answer } = await setup()
       expect(harness.breakDestination).toBeTypeOf('function')
       await harness.breakDestination?.()
@@ -90,6 +110,7 @@ export function deliveryTargetContract(
       )
       expect(GatewayError.is(error) && error.code === 'ERR_DELIVERY').toBe(true)
       expect(String((error as Error).message)).toContain(harness.target.name)
+      // Without secrets this part checks nothing; the case above is then listed as skipped, which says so.
       for (const secret of harness.secrets ?? []) {
         expect(String((error as Error).message)).not.toContain(secret)
         expect(ctx.log.text()).not.toContain(secret)

@@ -8,9 +8,9 @@ import { silentLogger } from '../core/log/logger.js'
 import { validateOptions } from '../core/plugin-api/sections.js'
 import { secretValues } from '../core/plugin-api/setup.js'
 import { createSecretSet, type SecretEnv, type SecretSet } from '../core/secrets/secret-set.js'
-import type { GatewayPlugin } from '../core/plugin-api/plugin.js'
+import type { GatewayPlugin } from '../core/plugin-api/gateway-plugin.js'
 import type { PluginDefinition } from '../core/plugin-api/definition.js'
-import { parseConfig } from '../core/config/config.js'
+import { parseConfig } from '../core/plugin-api/load-config.js'
 import type { Logger } from '../core/types.js'
 
 /** Options of {@link setUpPlugin}. */

@@ -6,7 +6,7 @@
  * here, with its reason. Its world is in state-backend-harness.ts.
  */
 import { afterEach, describe, expect, it as test } from 'vitest'
-import type { JobOutcome } from '../core/jobs/state-backend.js'
+import type { JobOutcome, RetryMode } from '../core/jobs/state-backend.js'
 import { contractWorld, newJob, type StateBackendHarness } from './state-backend-harness.js'
 import { dedupCases } from './state-backend-dedup.js'
 import { groupCases } from './state-backend-groups.js'
@@ -187,6 +187,9 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
         await settled()
         expect(leased.slice(2).map((j) => [j.deliveryId, j.stage]).sort()).toEqual([['a', 'deliver'], ['b', 'run']])
         expect(await backend.jobs.retry('no-such-job')).toBeUndefined()
+        // A mode that is none of the three (from JavaScript, or a cast) is refused before anything is written.
+        await expect(backend.jobs.retry(ids[1]!, 'rerun' as RetryMode)).rejects.toThrow(/unknown retry mode "rerun"/)
+        expect(await backend.jobs.get(ids[1]!)).toMatchObject({ state: 'done' })
         await backend.queue.stop(0)
         const c = await accept('c')
         await expect(backend.jobs.retry(c.status === 'accepted' ? c.id : '')).rejects.toThrow(/only a finished job .* can be retried/)

@@ -1,6 +1,6 @@
 /**
  * The bulk replay on the memory and SQLite backends: filters, both modes, a second run (Redis:
- * test/plugins/redis-replay.test.ts; 10,000 jobs in bounded memory: bulk-replay-10k.test.ts).
+ * test/plugins/redis-replay.system.test.ts; 10,000 jobs in bounded memory: bulk-replay-10k.system.test.ts).
  */
 import { bulkReplayCases } from '../fixtures/bulk-replay.js'
 import { closeState, memoryBackend, sqliteBackend } from './replay-backends.js'

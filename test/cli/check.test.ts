@@ -4,12 +4,12 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runCli, startCli } from '../fixtures/cli.js'
+import { runMain, startCli } from '../fixtures/cli.js'
 import { installFakeGh } from '../fixtures/fake-gh.js'
 
 describe('hookpilot check', () => {
   it('passes the example config with a one-line summary', async () => {
-    const result = await runCli(['check', '--config', 'examples/config.yaml'])
+    const result = await runMain(['check', '--config', 'examples/config.yaml'])
     expect(result.code, result.output).toBe(0)
     expect(result.stdout).toBe('examples/config.yaml is valid: 1 route (github-pr-review), runner echo, state sqlite, delivering to log.\n')
   })
@@ -26,14 +26,15 @@ describe('hookpilot check', () => {
     // A logged-in gh on PATH: the warning below is the only one.
     const gh = installFakeGh()
     const env = gh.env('ok')
-    const result = await runCli(['check', '--config', join(dir, 'config.yaml')], { env })
+    const result = await runMain(['check', '--config', join(dir, 'config.yaml')], { env })
     expect(result.code, result.output).toBe(0)
     expect(result.stderr).toBe('warning: route "review" delivers to github_comment with the echo runner, which answers with its prompt: it would post the whole webhook payload, not a review. Set agent.runner to a real agent (command or openai).\n')
     // serve says it too, at start, before it takes a webhook.
     const serving = startCli(['serve', '--config', join(dir, 'config.yaml'), '--port', '0'], { cwd: dir, env })
     try {
       await serving.waitFor(/Listening on/)
-      expect(serving.output()).toContain('WARNING: route "review" delivers to github_comment with the echo runner')
+      expect(serving.output()).toMatch(/WARN +route "review" delivers to github_comment with the echo runner/)
+      expect(serving.output()).not.toContain('WARNING:')
       expect(serving.output()).not.toContain('route "audit"')
     } finally {
       serving.child.kill('SIGTERM')
@@ -54,7 +55,7 @@ platforms:
         chat: { secret: "\${CHAT_SECRET}", deliver: telegram, deliver_extra: { chat_id: "1" } }
         ok: { secret: fine-secret, deliver: slack, deliver_extra: { chat_id: C1 } }
 `)
-    const bad = await runCli(['check', '--config', join(dir, 'config.yaml')])
+    const bad = await runMain(['check', '--config', join(dir, 'config.yaml')])
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('platforms.webhook.extra.routes.pr.secrett: unknown key: did you mean "secret"?')
     expect(bad.stderr).toContain('platforms.webhook.extra.routes.pr.evnets: unknown key: did you mean "events"?')
@@ -64,7 +65,7 @@ platforms:
     expect(bad.stderr).toContain('agent.runner: no agent runner named "claude"')
     // The typos and the variable fixed: both platforms and the runner, still reported.
     await writeFile(join(dir, 'config.yaml'), (await readFile(join(dir, 'config.yaml'), 'utf8')).replace('secrett: x, evnets', 'secret: x, events'))
-    const next = await runCli(['check', '--config', join(dir, 'config.yaml')], { env: { CHAT_SECRET: 'chat-secret' } })
+    const next = await runMain(['check', '--config', join(dir, 'config.yaml')], { env: { CHAT_SECRET: 'chat-secret' } })
     expect(next.code).toBe(1)
     expect(next.stderr).toContain('platforms.webhook.extra.routes.chat.deliver: route "chat" delivers to telegram, but platforms.telegram is not enabled')
     expect(next.stderr).toContain('platforms.webhook.extra.routes.ok.deliver: route "ok" delivers to slack, but platforms.slack is not enabled')
@@ -95,7 +96,7 @@ platforms:
         pr: { secret: fine-secret, deliver: github_comment, deliver_extra: { repo: "{repository.full_name}" } }
         chat: { secrett: x, deliver: telegram, deliver_extra: { chat_id: "1" } }
 `)
-    const result = await runCli(['check', '--config', file])
+    const result = await runMain(['check', '--config', file])
     expect(result.code).toBe(1)
     const routes = 'platforms.webhook.extra.routes'
     const expected = [
@@ -122,7 +123,7 @@ platforms:
     const dir = await mkdtemp(join(tmpdir(), 'hookpilot-check-'))
     const file = join(dir, 'config.yaml')
     await writeFile(file, 'platforms: { webhook: { extra: { routes: { pr: { secret: fine-secret, deliver: lgo } } } } }\n')
-    const result = await runCli(['check', '--config', file])
+    const result = await runMain(['check', '--config', file])
     expect(result.code).toBe(1)
     expect(result.stderr).toContain(`Invalid configuration in ${file}:\n  - platforms.webhook.extra.routes.pr.deliver: route "pr" delivers to "lgo", which no plugin provides (did you mean "log"?)`)
   })

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { runCli, startCli, type RunningCli } from '../fixtures/cli.js'
+import { runCli, runMain, startCli, type RunningCli } from '../fixtures/cli.js'
 
 let running: RunningCli | undefined
 afterEach(() => {
@@ -36,12 +36,12 @@ platforms:
 describe('hookpilot for a new user', () => {
   it('list and subscribe run without the runtime secrets; send says which variable it needs to sign', async () => {
     const { config } = await project(ROUTES)
-    const list = await runCli(['list', '--config', config])
+    const list = await runMain(['list', '--config', config])
     expect(list.code, list.output).toBe(0)
     expect(list.stdout).toMatch(/^pr\s+static/m)
-    const sub = await runCli(['subscribe', 'pushes', '--events', 'push', '--config', config])
+    const sub = await runMain(['subscribe', 'pushes', '--events', 'push', '--config', config])
     expect(sub.code, sub.output).toBe(0)
-    const send = await runCli(['send', 'pr', '--config', config])
+    const send = await runMain(['send', 'pr', '--config', config])
     expect(send).toMatchObject({ code: 1, stderr: expect.stringContaining('comes from ${PR_SECRET}, which is not set here') })
     const serve = await runCli(['serve', '--config', config])
     expect(serve).toMatchObject({ code: 1, stderr: expect.stringContaining('environment variable PR_SECRET is not set') })
@@ -58,25 +58,25 @@ describe('hookpilot for a new user', () => {
 
   it('test reaches the port serve really listens on, and sends a push to a push subscription', async () => {
     const { dir, config } = await project(ROUTES)
-    expect((await runCli(['subscribe', 'pushes', '--events', 'push', '--config', config])).code).toBe(0)
+    expect((await runMain(['subscribe', 'pushes', '--events', 'push', '--config', config])).code).toBe(0)
     running = startCli(['serve', '--config', config, '--port', '0'], { env: { PR_SECRET: 'pr-secret-0123456789' }, cwd: dir })
     const [, port] = await running.waitFor(/Listening on 127\.0\.0\.1:(\d+)/)
     // The config says port 1; the record serve wrote says where it is.
-    const test = await runCli(['test', 'pushes', '--config', config])
+    const test = await runMain(['test', 'pushes', '--config', config])
     expect(test.code, test.output).toBe(0)
     expect(test.stdout).toContain(`POST http://127.0.0.1:${port}/webhooks/pushes (event push`)
     expect(test.stdout).toContain('"status":"accepted"')
-    const list = await runCli(['list', '--json', '--config', config])
+    const list = await runMain(['list', '--json', '--config', config])
     expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ name: 'pushes', url: `http://127.0.0.1:${port}/webhooks/pushes` }))
   })
 
   it('subscribe refuses a github_comment route that could never deliver, and takes --deliver-extra and --actions', async () => {
     const { dir, config } = await project(ROUTES)
-    const refused = await runCli(['subscribe', 'review', '--deliver', 'github_comment', '--config', config])
+    const refused = await runMain(['subscribe', 'review', '--deliver', 'github_comment', '--config', config])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('needs deliver_extra.repo')
     expect(refused.stderr).toContain('--deliver-extra KEY=VALUE')
-    const ok = await runCli([
+    const ok = await runMain([
       'subscribe', 'review', '--deliver', 'github_comment', '--deliver-extra', 'repo={repository.full_name}',
       '--deliver-extra', 'pr_number={number}', '--actions', 'opened,synchronize', '--config', config,
     ])
@@ -84,7 +84,7 @@ describe('hookpilot for a new user', () => {
     expect(ok.stdout).toContain('Actions:  opened, synchronize')
     const file = JSON.parse(await readFile(join(dir, '.subscriptions.json'), 'utf8')) as { subscriptions: Record<string, { deliver_extra: unknown; actions: unknown }> }
     expect(file.subscriptions['review']).toMatchObject({ deliver_extra: { repo: '{repository.full_name}', pr_number: '{number}' }, actions: ['opened', 'synchronize'] })
-    const bad = await runCli(['subscribe', 'x', '--deliver-extra', 'no-equals-sign', '--config', config])
+    const bad = await runMain(['subscribe', 'x', '--deliver-extra', 'no-equals-sign', '--config', config])
     expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining('--deliver-extra takes KEY=VALUE') })
   })
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { githubExample, githubHeaders } from '../fixtures/github.js'
-import { runCli, startCli, type RunningCli } from '../fixtures/cli.js'
+import { runCli, runMain, startCli, type RunningCli } from '../fixtures/cli.js'
 
 const EXAMPLE_SECRET = 'hookpilot-example-secret'
 let running: RunningCli | undefined
@@ -43,7 +43,7 @@ describe('hookpilot serve', () => {
   it('a config error exits non-zero with every problem and its path', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hookpilot-serve-'))
     await writeFile(join(dir, 'config.yaml'), 'platforms:\n  webhook:\n    extra:\n      port: http\n      routes:\n        pr: {}\n')
-    const { code, output } = await runCli(['serve', '--config', join(dir, 'config.yaml')])
+    const { code, output } = await runMain(['serve', '--config', join(dir, 'config.yaml')])
     expect(code).toBe(1)
     expect(output).toContain('platforms.webhook.extra.port: expected a whole number from 0 to 65535')
     expect(output).toContain('platforms.webhook.extra.routes.pr.secret: no secret')
@@ -53,14 +53,14 @@ describe('hookpilot serve', () => {
     const dir = await mkdtemp(join(tmpdir(), 'hookpilot-serve-'))
     const config = join(dir, 'config.yaml')
     await writeFile(config, 'platforms:\n  webhook:\n    extra:\n      host: 127.0.0.1\n      port: 0\n      routes:\n        open: { secret: INSECURE_NO_AUTH }\n')
-    const { code, output } = await runCli(['serve', '--config', config, '--host', '0.0.0.0'], { env: { WEBHOOK_HOST: '' } })
+    const { code, output } = await runMain(['serve', '--config', config, '--host', '0.0.0.0'], { env: { WEBHOOK_HOST: '' } })
     expect(code).toBe(1)
     expect(output).toMatch(/routes\.open\.secret: INSECURE_NO_AUTH .*refused on host "0\.0\.0\.0"/)
     expect(output).not.toContain('Listening on')
   })
 
   it('a missing config file says so', async () => {
-    const { code, output } = await runCli(['serve', '--config', 'nope.yaml'])
+    const { code, output } = await runMain(['serve', '--config', 'nope.yaml'])
     expect(code).toBe(1)
     expect(output).toMatch(/Cannot read the configuration nope\.yaml: no such file/)
   })
@@ -75,19 +75,20 @@ describe('hookpilot serve', () => {
   })
 
   it('bad flags and --help', async () => {
-    expect(await runCli(['serve', '--port', 'eighty'])).toMatchObject({ code: 2, output: expect.stringContaining('--port takes a port number') })
-    expect(await runCli(['serve', '--bogus'])).toMatchObject({ code: 2, output: expect.stringContaining("Unknown option '--bogus'") })
-    expect(await runCli(['serve', '--help'])).toMatchObject({ code: 0, output: expect.stringContaining('Usage: hookpilot serve') })
-    expect(await runCli(['serve', 'examples/config.yaml'])).toMatchObject({ code: 2, output: expect.stringContaining('serve takes no arguments') })
-    expect(await runCli(['serve', '--host', ''])).toMatchObject({ code: 2, output: expect.stringContaining('--host must not be empty') })
-    expect(await runCli(['frobnicate'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "frobnicate"') })
+    expect(await runMain(['serve', '--port', 'eighty'])).toMatchObject({ code: 2, output: expect.stringContaining('--port takes a port number') })
+    expect(await runMain(['serve', '--bogus'])).toMatchObject({ code: 2, output: expect.stringContaining("Unknown option '--bogus'") })
+    expect(await runMain(['serve', '--help'])).toMatchObject({ code: 0, output: expect.stringContaining('Usage: hookpilot serve') })
+    expect(await runMain(['serve', 'examples/config.yaml'])).toMatchObject({ code: 2, output: expect.stringContaining('serve takes no arguments') })
+    expect(await runMain(['serve', '--host', ''])).toMatchObject({ code: 2, output: expect.stringContaining('--host must not be empty') })
+    expect(await runMain(['frobnicate'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "frobnicate"') })
+    // The bin itself: no command is exit code 2 of a real process, and --version its answer.
     expect(await runCli([])).toMatchObject({ code: 2, output: expect.stringContaining('Usage: hookpilot <command>') })
     // A typo gets the close command or option (issue 25, item 10).
-    expect(await runCli(['serv'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "serv" (did you mean "serve"?)') })
-    expect(await runCli(['chekc'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "chekc" (did you mean "check"?)') })
-    expect(await runCli(['serve', '--confg', 'x.yaml'])).toMatchObject({ code: 2, output: expect.stringContaining("Unknown option '--confg' (did you mean --config?)") })
-    expect(await runCli(['check', '--bogus'])).toMatchObject({ code: 2, output: expect.not.stringContaining('did you mean') })
-    expect(await runCli(['--help'])).toMatchObject({ code: 0, output: expect.stringContaining('Usage: hookpilot <command>') })
+    expect(await runMain(['serv'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "serv" (did you mean "serve"?)') })
+    expect(await runMain(['chekc'])).toMatchObject({ code: 2, output: expect.stringContaining('unknown command "chekc" (did you mean "check"?)') })
+    expect(await runMain(['serve', '--confg', 'x.yaml'])).toMatchObject({ code: 2, output: expect.stringContaining("Unknown option '--confg' (did you mean --config?)") })
+    expect(await runMain(['check', '--bogus'])).toMatchObject({ code: 2, output: expect.not.stringContaining('did you mean') })
+    expect(await runMain(['--help'])).toMatchObject({ code: 0, output: expect.stringContaining('Usage: hookpilot <command>') })
     expect(await runCli(['--version'])).toMatchObject({ code: 0, stderr: '', output: `hookpilot ${(await import('../../package.json', { with: { type: 'json' } })).default.version}\n` })
   })
 })

@@ -20,7 +20,8 @@ const config = {
 describe('one composition root', () => {
   it('createGateway reports what only composing finds in the same error as what the schema finds (issue 25, item 3)', async () => {
     const bad = { ...config, log_level: 'verbose', state: { driver: 'memroy' }, platforms: { webhook: { extra: { ...config.platforms.webhook.extra, routes: { pr: { ...config.platforms.webhook.extra.routes.pr, deliver: 'lgo' } } } } } }
-    const error: unknown = await createGateway(bad).then(() => undefined, (e: unknown) => e)
+    // Wrong on purpose, so past what the config's type allows.
+    const error: unknown = await createGateway(bad as unknown as Parameters<typeof createGateway>[0]).then(() => undefined, (e: unknown) => e)
     expect(ConfigError.is(error)).toBe(true)
     expect((error as ConfigError).issues.map((i) => i.path)).toEqual(['log_level', 'platforms.webhook.extra.routes.pr.deliver', 'state.driver'])
     expect((error as ConfigError).message).toContain('(did you mean "memory"?)')
@@ -64,7 +65,7 @@ describe('one composition root', () => {
         },
       }],
     }
-    // A first wait of 1 s (±20 %), which the target's Retry-After of 1 s sets at least.
+    // The target's Retry-After of 1 s decides the wait (the schedule's first wait, 1 s ±20 %, is not used).
     const gateway = await createGateway({ ...config, delivery: { retry: { first_delay_seconds: 1 } } }, [asPlugin(flaky)])
     try {
       await gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('pull_request', body, SECRET, 'd-clock'), body })

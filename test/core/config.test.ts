@@ -1,9 +1,9 @@
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, GatewayError, createGateway, loadConfig, parseConfig, type HookpilotConfigInput } from '../../src/index.js'
-import { staticRoutes } from '../../src/core/config/config.js'
+import { staticRoutes } from '../../src/core/routes/static-routes.js'
 
 function issuesOf(fn: () => unknown): Array<{ path: string; message: string }> {
   try {
@@ -217,7 +217,21 @@ describe('loadConfig', () => {
   it('a missing file says which and how to pass another', async () => {
     const err = await loadConfig('/nonexistent/config.yaml').catch((e: unknown) => e)
     expect(GatewayError.is(err) && err.code).toBe('ERR_CONFIG')
-    expect((err as Error).message).toMatch(/\/nonexistent\/config\.yaml: no such file\. Pass --config FILE/)
+    expect((err as Error).message).toMatch(/\/nonexistent\/config\.yaml: no such file in \/nonexistent\. Pass --config FILE/)
+  })
+
+  it('a folder given as the file says so and names the file to pass, not a raw EISDIR', async () => {
+    const folder = dirname(await file(''))
+    const err = await loadConfig(folder).catch((e: unknown) => e)
+    expect(GatewayError.is(err) && err.code).toBe('ERR_CONFIG')
+    expect((err as Error).message).toBe(`Cannot read the configuration ${folder}: it is a folder, not a file. Pass the file inside it, e.g. --config ${join(folder, 'config.yaml')}.`)
+  })
+
+  it('a YAML syntax error ends with where it is, not with a colon followed by nothing', async () => {
+    const path = await file('platforms:\n  webhook:\n    enabled: true\n    extra:\n  bad: [\nfoo: 1\n')
+    const err = await loadConfig(path, { env: {} }).catch((e: unknown) => e)
+    const line = (err as Error).message.split('\n').find((l) => l.includes('YAML:'))
+    expect(line).toMatch(/at line \d+, column \d+$/)
   })
 
   it('an empty file is the defaults', async () => {

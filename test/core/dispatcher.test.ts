@@ -7,18 +7,18 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createDispatcher, type DispatcherParts } from '../../src/core/jobs/dispatcher.js'
+import { createDispatcher, workerOf, type DispatcherParts } from '../../src/core/dispatch/dispatcher.js'
 import { DeliveryError, GatewayError } from '../../src/core/errors.js'
-import { createRouteTable } from '../../src/core/routes/route-table.js'
-import type { AgentAnswer, AgentInput, AgentRunner, DeliveryTarget, Route } from '../../src/core/types.js'
+import type { AgentAnswer, AgentEnvironment, AgentInput, AgentRunner, DeliveryTarget, Route } from '../../src/core/types.js'
 import type { LeasedJob } from '../../src/core/jobs/state-backend.js'
 import { recordingLogger } from '../../src/testing/context.js'
-import { drive, leasedRecord, testRoute, type DriveOptions } from '../fixtures/dispatch.js'
+import { drive, leasedRecord, routeTable, testRoute, testWorker, type DriveOptions } from '../fixtures/dispatch.js'
 
 const PAYLOAD = { number: 5, repository: { full_name: 'o/r' } }
 const route = (overrides: Partial<Route> = {}): Route => testRoute({ prompt: 'PR {number}', ...overrides })
 
 interface Setup extends Partial<Omit<DispatcherParts, 'routes'>> {
+  readonly runner?: AgentRunner
   readonly answer?: string
   readonly deliver?: DeliveryTarget['deliver']
   readonly route?: Route
@@ -30,8 +30,8 @@ function setup(overrides: Setup = {}) {
   const delivered: AgentAnswer[] = []
   const runner: AgentRunner = { name: 'fake', run: async (input) => (prompts.push(input.prompt), { ok: true, text: overrides.answer ?? 'review' }) }
   const target: DeliveryTarget = { name: 't', deliver: overrides.deliver ?? (async (a) => void delivered.push(a)) }
-  const worker = createDispatcher({
-    routes: createRouteTable([overrides.route ?? route()]), runner, targets: new Map([['t', target]]), log, skillsDir: '/nonexistent',
+  const worker = testWorker({
+    routes: routeTable([overrides.route ?? route()]), runner, targets: new Map([['t', target]]), log, skillsDir: '/nonexistent',
     timeoutMs: 5000, clock: () => 0, ...overrides,
   })
   const run = (options: DriveOptions = {}) => drive(worker, { payload: PAYLOAD, ...options })
@@ -50,8 +50,8 @@ describe('dispatcher', () => {
 
   it('posts only under a confirmed lease: a resumed delivery confirms it first, and one whose lease is lost posts nothing', async () => {
     const { delivered } = setup()
-    const worker = createDispatcher({
-      routes: createRouteTable([route()]), runner: { name: 'never', run: async () => ({ ok: false, reason: 'must not run' }) },
+    const worker = testWorker({
+      routes: routeTable([route()]), runner: { name: 'never', run: async () => ({ ok: false, reason: 'must not run' }) },
       targets: new Map([['t', { name: 't', deliver: async (a: AgentAnswer) => void delivered.push(a) }]]), log: recordingLogger(),
       skillsDir: '/nonexistent', timeoutMs: 5000, clock: () => 0,
     })
@@ -71,8 +71,8 @@ describe('dispatcher', () => {
   it('after storing a new answer (a write under the lease) delivers without a second confirmation', async () => {
     let confirmations = 0
     const { delivered } = setup()
-    const worker = createDispatcher({
-      routes: createRouteTable([route()]), runner: { name: 'r', run: async () => ({ ok: true, text: 'fresh' }) },
+    const worker = testWorker({
+      routes: routeTable([route()]), runner: { name: 'r', run: async () => ({ ok: true, text: 'fresh' }) },
       targets: new Map([['t', { name: 't', deliver: async (a: AgentAnswer) => void delivered.push(a) }]]), log: recordingLogger(),
       skillsDir: '/nonexistent', timeoutMs: 5000, clock: () => 0,
     })
@@ -202,6 +202,43 @@ describe('dispatcher', () => {
     expect(reasons).toEqual([
       { kind: 'failed', reason: 'exit 1' }, { kind: 'failed', reason: 'kaboom' }, { kind: 'failed', reason: 'thrown synchronously' },
     ])
+  })
+
+  it('one dispatcher serves every job: each try gets its job\'s runner and environment, and a job without one gets no ctx.env', async () => {
+    const envs: (AgentEnvironment | undefined)[] = []
+    const seen: string[] = []
+    const runner: AgentRunner = { name: 'r', run: async (_input, ctx) => (envs.push(ctx.env), { ok: true, text: 'x' }) }
+    const dispatcher = createDispatcher({
+      routes: routeTable([route()]), targets: new Map([['t', { name: 't', deliver: async () => {} }]]), log: recordingLogger(),
+      skillsDir: '/nonexistent', timeoutMs: 5000, clock: () => 0,
+    })
+    // The environment is made per leased job, from that job (a token for its own repository).
+    const worker = workerOf(dispatcher, runner, (leased) => leased.job.deliveryId === 'plain' ? undefined : async (ctx) => {
+      seen.push(`${leased.job.deliveryId}:${ctx.signal.aborted ? 'aborted' : 'live'}`)
+      return { GH_TOKEN: `token-of-${leased.job.deliveryId}`, GITHUB_TOKEN: null }
+    })
+    for (const deliveryId of ['a', 'plain', 'b']) {
+      expect((await drive(worker, { payload: PAYLOAD, job: { deliveryId } })).outcomes).toEqual([{ kind: 'done' }])
+    }
+    expect(envs).toEqual([{ GH_TOKEN: 'token-of-a', GITHUB_TOKEN: null }, undefined, { GH_TOKEN: 'token-of-b', GITHUB_TOKEN: null }])
+    expect(seen).toEqual(['a:live', 'b:live'])
+    expect([worker.maxRuns, worker.ended]).toEqual([dispatcher.maxRuns, dispatcher.ended])
+  })
+
+  it('an environment that cannot be made fails the run before the agent starts, saying why', async () => {
+    let runs = 0
+    const runner: AgentRunner = { name: 'r', run: async () => (runs++, { ok: true, text: 'x' }) }
+    const log = recordingLogger()
+    const dispatcher = createDispatcher({
+      routes: routeTable([route()]), targets: new Map([['t', { name: 't', deliver: async () => {} }]]), log,
+      skillsDir: '/nonexistent', timeoutMs: 5000, clock: () => 0, agentRetry: { attempts: 1, firstDelayMs: 1000, maxDelayMs: 1000 },
+    })
+    const worker = workerOf(dispatcher, runner, () => async () => {
+      throw new Error('installation 7 is suspended')
+    })
+    const { outcomes } = await drive(worker, { payload: PAYLOAD })
+    expect(runs).toBe(0)
+    expect(outcomes).toEqual([{ kind: 'failed', reason: 'the agent\'s environment could not be made: installation 7 is suspended' }])
   })
 
   it('says a run timed out after agent.timeout_seconds, not that it was cancelled', async () => {

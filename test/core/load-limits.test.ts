@@ -64,7 +64,7 @@ describe('limits under a slow-upload flood', () => {
     for (const { socket } of uploads) socket.destroy()
     await expect.poll(() => current.gateway.usage().unverifiedBytes, { timeout: 10_000 }).toBe(0)
     expect(current.runs).toHaveLength(0)
-  })
+  }, 60_000) // its polls wait up to 20 + 20 + 10 s: a poll that gives up says what it saw, a test timeout would not
 
   it('a Content-Length the budget cannot hold is answered 503 before any of its body is read', async () => {
     const current = await raw.listen({ extra: { max_body_bytes: 2 * MB, max_unverified_bytes: MB } })

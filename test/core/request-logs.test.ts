@@ -103,6 +103,17 @@ describe('request log lines', () => {
     expect(await send(true, undefined)).toBe('127.0.0.1')
   })
 
+  it('an IPv4 client seen through a dual-stack socket (::ffff:) is logged as IPv4, through gateway.fetch too', async () => {
+    for (const trust of [false, true, ['127.0.0.1']]) expect(clientAddressResolver(trust)('::ffff:127.0.0.1', {})).toBe('127.0.0.1')
+    expect(clientAddressResolver(true)('::ffff:10.0.0.1', { 'x-forwarded-for': '::ffff:198.51.100.1' })).toBe('198.51.100.1')
+    expect(clientAddressResolver(false)('2001:db8::1', {})).toBe('2001:db8::1')
+    current = await testGateway()
+    const body = githubPayload('pull_request', 'opened')
+    const request = new Request('http://gateway.example/webhooks/pr', { method: 'POST', headers: githubHeaders('pull_request', body, SECRET), body })
+    expect((await current.gateway.fetch(request, { remoteAddress: '::ffff:192.0.2.7' })).status).toBe(202)
+    expect(current.log.lines.find((l) => l.message === 'accepted')?.fields['client']).toBe('192.0.2.7')
+  })
+
   it('a trusted hop that writes no address is not believed; trust_proxy entries are checked at startup', () => {
     expect(clientAddressResolver(true)('127.0.0.1', { 'x-forwarded-for': '\u001b[2J, 10.0.0.1' })).toBe('127.0.0.1')
     expect(() => parseConfig({ platforms: { webhook: { extra: { secret: 's3cret', trust_proxy: ['10.0.0.0/8', 'proxy.example'] } } } }, { env: {} }))

@@ -4,28 +4,28 @@
  * schedules are configured and validated in config.yaml; the crash-loop rule leaves the agent's retries alone.
  */
 import { describe, expect, it } from 'vitest'
-import { createDispatcher } from '../../src/core/jobs/dispatcher.js'
 import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, retryDelay, scheduleSpanMs } from '../../src/core/jobs/retry-schedule.js'
 import { crashLoop, MAX_RUNS } from '../../src/core/jobs/transitions.js'
 import { runTry, openTry } from '../../src/core/jobs/try.js'
-import { createRouteTable } from '../../src/core/routes/route-table.js'
-import { parseConfig } from '../../src/core/config/config.js'
+import { parseConfig } from '../../src/core/plugin-api/load-config.js'
 import type { AgentResult, AgentRunner } from '../../src/core/types.js'
 import { recordingLogger } from '../../src/testing/context.js'
-import { drive, leasedRecord, testRoute } from '../fixtures/dispatch.js'
+import { drive, leasedRecord, routeTable, testRoute, testWorker } from '../fixtures/dispatch.js'
 
 const noJitter = () => 0.5
 
 describe('retry schedules', () => {
-  it('doubles from the first wait up to the longest, jittered by at most ±20 %, a Retry-After a minimum within the cap', () => {
+  it('doubles from the first wait up to the longest, jittered by at most ±20 %; a Retry-After decides the wait instead, within the cap', () => {
     const s = { attempts: 8, firstDelayMs: 1000, maxDelayMs: 10_000 }
     expect([1, 2, 3, 4, 5].map((a) => retryDelay(s, a, undefined, noJitter))).toEqual([1000, 2000, 4000, 8000, 10_000])
     expect(retryDelay(s, 2, undefined, () => 0)).toBe(1600)
     expect(retryDelay(s, 2, undefined, () => 0.999_999)).toBe(2400)
     expect(retryDelay(s, 5, undefined, () => 0.999_999)).toBe(10_000) // the cap holds after the jitter
     expect(retryDelay(s, 1, 7000, noJitter)).toBe(7000) // asked for more than the backoff: waits as asked
-    expect(retryDelay(s, 3, 1000, noJitter)).toBe(4000) // asked for less: a "retry in 1 s" cannot burn every try
-    expect(retryDelay(s, 1, 3_600_000, noJitter)).toBe(10_000) // nor park the job past the cap
+    expect(retryDelay(s, 3, 1000, () => 0.999_999)).toBe(1000) // asked for less: comes back when told, no jitter
+    expect(retryDelay(DEFAULT_DELIVERY_RETRY, 1, 1000, noJitter)).toBe(1000) // a Slack 429 "in 1 s" is not 3 minutes
+    expect(retryDelay(s, 1, 0, noJitter)).toBe(1000) // "now" is taken as a second: no retry loop without a pause
+    expect(retryDelay(s, 1, 3_600_000, noJitter)).toBe(10_000) // nor can it park the job past the cap
   })
 
   it('defaults: deliveries 8 tries over about 6 h, agent runs 5 tries over about 30 min', () => {
@@ -42,7 +42,8 @@ describe('retry schedules', () => {
     expect(parseConfig({}).delivery.retry.attempts).toBe(8)
     let message = ''
     try {
-      parseConfig({ delivery: { retry: { first_delay_seconds: 600, max_delay_seconds: 60 } }, agent: { retry: { attempts: 0, first_delai_seconds: 5 } } })
+      // The typo is the point: past what the config's type allows.
+      parseConfig({ delivery: { retry: { first_delay_seconds: 600, max_delay_seconds: 60 } }, agent: { retry: { attempts: 0, first_delai_seconds: 5 } } } as unknown as Parameters<typeof parseConfig>[0])
     } catch (err) {
       message = String(err)
     }
@@ -59,8 +60,8 @@ describe('agent runs are retried when another try may succeed', () => {
     const log = recordingLogger()
     let runs = 0
     const runner: AgentRunner = { name: 'flaky', run: async () => answers[Math.min(runs++, answers.length - 1)] ?? { ok: true, text: 'x' } }
-    const worker = createDispatcher({
-      routes: createRouteTable([testRoute({ deliver: 't' })]), runner, targets: new Map([['t', { name: 't', deliver: async () => {} }]]), log,
+    const worker = testWorker({
+      routes: routeTable([testRoute({ deliver: 't' })]), runner, targets: new Map([['t', { name: 't', deliver: async () => {} }]]), log,
       skillsDir: '/nonexistent', timeoutMs, clock: () => 0, agentRetry: schedule, random: noJitter,
     })
     return { worker, log, runs: () => runs }
@@ -79,8 +80,8 @@ describe('agent runs are retried when another try may succeed', () => {
   it('a timeout is retried; a failure the runner marks not retryable and an empty answer fail at once', async () => {
     const timeout = dispatcher([{ ok: true, text: 'never' }], 20)
     const slow: AgentRunner = { name: 'slow', run: (_i, { signal }) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ ok: false, reason: 'aborted' }))) }
-    const slowWorker = createDispatcher({
-      routes: createRouteTable([testRoute({ deliver: 't' })]), runner: slow, targets: new Map(), log: timeout.log, skillsDir: '/x', timeoutMs: 20, clock: () => 0,
+    const slowWorker = testWorker({
+      routes: routeTable([testRoute({ deliver: 't' })]), runner: slow, targets: new Map(), log: timeout.log, skillsDir: '/x', timeoutMs: 20, clock: () => 0,
       agentRetry: schedule, random: noJitter,
     })
     const timedOut = await drive(slowWorker)

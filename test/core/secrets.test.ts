@@ -10,12 +10,12 @@ import { parseConfig } from '../../src/index.js'
 import { createScope } from '../../src/core/gateway/container.js'
 import { silentLogger } from '../../src/core/log/logger.js'
 import { setupPlugins } from '../../src/core/plugin-api/setup.js'
-import type { HookpilotConfig } from '../../src/core/config/config.js'
+import type { HookpilotConfig } from '../../src/core/config/schema.js'
 import { BUILTIN_PLUGINS } from '../../src/plugins/builtins.js'
 
 /** The set a gateway builds for a configuration: its routes' secrets and every plugin's secret options. */
 async function configSecretSet(config: HookpilotConfig) {
-  const base = { baseDir: '.', resources: createScope().resources, log: silentLogger, childEnv: () => ({}), workdir: '.', redact: (t: string) => t }
+  const base = { clock: Date.now, baseDir: '.', resources: createScope().resources, log: silentLogger, childEnv: () => ({}), workdir: '.', redact: (t: string) => t }
   const { secrets } = await setupPlugins(config, BUILTIN_PLUGINS, base)
   const set = createSecretSet()
   set.set('config', secrets)
@@ -44,16 +44,28 @@ describe('secret set', () => {
     expect(secrets.childEnv()).toEqual({ PATH: ENV.PATH, HOME: ENV.HOME, GH_TOKEN: ENV.GH_TOKEN, SHORT_TOKEN: 'abc', OTHER: 'visible' })
   })
 
-  it('redacts own secrets (also URL-encoded), parts of them, credentials of the environment and token shapes', () => {
+  it('redacts own secrets (also URL-encoded), variables holding one, credentials of the environment and token shapes', () => {
     const secrets = createSecretSet({ env: ENV })
     secrets.set('config', ['route-secret-pre-part-of-the-route-secret', 'a secret/with spaces'])
     const text = [
-      'full route-secret-pre-part-of-the-route-secret', 'part part-of-the-route-secret', `gh ${ENV.GH_TOKEN}`,
+      'full route-secret-pre-part-of-the-route-secret', `dsn ${ENV.DSN}`, `gh ${ENV.GH_TOKEN}`,
       'encoded a%20secret%2Fwith%20spaces', 'shaped ghp_abcdefghijklmnopqrstuvwxyz12', 'short abc stays',
     ].join('\n')
     expect(secrets.redact(text)).toBe([
-      'full [redacted]', 'part [redacted]', 'gh [redacted]', 'encoded [redacted]', 'shaped [redacted]', 'short abc stays',
+      'full [redacted]', 'dsn [redacted]', 'gh [redacted]', 'encoded [redacted]', 'shaped [redacted]', 'short abc stays',
     ].join('\n'))
+  })
+
+  it('redacts no word of the environment merely because a secret contains it (npm_package_name=hookpilot under npx)', () => {
+    const env = { npm_package_name: 'hookpilot', npm_lifecycle_event: 'npx', PWD: '/home/dev/hookpilot', WEBHOOK_TOKEN: 'named-credential-value' }
+    const secret = 'hookpilot-example-secret'
+    const secrets = createSecretSet({ env })
+    secrets.set('config', [secret])
+    expect(secrets.redact('state: /home/dev/hookpilot/hookpilot-state.db')).toBe('state: /home/dev/hookpilot/hookpilot-state.db')
+    // The secret and its encodings are redacted whole, and so is a variable whose name says it is a secret.
+    const forms = [secret, Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('hex'), [...secret].reverse().join(''), env.WEBHOOK_TOKEN]
+    for (const form of forms) expect(secrets.redact(`<${form}>`), form).toBe('<[redacted]>')
+    expect(secrets.values()).not.toContain('hookpilot')
   })
 
   it('an origin set again replaces what it said before (subscriptions come and go)', () => {

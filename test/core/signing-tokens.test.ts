@@ -83,6 +83,22 @@ describe('GitLab signing tokens over HTTP', () => {
     expect(t.runs).toHaveLength(1)
   })
 
+  it('a replay with only Idempotency-Key changed (unsigned) is still a duplicate by the signed webhook-id; a key that disagrees is refused', async () => {
+    const { t, post } = await start(SIGNING)
+    const headers = gitlab(t)
+    expect((await post('/webhooks/mr', headers, MR)).status).toBe(202)
+    // The signature covers webhook-id, not Idempotency-Key: without the key, the signed id decides.
+    const { 'idempotency-key': _key, ...withoutKey } = headers
+    expect(await post('/webhooks/mr', withoutKey, MR)).toMatchObject({ status: 200, body: { status: 'duplicate', delivery_id: headers['webhook-id'] } })
+    for (const forged of [randomUUID(), randomUUID(), headers['webhook-id'].toUpperCase()]) {
+      const answer = await post('/webhooks/mr', { ...headers, 'idempotency-key': forged }, MR)
+      expect(answer.status).toBe(401)
+    }
+    await t.answered(1)
+    expect(t.runs).toHaveLength(1)
+    expect(t.log.text()).toMatch(/Idempotency-Key.*webhook-id/)
+  })
+
   it('rotation: either signing token of the route passes while GitLab moves from one to the next', async () => {
     const { t, post } = await start([SIGNING, NEXT_SIGNING, TOKEN])
     expect((await post('/webhooks/mr', gitlab(t), MR)).status).toBe(202)

@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { probeBubblewrap, bubblewrapSandbox } from '../../src/core/gateway/agent-sandbox.js'
 import { runProcess } from '../../src/plugins/process/run-process.js'
-import { createGateway, defineDeliveryTarget, loadConfig, type AgentAnswer, type Gateway } from '../../src/index.js'
+import { createGateway, loadConfig, type AgentAnswer, type Gateway } from '../../src/index.js'
+import { asPlugin } from '../fixtures/gateway.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { fakeModel, type FakeModel } from '../fixtures/fake-model.js'
 import { githubHeaders } from '../fixtures/github.js'
@@ -93,10 +94,10 @@ async function intrude(mode: 'off' | 'bubblewrap', runner: 'command' | 'openai',
     `      routes: { pr: { secret: "${SECRET}", deliver: capture } }`,
   ].join('\n'), { mode: 0o600 })
   const answers: AgentAnswer[] = []
-  const capture = defineDeliveryTarget({ name: 'capture', deliver: async (a) => void answers.push(a) })
+  const capture = { name: 'capture', deliver: async (a: AgentAnswer) => void answers.push(a) }
   // The key file stands for any plugin's private file (the GitHub App's key is one): named, it is hidden.
   const keys = { name: 'keys', privatePaths: [keyFile] }
-  gateway = await createGateway(await loadConfig(configFile), [{ name: 'test', logger: recordingLogger() }, keys, capture], { baseDir: dir })
+  gateway = await createGateway(await loadConfig(configFile), [asPlugin({ name: 'test', logger: recordingLogger() }), asPlugin(keys), asPlugin({ name: 'capture', deliveryTargets: [capture] })], { baseDir: dir })
   const body = Buffer.from('{"action":"opened"}')
   expect((await gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('pull_request', body, SECRET), body })).status).toBe(202)
   await expect.poll(() => answers.length, { timeout: 15_000 }).toBe(1)

@@ -52,6 +52,9 @@ describe('an agent that encodes the secret it found', () => {
       'agent:',
       '  runner: command',
       `  command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}, ${JSON.stringify(configFile)}]`,
+      // The redactor is what is tested: an agent that did read the config (the sandbox, which hides it, has its
+      // own tests in agent-sandbox.system.test.ts).
+      '  sandbox: off',
       'platforms:',
       '  webhook:',
       '    extra:',

@@ -1,6 +1,7 @@
 /**
  * The example backend of docs/plugins.md (examples/backends/table-backend.ts), built on hookpilot/backend-kit
- * as a plugin author would, passes the shipped state-backend contract.
+ * as a plugin author would, passes the shipped state-backend contract: every case, those of a crashed or
+ * replaced worker included, since which leases go back is the kit's crash recovery, not the backend's.
  */
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -12,19 +13,15 @@ import { tableBackend } from '../../examples/backends/table-backend.js'
 const folder = await mkdtemp(join(tmpdir(), 'hookpilot-table-'))
 const paths = new WeakMap<StateBackend, string>()
 let counter = 0
-const at = (path: string, options: BackendOptions) => {
-  const backend = tableBackend({ ...options, path })
+const at = (path: string, { keepDoneMs, ...options }: BackendOptions) => {
+  // The suite says "not set" with undefined; the example's option is absent instead.
+  const backend = tableBackend({ ...options, path, ...(keepDoneMs === undefined ? {} : { keepDoneMs }) })
   paths.set(backend, path)
   return backend
 }
-const LIVE_LEASE = 'it takes back only leases that ran out (30 s): a live instance in this process keeps renewing its own'
 
 stateBackendContract('the example table backend', {
   make: (options) => at(join(folder, `table-${++counter}.db`), options),
   reopen: (previous, options) => at(paths.get(previous) ?? '', options),
   peer: (first, options) => at(paths.get(first) ?? '', options),
-  cannot: {
-    'a job whose worker died is recovered and counted; past MAX_RUNS starts it fails with one reason, unrun': LIVE_LEASE,
-    'a try whose lease another worker took writes nothing more, and its confirmLease rejects': LIVE_LEASE,
-  },
 })

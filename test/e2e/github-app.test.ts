@@ -8,7 +8,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { runCli, startCli } from '../fixtures/cli.js'
+import { runMain, startCli } from '../fixtures/cli.js'
 import { githubAppConfigFile, REPO, REPO_ID, SECRET, useFakeGithubApp } from '../fixtures/github-app-gateway.js'
 import { githubHeaders } from '../fixtures/github.js'
 
@@ -56,9 +56,9 @@ describe('a gateway acting as a GitHub App', () => {
   })
 
   it('hookpilot check verifies the id and key against GET /app, and says which is wrong', async () => {
-    const good = await runCli(['check', '--config', await configFile(github.app.appId)], { env: { ...gatewayEnv, GITHUB_APP_PRIVATE_KEY: github.app.privateKey } })
+    const good = await runMain(['check', '--config', await configFile(github.app.appId)], { env: { ...gatewayEnv, GITHUB_APP_PRIVATE_KEY: github.app.privateKey } })
     expect(good.code, good.output).toBe(0)
-    const bad = await runCli(['check', '--config', await configFile(github.app.appId + 1)], { env: { ...gatewayEnv, GITHUB_APP_PRIVATE_KEY: github.app.privateKey } })
+    const bad = await runMain(['check', '--config', await configFile(github.app.appId + 1)], { env: { ...gatewayEnv, GITHUB_APP_PRIVATE_KEY: github.app.privateKey } })
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain(`platforms.github_app.app_id: GitHub refused the App's JWT (GET /app answered 404: Integration not found): app_id ${github.app.appId + 1} and the private key do not belong together`)
     expect(bad.output).not.toContain('PRIVATE KEY')
@@ -66,7 +66,7 @@ describe('a gateway acting as a GitHub App', () => {
     const noId = (await readFile(await configFile(github.app.appId), 'utf8')).replace(/ {4}app_id: \d+\n/, '')
     const noIdFile = join(await mkdtemp(join(tmpdir(), 'hookpilot-app-')), 'config.yaml')
     await writeFile(noIdFile, noId)
-    const missing = await runCli(['check', '--config', noIdFile], { env: { ...gatewayEnv, GITHUB_APP_PRIVATE_KEY: github.app.privateKey } })
+    const missing = await runMain(['check', '--config', noIdFile], { env: { ...gatewayEnv, GITHUB_APP_PRIVATE_KEY: github.app.privateKey } })
     expect(missing.code).toBe(1)
     expect(missing.stderr.match(/platforms\.github_app\.app_id: the App's id is needed/g)).toHaveLength(1)
   })

@@ -3,7 +3,7 @@
  * webhook over a real socket, the openai runner talking to a local fake model that fetches the diff with (a fake)
  * gh, and the review posted as one `gh pr comment`. The configuration is the route
  * docs/guides/github-pr-review.md recommends, less its `concurrency` and sticky comment (the fake gh here cannot
- * edit comments): reviews.test.ts runs those with the real gh against a fake GitHub API.
+ * edit comments): reviews.system.test.ts runs those with the real gh against a fake GitHub API.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -81,6 +81,9 @@ describe('GitHub pull request review, end to end', () => {
       max_steps: 4,
       timeout_seconds: 30,
       allow_commands: ['gh pr diff', 'gh pr view'],
+      // The stand-in gh lives in a temp folder and records its calls there, which a sandbox's private /tmp and
+      // read-only root would hide (a real gh is in /usr/bin); the sandbox has its own tests.
+      sandbox: 'off',
     },
     platforms: {
       webhook: {

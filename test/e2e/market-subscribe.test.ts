@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { runCli, type RunningCli } from '../fixtures/cli.js'
+import { runMain, type RunningCli } from '../fixtures/cli.js'
 import { marketWorld, SLUG, type MarketWorld } from '../fixtures/market-watch.js'
 
 const running: RunningCli[] = []
@@ -22,7 +22,7 @@ async function world(): Promise<MarketWorld> {
   return w
 }
 
-const cli = (w: MarketWorld, ...args: string[]) => runCli([...args, '--config', w.config], { cwd: w.dir })
+const cli = (w: MarketWorld, ...args: string[]) => runMain([...args, '--config', w.config], { cwd: w.dir })
 const toChat = (w: MarketWorld, chat: string) => w.sent.filter((m) => m.chatId === chat).map((m) => m.text)
 
 describe('hookpilot subscribe --market', () => {

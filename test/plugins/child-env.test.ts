@@ -34,7 +34,7 @@ describe('child environment', () => {
       },
     }, { env: {} })
     // Every plugin declares its secret options; a disabled platform's credentials count too.
-    const { secrets } = await setupPlugins(config, BUILTIN_PLUGINS, { baseDir: '.', resources: createScope().resources, log: silentLogger, childEnv: () => ({}), workdir: '.', redact: (t: string) => t })
+    const { secrets } = await setupPlugins(config, BUILTIN_PLUGINS, { clock: Date.now, baseDir: '.', resources: createScope().resources, log: silentLogger, childEnv: () => ({}), workdir: '.', redact: (t: string) => t })
     expect(secrets.sort()).toEqual(['g1', 'g2', 'ra', 'sk-model', 'tg', 'twilio'].sort())
   })
 

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createGateway, type Gateway, type HookpilotConfigInput } from '../../src/index.js'
 import { asPlugin } from '../fixtures/gateway.js'
 import { ConfigError } from '../../src/core/errors.js'
-import type { GatewayPlugin } from '../../src/core/plugin-api/plugin.js'
+import type { GatewayPlugin } from '../../src/core/plugin-api/gateway-plugin.js'
 import { jsonOf, useChatApi } from '../fixtures/chat-api.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { installFakeGh, type FakeGh } from '../fixtures/fake-gh.js'

@@ -4,10 +4,11 @@
  * the startup check of the App's id and key.
  */
 import { createHash, generateKeyPairSync } from 'node:crypto'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DeliveryError } from '../../src/core/errors.js'
 import type { AgentAnswer, JsonObject } from '../../src/core/types.js'
 import { createGithubApp } from '../../src/plugins/github-app/app.js'
 import { appCheck } from '../../src/plugins/github-app/check.js'
@@ -108,6 +109,33 @@ describe('github_comment as a GitHub App', () => {
   })
 })
 
+describe('github_comment as a GitHub App in sticky mode, with GitHub out of reach or the event not the App\'s', () => {
+  const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e)
+
+  it('a network error in any call (the App\'s identity first) is a passing failure the delivery schedule retries', async () => {
+    const number = newPr()
+    // A name that never resolves (RFC 2606): every call fails with getaddrinfo ENOTFOUND, as with GitHub out of reach.
+    const away = createGithubApp({ appId: app.appId, privateKey: { pem: app.privateKey }, baseUrl: 'http://api.github.invalid', clock: clock.now })
+    for (const options of [{ mode: 'sticky' as const }, { mode: 'sticky' as const, checkHead: true }, { mode: 'new' as const }]) {
+      const error = await failureOf(githubCommentDelivery({ app: away, clock: clock.now, ...options }).deliver(answer(number, 'Review.'), deliveryContext()))
+      expect(DeliveryError.is(error)).toBe(true)
+      expect((error as DeliveryError).retryable).toBe(true)
+      expect(String(error)).toMatch(/could not reach GitHub .*ENOTFOUND/)
+    }
+  })
+
+  it('an event without an installation says so in sticky mode too, before any call, and is not retried', async () => {
+    const number = newPr()
+    const away = createGithubApp({ appId: app.appId, privateKey: { pem: app.privateKey }, baseUrl: 'http://api.github.invalid', clock: clock.now })
+    for (const github of [githubApp(), away]) {
+      const error = await failureOf(githubCommentDelivery({ app: github, mode: 'sticky', clock: clock.now }).deliver(answer(number, 'Review.', { payload: { number } }), deliveryContext()))
+      expect(String(error)).toContain('the event names no GitHub App installation (payload.installation.id)')
+      expect((error as DeliveryError).retryable).toBe(false)
+    }
+    expect(api.comments(REPO, number)).toEqual([])
+  })
+})
+
 describe('the startup check of the App (GET /app with its JWT)', () => {
   it('passes a matching id and key', async () => {
     expect(await appCheck(githubApp(), 'platforms.github_app.private_key')).toEqual([])
@@ -126,6 +154,24 @@ describe('the startup check of the App (GET /app with its JWT)', () => {
     const file = (path: string) => appCheck(createGithubApp({ appId: app.appId, privateKey: { file: path }, baseUrl: api.url }), 'platforms.github_app.private_key_file')
     expect(await file(join(dir, 'missing.pem'))).toEqual([{ severity: 'problem', path: 'platforms.github_app.private_key_file', message: expect.stringContaining('could not be read') }])
     expect((await file(join(dir, 'not-a-key.pem')))[0]?.message).toContain('holds not a PEM private key')
+  })
+
+  it('names the key file once, says "an EC key", and warns of a key file others can read (mode 0644)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookpilot-app-'))
+    const ecFile = join(dir, 'ec.pem')
+    writeFileSync(ecFile, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), { mode: 0o600 })
+    const check = (path: string) => appCheck(createGithubApp({ appId: app.appId, privateKey: { file: path }, baseUrl: api.url }), 'platforms.github_app.private_key_file', { file: path })
+    const [ec] = await check(ecFile)
+    expect(ec?.message).toContain(`the file ${ecFile} holds an EC key`)
+    expect(ec?.message.split(ecFile)).toHaveLength(2)
+    expect(ec?.message).not.toContain('private_key_file (')
+    expect((await check(join(dir, 'missing.pem')))[0]?.message.split(join(dir, 'missing.pem'))).toHaveLength(2)
+
+    const rsaFile = join(dir, 'app.pem')
+    writeFileSync(rsaFile, app.privateKey, { mode: 0o600 })
+    expect(await check(rsaFile)).toEqual([])
+    chmodSync(rsaFile, 0o644)
+    expect(await check(rsaFile)).toEqual([{ severity: 'warning', path: 'platforms.github_app.private_key_file', message: expect.stringContaining(`readable by others than its owner (mode 0644)`) }])
 
     const away = createGithubApp({ appId: app.appId, privateKey: { pem: app.privateKey }, baseUrl: 'http://127.0.0.1:9' })
     expect(await appCheck(away, 'platforms.github_app.private_key')).toEqual([{ severity: 'warning', path: 'platforms.github_app', message: expect.stringContaining('its id and key are unchecked') }])

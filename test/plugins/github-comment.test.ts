@@ -37,7 +37,7 @@ const answer = (text: string, extra: Record<string, string> = EXTRA): AgentAnswe
   route: 'github-pr-review', event: 'pull_request', deliveryId: 'd-1', text, extra,
 })
 
-async function failure(promise: Promise<void>): Promise<DeliveryError> {
+async function failure(promise: Promise<unknown>): Promise<DeliveryError> {
   const error: unknown = await promise.then(() => undefined, (e: unknown) => e)
   expect(error).toBeInstanceOf(DeliveryError)
   return error as DeliveryError

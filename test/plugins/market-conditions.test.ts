@@ -23,6 +23,16 @@ describe('market conditions', () => {
     expect(ids).toEqual(['price_crosses/0.5/up/1', 'price_crosses/0.5/down/2', 'price_crosses/0.5/up/3'])
   })
 
+  it('gives a one-tick wobble on the band\'s edges at most one alert each way (the edges are inside the band)', () => {
+    // 0.49 <-> 0.51 around 0.5 at the default hysteresis of 0.01: the commonest wobble at a tick size of 0.01.
+    const wobble = [0.49, 0.51, 0.49, 0.51, 0.49, 0.51, 0.49, 0.51, 0.49, 0.51, 0.49]
+    const ids = run(freshState(), [{ price_crosses: [0.5] }], wobble)
+    expect(ids.filter((id) => id.includes('/up/')).length).toBeLessThanOrEqual(1)
+    expect(ids.filter((id) => id.includes('/down/')).length).toBeLessThanOrEqual(1)
+    // Beyond the band, it is a crossing again.
+    expect(run(freshState(), [{ price_crosses: [0.5] }], [0.49, 0.52, 0.48])).toEqual(['price_crosses/0.5/up/1', 'price_crosses/0.5/down/2'])
+  })
+
   it('takes the first midpoint as the baseline, not as a crossing', () => {
     expect(run(freshState(), [{ price_crosses: [0.25, 0.75] }], [0.9])).toEqual([])
   })

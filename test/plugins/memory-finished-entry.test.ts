@@ -56,7 +56,7 @@ describe('memoryState with compact finished jobs', () => {
     expect(await state.jobs.list()).toStrictEqual([done])
     expect((await state.dedup.reserve('pr\u0000a')).status).toBe('duplicate')
     // Run again by an operator: queued with its payload, and done once more.
-    expect((await state.jobs.retry('1', 'rerun'))?.state).toBe('queued')
+    expect((await state.jobs.retry('1', 'rerun-agent'))?.state).toBe('queued')
     await expect.poll(() => seen.length).toBe(2)
     expect(seen[1]?.id).toBe('1')
     await expect.poll(async () => (await state.jobs.get('1'))?.state).toBe('done')

@@ -1,6 +1,6 @@
 /**
  * Prometheus metrics, as the endpoint serves them: the token guards it, and it is off unless enabled. A real
- * Prometheus scraping exact counts is metrics-scrape.test.ts (it needs the prometheus binary).
+ * Prometheus scraping exact counts is metrics-scrape.system.test.ts (it needs the prometheus binary).
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { testGateway, type TestGateway } from '../fixtures/gateway.js'

@@ -6,6 +6,7 @@ import { jsonOf, useChatApi } from '../fixtures/chat-api.js'
 import { chatTargetSuite } from '../fixtures/chat-suite.js'
 import { deliveryContext } from '../../src/testing/context.js'
 import { dispatchTo } from '../fixtures/dispatch.js'
+import { DEFAULT_DELIVERY_RETRY } from '../../src/core/jobs/retry-schedule.js'
 
 const TOKEN = 'xoxb-1234567890-0987654321-slackSecretTokenValue'
 const URL = 'https://slack.com/api/chat.postMessage'
@@ -30,6 +31,15 @@ chatTargetSuite(
 )
 
 describe('slackDelivery', () => {
+  it('a 429 with Retry-After: 1 is tried again after 1 s, not the delivery schedule\'s first wait (3 minutes)', async () => {
+    api.serve(URL, () => HttpResponse.json({ ok: true }))
+    api.queue(() => HttpResponse.json({ ok: false, error: 'ratelimited' }, { status: 429, headers: { 'retry-after': '1' } }))
+    const { sleeps, outcomes } = await dispatchTo(slackDelivery({ token: TOKEN }), 'hello', { chat_id: 'C1' }, {}, { retry: DEFAULT_DELIVERY_RETRY })
+    expect(sleeps).toEqual([1000])
+    expect(outcomes.map((o) => o.kind)).toEqual(['retry', 'done'])
+  })
+
+
   const answer = (extra: Record<string, string>) => ({ route: 'pr', event: 'pull_request', deliveryId: 'd-1', text: 'LGTM', extra })
   const fail = async (extra: Record<string, string> = { chat_id: 'C1' }) =>
     (await slackDelivery({ token: TOKEN }).deliver(answer(extra), deliveryContext()).catch((e: unknown) => e)) as DeliveryError

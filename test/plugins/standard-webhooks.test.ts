@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import type { RawRequest } from '../../src/core/types.js'
+import type { RawRequest, VerifyResult } from '../../src/core/types.js'
 import { gitlabSource } from '../../src/plugins/sources/gitlab-token.js'
 import { standardWebhooksSource } from '../../src/plugins/sources/standard-webhooks.js'
 import { verifierContract } from '../../src/testing/verifier.js'
@@ -39,42 +39,49 @@ verifierContract('standardWebhooksSource', () => standardWebhooksSource(), (body
   headers: { 'webhook-id': 'msg_contract', 'webhook-timestamp': String(contractNow) },
 })
 
+/** A verify's answer, which this source gives at once: a Promise here would be a change these tests must see. */
+function atOnce(result: VerifyResult | Promise<VerifyResult>): VerifyResult {
+  if (result instanceof Promise) throw new Error('standardWebhooksSource.verify returned a Promise')
+  return result
+}
+
 describe('standardWebhooksSource', () => {
   const source = standardWebhooksSource({ now: AT_VECTOR })
+  const verify = (...args: Parameters<typeof source.verify>) => atOnce(source.verify(...args))
 
   it('passes the reference implementation\'s vector, with its whsec_ secret; webhook-id is the delivery id', () => {
-    expect(source.verify(request(vectorHeaders()), [VECTOR.secret])).toEqual({ ok: true, scheme: 'standard-webhooks' })
+    expect(verify(request(vectorHeaders()), [VECTOR.secret])).toEqual({ ok: true, scheme: 'standard-webhooks' })
     expect(sign(keyOf(VECTOR.secret), VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature)
     expect(source.deliveryId?.(vectorHeaders())).toBe(VECTOR.id)
   })
 
   it('fails another secret, another id, another timestamp within the window, another body', () => {
-    expect(source.verify(request(vectorHeaders()), ['whsec_' + Buffer.alloc(32, 7).toString('base64')])).toEqual({ ok: false, reason: 'signature mismatch' })
-    expect(source.verify(request({ ...vectorHeaders(), 'webhook-id': 'msg_other' }), [VECTOR.secret]).ok).toBe(false)
-    expect(source.verify(request({ ...vectorHeaders(), 'webhook-timestamp': String(VECTOR.timestamp + 1) }), [VECTOR.secret]).ok).toBe(false)
-    expect(source.verify(request(vectorHeaders(), '{"test": 2432232315}'), [VECTOR.secret]).ok).toBe(false)
+    expect(verify(request(vectorHeaders()), ['whsec_' + Buffer.alloc(32, 7).toString('base64')])).toEqual({ ok: false, reason: 'signature mismatch' })
+    expect(verify(request({ ...vectorHeaders(), 'webhook-id': 'msg_other' }), [VECTOR.secret]).ok).toBe(false)
+    expect(verify(request({ ...vectorHeaders(), 'webhook-timestamp': String(VECTOR.timestamp + 1) }), [VECTOR.secret]).ok).toBe(false)
+    expect(verify(request(vectorHeaders(), '{"test": 2432232315}'), [VECTOR.secret]).ok).toBe(false)
   })
 
   it('refuses a timestamp more than 5 minutes old or ahead, and takes one at the edge', () => {
     const at = (offsetSeconds: number) => standardWebhooksSource({ now: () => (VECTOR.timestamp + offsetSeconds) * 1000 })
-    expect(at(300).verify(request(vectorHeaders()), [VECTOR.secret]).ok).toBe(true)
+    expect(atOnce(at(300).verify(request(vectorHeaders()), [VECTOR.secret])).ok).toBe(true)
     expect(at(301).verify(request(vectorHeaders()), [VECTOR.secret])).toEqual({ ok: false, reason: expect.stringMatching(/more than 5 minutes old/) })
-    expect(at(-300).verify(request(vectorHeaders()), [VECTOR.secret]).ok).toBe(true)
+    expect(atOnce(at(-300).verify(request(vectorHeaders()), [VECTOR.secret])).ok).toBe(true)
     expect(at(-301).verify(request(vectorHeaders()), [VECTOR.secret])).toEqual({ ok: false, reason: expect.stringMatching(/more than 5 minutes ahead/) })
   })
 
   it('passes when one of several signatures matches (the sender rotating its key), whatever their order', () => {
     const other = 'v1,Ceo5qEr07ixe2NLpvHk3FH9bwy/WavXrAFQ/9tdO6mc='
     for (const header of [`${other} ${VECTOR.signature}`, `${VECTOR.signature} ${other}`, `v1a,abc ${other} ${VECTOR.signature} v2,${other.slice(3)}`]) {
-      expect(source.verify(request(vectorHeaders(header)), [VECTOR.secret]).ok).toBe(true)
+      expect(verify(request(vectorHeaders(header)), [VECTOR.secret]).ok).toBe(true)
     }
-    expect(source.verify(request(vectorHeaders(`${other} v2,${VECTOR.signature.slice(3)}`)), [VECTOR.secret]).ok).toBe(false)
+    expect(verify(request(vectorHeaders(`${other} v2,${VECTOR.signature.slice(3)}`)), [VECTOR.secret]).ok).toBe(false)
   })
 
   it('passes with any secret of the route (rotation on this side)', () => {
     const previous = 'whsec_' + Buffer.alloc(32, 1).toString('base64')
-    expect(source.verify(request(vectorHeaders()), [previous, VECTOR.secret]).ok).toBe(true)
-    expect(source.verify(request(vectorHeaders(sign(keyOf(previous), VECTOR.id, VECTOR.timestamp, VECTOR.body))), [previous, VECTOR.secret]).ok).toBe(true)
+    expect(verify(request(vectorHeaders()), [previous, VECTOR.secret]).ok).toBe(true)
+    expect(verify(request(vectorHeaders(sign(keyOf(previous), VECTOR.id, VECTOR.timestamp, VECTOR.body))), [previous, VECTOR.secret]).ok).toBe(true)
   })
 
   it('answers malformed headers with a failure, never a throw, and never echoes what was sent', () => {
@@ -86,12 +93,12 @@ describe('standardWebhooksSource', () => {
       { 'webhook-signature': VECTOR.signature, 'webhook-timestamp': String(VECTOR.timestamp) }, { 'webhook-signature': VECTOR.signature, 'webhook-id': VECTOR.id },
     ]
     for (const headers of malformed) {
-      const result = source.verify(request(headers), [VECTOR.secret])
+      const result = verify(request(headers), [VECTOR.secret])
       expect(result.ok).toBe(false)
       expect(JSON.stringify(result)).not.toContain(VECTOR.signature.slice(3, 20))
     }
     // A whsec_ secret that is not base64 verifies nothing (it is no key at all).
-    expect(source.verify(request(vectorHeaders()), ['whsec_not base64!'])).toEqual({ ok: false, reason: 'no secret configured for this route' })
+    expect(verify(request(vectorHeaders()), ['whsec_not base64!'])).toEqual({ ok: false, reason: 'no secret configured for this route' })
   })
 })
 
@@ -117,5 +124,12 @@ describe('gitlabSource with a signing token', () => {
     expect(gitlab.claims?.(gitlabHeaders(vectorHeaders()))).toBe(true)
     expect(gitlab.claims?.(vectorHeaders())).toBe(false)
     expect(gitlab.deliveryId?.({ 'webhook-id': 'wh-1' })).toBe('wh-1')
+  })
+
+  it('a signed delivery\'s id is the signed webhook-id, never the unsigned Idempotency-Key; a key that differs is refused', () => {
+    expect(gitlab.deliveryId?.(gitlabHeaders({ ...vectorHeaders(), 'idempotency-key': 'forged' }))).toBe(VECTOR.id)
+    expect(gitlab.verify(request(gitlabHeaders({ ...vectorHeaders(), 'idempotency-key': 'forged' })), [VECTOR.secret]))
+      .toEqual({ ok: false, reason: 'Idempotency-Key differs from the signed webhook-id' })
+    expect(gitlab.deliveryId?.({ 'x-gitlab-event': 'Push Hook', 'idempotency-key': 'k-1', 'webhook-id': 'wh-1' })).toBe('k-1') // unsigned: as before
   })
 })

@@ -43,6 +43,9 @@ describe('hookpilot market export', () => {
     expect(r.stdout).toMatch(/Not reached: side=BUY: the offset cap \(10,000\) stopped the walk of this side; 2 wallet\(s\) walked on their own found [\d,]+ older trade\(s\).*\(21,000 reached; older than .* UTC left out\)/)
     expect(r.stdout).toMatch(/Not reached: side=SELL: .*\(10,500 reached; older than/)
     expect(r.stdout).toContain('Not reached: side=BUY user=0x1111111111111111111111111111111111111111: this wallet alone reached the offset cap')
+    // A wallet whose trades up to the cap were all in the export already says so, not "(0 reached)".
+    expect(r.stdout).not.toContain('(0 reached')
+    expect(r.stdout).toMatch(/user=0x\w+: this wallet alone reached the offset cap \(10,000\) \(nothing new: the trades it reached were in the export already; older than/)
   })
 
   it('exports the catalog through the keyset list, with its filters', async () => {

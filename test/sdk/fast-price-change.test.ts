@@ -3,7 +3,7 @@
 import { readdirSync } from 'node:fs'
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
-import { toPriceChangeEvent, type StreamEvent } from '../../src/sdk/stream/events.js'
+import { toPriceChangeEvent, type PriceChangeEvent, type StreamEvent } from '../../src/sdk/stream/events.js'
 import { fastPriceChange } from '../../src/sdk/stream/fast-price-change.js'
 import { parseFrame } from '../../src/sdk/stream/parse.js'
 import { PriceChangeSchema } from '../../src/sdk/stream/wire.js'
@@ -109,7 +109,7 @@ describe('the fast price_change reader', () => {
     // A lower-case side is valid: the schema reads it (the fast path only takes capitals).
     const lower = events(sample('price_change').replace('"SELL"', '"sell"'))
     expect(lower.events).toHaveLength(1)
-    expect((lower.events[0] as { changes: { side: string }[] }).changes[1]!.side).toBe('sell')
+    expect((lower.events[0] as PriceChangeEvent).changes[1]!.side).toBe('sell')
     // A blank price is refused by both, and reported with the schema's path.
     const blank = events(sample('price_change').replace('"price": "0.50"', '"price": " "'))
     expect(blank.events).toEqual([])

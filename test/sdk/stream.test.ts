@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { createMarketClient, MarketStreamError, MarketUsageError, type MarketEvent, type StreamEvent } from '../../src/sdk/index.js'
 import { startMockMarketServer } from '../../src/sdk/mock/index.js'
-import { reconnectDelayMs, webSocketImpl } from '../../src/sdk/stream/socket.js'
+import { reconnectDelayMs, webSocketImpl, type SocketFactory } from '../../src/sdk/stream/socket.js'
+import { watchTokens } from '../../src/sdk/stream/watch.js'
 import { FAST, SAMPLE_NO, SAMPLE_YES, SLUG, eventually, readUntil, sample, useMockMarket } from './helpers/stream.js'
 
 const mock = useMockMarket()
@@ -217,11 +218,37 @@ describe('connections', () => {
     expect(reconnectDelayMs({ ...policy, random: () => 0 }, 3)).toBe(0)
   })
 
-  it('uses the global WebSocket where there is one, else the ws package (Node 20)', async () => {
+  it('uses the global WebSocket where there is one, else the ws package (Node 20) capped at maxFrameBytes', async () => {
     class Fake {}
     expect(await webSocketImpl({ WebSocket: Fake })).toBe(Fake)
     const { WebSocket } = await import('ws')
-    expect(await webSocketImpl({})).toBe(WebSocket)
+    const Capped = await webSocketImpl({})
+    expect(Capped.prototype).toBeInstanceOf(WebSocket)
+  })
+
+  it('closes a connection that sends a frame over the cap (4 MiB by default), says why, and reconnects', async () => {
+    const { pm, m } = await market()
+    const it = pm.watch(m.yes, FAST)[Symbol.asyncIterator]()
+    await readUntil(it, (s) => s.length === 1)
+    // 5 MiB of one frame: ws's own default would take up to 100 MiB and parse it on the gateway's loop.
+    mock.publish({ event_type: 'book', asset_id: m.yes.id, pad: 'x'.repeat(5 * 1024 * 1024) })
+    const after = await readUntil(it, (s) => s.length === 2)
+    expect(after[0]).toMatchObject({ type: 'reconnected', reason: `a frame over ${4 * 1024 * 1024} bytes (maxFrameBytes)` })
+    expect(after[1]).toMatchObject({ type: 'book', tokenId: m.yes.id })
+    expect(mock.received).toHaveLength(2)
+    await it.return?.()
+  })
+
+  it('drops unparsed a frame over maxFrameBytes that a WebSocket without a cap (a global one) let through', async () => {
+    const { WebSocket } = await import('ws')
+    // The plain ws class, as a global WebSocket would be: nothing refuses the frame while it arrives.
+    const it = watchTokens({ wsUrl: mock.wsUrl, WebSocket: WebSocket as unknown as SocketFactory }, [SAMPLE_YES], { ...FAST, maxFrameBytes: 64 * 1024 })[Symbol.asyncIterator]()
+    const reading = readUntil(it, (s) => s.some((e) => e.type === 'reconnected'))
+    await eventually(() => mock.received.length === 1)
+    mock.publish({ event_type: 'book', asset_id: SAMPLE_YES, pad: 'x'.repeat(100 * 1024) })
+    const after = await reading
+    expect(after.find((e) => e.type === 'reconnected')).toMatchObject({ reason: `a frame over ${64 * 1024} bytes (maxFrameBytes)` })
+    await it.return?.()
   })
 
   it('refuses what cannot be watched before opening anything', async () => {

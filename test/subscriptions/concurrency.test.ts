@@ -3,7 +3,11 @@
  */
 import { readdir, readFile, rm } from 'node:fs/promises'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { builtCli, hookpilot, modeOf, project } from './helpers.js'
+import { runCli } from '../fixtures/cli.js'
+import { builtCli, modeOf, project } from './helpers.js'
+
+/** A real `hookpilot` process in `cwd`: the lock under test is between processes. */
+const hookpilot = (args: readonly string[], cwd: string) => runCli(args, { cwd })
 
 let p: Awaited<ReturnType<typeof project>>
 beforeAll(async () => {

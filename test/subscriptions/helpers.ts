@@ -1,6 +1,7 @@
 /**
- * Helpers for the subscription tests: the built CLI to run as a real child process, a temporary project
- * folder with its own config.yaml, and an in-process gateway on a real port that records what it delivers.
+ * Helpers for the subscription tests: the CLI run in this process through `main(argv, io)` (or the built one as a
+ * real child process, where processes are the point), a temporary project folder with its own config.yaml, and
+ * an in-process gateway on a real port that records what it delivers.
  */
 import { statSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -9,9 +10,9 @@ import { join } from 'node:path'
 import { afterEach, beforeAll } from 'vitest'
 import { createGateway, loadConfig, type Gateway } from '../../src/index.js'
 import { asPlugin } from '../fixtures/gateway.js'
-import type { GatewayPlugin } from '../../src/core/plugin-api/plugin.js'
+import type { GatewayPlugin } from '../../src/core/plugin-api/gateway-plugin.js'
 import type { AgentAnswer, AgentInput, AgentResult } from '../../src/core/types.js'
-import { assertBuilt, CLI, runCli, type CliResult } from '../fixtures/cli.js'
+import { assertBuilt, CLI, runMain, type CliResult } from '../fixtures/cli.js'
 import { recordingLogger, type RecordingLogger } from '../../src/testing/context.js'
 import { githubHeaders } from '../fixtures/github.js'
 
@@ -21,9 +22,9 @@ export async function builtCli(): Promise<string> {
   return CLI
 }
 
-/** Runs `hookpilot <args>` as a child process in `cwd` (no WEBHOOK_* variables leak in: see startCli). */
+/** Runs `hookpilot <args>` in this process with `cwd` as its working folder (no WEBHOOK_* variables leak in: see runMain). */
 export function hookpilot(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
-  return runCli(args, { cwd, env })
+  return runMain(args, { cwd, env })
 }
 
 /** The static route every test project has. */

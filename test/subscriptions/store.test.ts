@@ -7,12 +7,12 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { parseConfig } from '../../src/core/config/config.js'
+import { parseConfig } from '../../src/core/plugin-api/load-config.js'
 import {
   parseEntry, parseSubscriptionsText, readSubscriptions, resolveSubscriptions, subscriptionsPath, updateSubscriptions,
   withFileLock, writeSubscriptions,
 } from '../../src/core/routes/subscriptions/index.js'
-import { targetMap } from '../../src/core/gateway/wiring.js'
+import { targetMap } from '../../src/core/routes/route-problem.js'
 import { modeOf } from './helpers.js'
 
 let dir: string

@@ -13,6 +13,7 @@ import {
   tradesExport,
   type ExportProgress,
   type ExportSummary,
+  type Unreached,
   type Walk,
 } from '../../sdk/export/index.js'
 import { flag, str, type MarketCommand, type Parsed } from './command.js'
@@ -124,16 +125,37 @@ be reached (trades past the offset cap).
       await mkdir(dir, { recursive: true })
       const file = join(dir, fileName(walk, format))
       const progress = exportProgress(io, walk.kind)
+      // Ctrl-C ends the export after the step in flight is dropped, its checkpoint whole (no .tmp left), and says
+      // how to go on; a second Ctrl-C kills at once (the default, once this handler is gone).
+      const interrupt = new AbortController()
+      const stop = (): void => interrupt.abort()
+      process.once('SIGINT', stop)
+      let rows = 0
       let summary: ExportSummary
       try {
-        summary = await runExport(walk, { file, format, onProgress: (p: ExportProgress) => progress.update(p) })
+        summary = await runExport(walk, {
+          file, format, signal: interrupt.signal,
+          onProgress: (p: ExportProgress) => {
+            rows = p.rows
+            progress.update(p)
+          },
+        })
+      } catch (err) {
+        if (!interrupt.signal.aborted) throw err
+        throw new ExportInterrupted(`interrupted: ${rows.toLocaleString('en-US')} rows kept in ${file}; run the same command again to resume from its checkpoint`)
       } finally {
+        process.off('SIGINT', stop)
         progress.stop()
       }
       if (json) return writeJson(io, summary)
       io.stdout.write(describe(summary))
     }
   },
+}
+
+/** An export stopped by Ctrl-C: its file and checkpoint are kept for a resume. */
+export class ExportInterrupted extends Error {
+  override readonly name = 'ExportInterrupted'
 }
 
 /** `history-<slug>-60m.jsonl`: what, of what, how; a name that stays the same so a re-run finds its checkpoint. */
@@ -153,8 +175,16 @@ function describe(s: ExportSummary): string {
     lines.push(`Gaps: ${s.gapCount}${s.gapCount > s.gaps.length ? ` (the first ${s.gaps.length} listed)` : ''}`)
     for (const g of s.gaps) lines.push(`  ${day(g.from)} to ${day(g.to)} UTC  ${g.series}`)
   }
-  for (const u of s.unreached) {
-    lines.push(`Not reached: ${u.part}: ${u.reason} (${u.reached.toLocaleString('en-US')} reached${u.olderThan === null ? '' : `; older than ${day(u.olderThan)} UTC left out`})`)
-  }
+  for (const u of s.unreached) lines.push(unreachedLine(u))
   return `${lines.join('\n')}\n`
+}
+
+/**
+ * One part the walk could not finish. `reached` counts the rows the part added: a wallet whose trades up to the
+ * cap were all in the export already (its side's walk had them) adds none, and "(0 reached)" read as if the
+ * wallet had reached nothing.
+ */
+export function unreachedLine(u: Unreached): string {
+  const got = u.reached === 0 ? 'nothing new: the trades it reached were in the export already' : `${u.reached.toLocaleString('en-US')} reached`
+  return `Not reached: ${u.part}: ${u.reason} (${got}${u.olderThan === null ? '' : `; older than ${day(u.olderThan)} UTC left out`})`
 }

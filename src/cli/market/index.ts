@@ -9,7 +9,7 @@ import { book, history, oi, trades } from './tokens.js'
 import { events, markets, search } from './catalog.js'
 import { flag, type MarketCommand } from './command.js'
 import { watch } from './watch.js'
-import { exportCommand } from './export.js'
+import { ExportInterrupted, exportCommand } from './export.js'
 import { CliUsageError, parse } from './options.js'
 
 const COMMANDS: Readonly<Record<string, MarketCommand>> = { search, events, markets, book, history, trades, oi, watch, export: exportCommand }
@@ -98,6 +98,10 @@ function report(io: CliIO, name: string, err: unknown): number {
   if (MarketError.is(err)) {
     io.stderr.write(`hookpilot market ${name}: ${err.message}${hintFor(err)}\n`)
     return MarketError.is(err, 'ERR_MARKET_USAGE') ? 2 : 1
+  }
+  if (err instanceof ExportInterrupted) {
+    io.stderr.write(`hookpilot market ${name}: ${err.message}\n`)
+    return 130 // as a shell reports a command ended by SIGINT
   }
   throw err
 }

@@ -1,5 +1,6 @@
 /** Argument parsing of `hookpilot market`: node's parseArgs plus checks whose messages say what to change. */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { optionHint } from '../args.js'
 import type { Parsed } from './command.js'
 
 /** Bad input from the person at the terminal; shown as one line, exit code 2. */
@@ -21,7 +22,7 @@ export function parse(args: readonly string[], options: NonNullable<ParseArgsCon
   } catch (err) {
     // parseArgs adds advice about '--' to its first sentence ("Unknown option '--x'. To specify ..."): keep the fact.
     const fact = (err as Error).message.split(/\.\s|\n/)[0] ?? 'bad arguments'
-    throw new CliUsageError(`${fact.replace(/\.$/, '')} (see --help)`)
+    throw new CliUsageError(`${fact.replace(/\.$/, '')}${optionHint(fact, { ...COMMON, ...options })} (see --help)`)
   }
 }
 

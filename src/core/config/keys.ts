@@ -101,6 +101,12 @@ export function unknownKeyMessage(key: string, known: readonly string[]): string
   return `unknown key${listed}; check its spelling against docs/configuration.md`
 }
 
+/** ` (did you mean "github_comment"?)` when a known name is close to `word`, else nothing. */
+export function didYouMean(word: string, known: readonly string[]): string {
+  const close = suggest(word, known)
+  return close === undefined ? '' : ` (did you mean "${close}"?)`
+}
+
 /** The known word closest to `word`, when it is close enough to be a typo of it. */
 export function suggest(word: string, known: readonly string[]): string | undefined {
   let best: string | undefined

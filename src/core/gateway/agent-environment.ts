@@ -1,46 +1,27 @@
 /**
  * The agent's environment per job: plugins that mint credentials for one event (a GitHub App's installation
  * token, scoped to the event's repository) are asked right before each run, and what they return reaches the
- * runner as `ctx.env`. The dispatcher knows the job; the runner knows only the prompt. Binding the runner to
- * each leased job here keeps that knowledge where the job is, and a runner that starts programs applies the
- * variables with {@link runEnvironment}.
+ * runner as `ctx.env`. The dispatcher knows the job; the runner knows only the prompt. The dispatcher is given
+ * each leased job's environment with the try, and a runner that starts programs applies the variables with
+ * {@link runEnvironment}.
  */
-import { messageOf } from '../errors.js'
-import type { JobWorker, LeasedJob } from '../jobs/state-backend.js'
-import type { AgentEnvironment, AgentEnvironmentSource, AgentRunner } from '../types.js'
+import type { JobEnvironment } from '../dispatch/dispatcher.js'
+import type { LeasedJob } from '../jobs/state-backend.js'
+import type { AgentEnvironment, AgentEnvironmentSource } from '../types.js'
 
 /**
- * `runner`, whose runs for `leased` get every source's variables (applied in order, a later one winning). A
- * source that fails fails the run before the agent starts: an agent without its token could not do its work,
- * and must not fall back to another credential.
+ * The environment `sources` give the agent of `leased` (applied in order, a later one winning), or undefined
+ * when no plugin gives one: its runs then get no `ctx.env`.
  */
-export function withAgentEnvironment(runner: AgentRunner, leased: LeasedJob, sources: readonly AgentEnvironmentSource[]): AgentRunner {
+export function jobEnvironment(leased: LeasedJob, sources: readonly AgentEnvironmentSource[]): JobEnvironment | undefined {
+  if (sources.length === 0) return undefined
   const { job, payload } = leased
   const target = { route: job.route, event: job.event, deliveryId: job.deliveryId, payload }
-  return {
-    ...runner,
-    run: async (input, ctx) => {
-      let env: AgentEnvironment = { ...ctx.env }
-      try {
-        for (const source of sources) env = { ...env, ...(await source(target, { signal: ctx.signal, log: ctx.log })) }
-      } catch (err) {
-        return { ok: false, reason: `the agent's environment could not be made: ${messageOf(err)}` }
-      }
-      return runner.run(input, { ...ctx, env })
-    },
+  return async (ctx) => {
+    let env: AgentEnvironment = {}
+    for (const source of sources) env = { ...env, ...(await source(target, ctx)) }
+    return env
   }
-}
-
-/**
- * The queue's worker: `dispatcher(runner)`, or, when plugins give the agent an environment of its job's own,
- * a dispatcher bound per leased job to a runner with it. Bound per job, the worker keeps what the queue reads
- * of the dispatcher: its crash-loop budget, and `ended`.
- */
-export function jobWorker(dispatcher: (runner: AgentRunner) => JobWorker, runner: AgentRunner, sources: readonly AgentEnvironmentSource[]): JobWorker {
-  const worker = dispatcher(runner)
-  if (sources.length === 0) return worker
-  const bound = (leased: LeasedJob) => dispatcher(withAgentEnvironment(runner, leased, sources))(leased)
-  return Object.assign(bound, { maxRuns: worker.maxRuns, ended: worker.ended })
 }
 
 /**

@@ -15,7 +15,8 @@
 import { execFile } from 'node:child_process'
 import { accessSync, constants, statSync } from 'node:fs'
 import { delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path'
-import { configSource, type HookpilotConfig } from '../config/config.js'
+import type { HookpilotConfig } from '../config/schema.js'
+import { configSource } from '../plugin-api/load-config.js'
 import { ConfigError } from '../errors.js'
 import type { AgentSandbox, AgentUser } from '../types.js'
 

@@ -2,31 +2,52 @@
  * The one composition root: the configuration's plugins set up into a container of the gateway's own, their
  * slots filled, and the checks that need them (every route's target, the runner `agent.runner` names, the
  * backend `state.driver` names) made together, so every problem is reported at once. `hookpilot serve`,
- * `hookpilot check`, the admin commands and `hookpilot/testing` all compose through here; `buildGateway`
- * starts what it composed.
+ * `hookpilot check`, the admin commands and `hookpilot/testing` all compose through here. For a gateway that
+ * serves, {@link composeRuntime} then builds and starts the whole runtime graph (the route registry, the
+ * pipeline, the dispatcher, the intake, the request flow); the `Gateway` object (gateway.ts) only serves it.
  *
  * The container is loaded here, when a gateway is composed, so `import 'hookpilot'` alone leaves the global
  * `Reflect` as it was. Whatever the slots end up holding reaches every plugin through its setup context: the
  * logger and the clock a plugin sets up are the ones every other plugin and the state backend use.
  */
-import { configSource, type HookpilotConfig } from '../config/config.js'
-import { ConfigError, type ConfigIssue } from '../errors.js'
+import { resolve } from 'node:path'
+import type { HookpilotConfig } from '../config/schema.js'
+import { configSource } from '../plugin-api/load-config.js'
+import { staticRoutes } from '../routes/static-routes.js'
+import { ConfigError, GatewayError, type ConfigIssue } from '../errors.js'
 import { gatherIssues, gatherIssuesAsync } from '../config/gather-issues.js'
+import { createEvents } from '../events.js'
+import { createBodyBudget, type BodyBudget } from '../http/body-budget.js'
+import { clientAddressResolver } from '../http/client-address.js'
+import { createFlow, type Flow } from '../http/flow.js'
+import { createDispatcher, workerOf } from '../dispatch/dispatcher.js'
+import { scheduleOf } from '../jobs/retry-schedule.js'
 import type { StateBackend } from '../jobs/state-backend.js'
+import { createLogger } from '../log/logger.js'
 import { redactingLogger } from '../log/redacting-logger.js'
+import { createIntake } from '../pipeline/intake.js'
+import { createPipeline } from '../pipeline/pipeline.js'
 import type { PluginDefinition } from '../plugin-api/definition.js'
 import { setupPlugins, type SetUp } from '../plugin-api/setup.js'
-import type { GatewayPlugin, PluginRoute } from '../plugin-api/plugin.js'
+import type { GatewayPlugin, PluginRoute } from '../plugin-api/gateway-plugin.js'
+import { createRouteRegistry } from '../routes/route-registry.js'
+import type { MutableRouteTable } from '../routes/route-table.js'
+import type { SubscriptionSource } from '../routes/subscriptions/source.js'
 import type { SubscriptionStore } from '../routes/subscriptions/subscription-store.js'
-import { subscriptionsPath } from '../routes/subscriptions/index.js'
-import type { SecretSet } from '../secrets/secret-set.js'
+import { fileSubscriptionStore, subscriptionsPath } from '../routes/subscriptions/index.js'
+import { createSecretSet, type SecretSet } from '../secrets/secret-set.js'
+import { jobEnvironment } from './agent-environment.js'
 import type { Scope } from './container.js'
+import { startAll, type Started } from './lifecycle.js'
+import { startInOrder } from './startup.js'
 import { TOKENS } from './tokens.js'
 import { agentWorkdir } from './workdir.js'
 import { resolveAgentUser } from './agent-user.js'
 import { gatewayPrivatePaths, resolveAgentSandbox } from './agent-sandbox.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source } from '../types.js'
-import { checkRoutes, didYouMean, echoWarnings, selectRunner, targetMap } from './wiring.js'
+import { checkRoutes, echoWarnings, selectRunner } from './wiring.js'
+import { didYouMean } from '../config/keys.js'
+import { targetMap } from '../routes/route-problem.js'
 import { preflight } from './preflight.js'
 
 /** What a gateway is composed of: plugin definitions (set up from the configuration) and ready plugin objects. */
@@ -186,4 +207,128 @@ function register(scope: Scope, plugin: GatewayPlugin): void {
   if (plugin.agentRunner) scope.add(TOKENS.agentRunners, plugin.agentRunner)
   for (const filter of plugin.eventFilters ?? []) scope.add(TOKENS.eventFilters, filter)
   for (const target of plugin.deliveryTargets ?? []) scope.add(TOKENS.deliveryTargets, target)
+}
+
+/** How a gateway is built besides its configuration and plugins. */
+export interface BuildOptions {
+  /** Where relative paths of a configuration (skills_dir, state.path) are resolved: the config file's folder, else cwd. */
+  readonly baseDir?: string | undefined
+  /**
+   * Every secret the gateway knows (see {@link createSecretSet}): redacted from each log line, stored reason
+   * and delivered answer, and kept from the programs it runs. The gateway adds its routes' secrets;
+   * `createGateway` adds the configuration's.
+   */
+  readonly secrets?: SecretSet | undefined
+}
+
+/** A gateway's runtime, composed and started: what the `Gateway` object serves and closes. */
+export interface Runtime {
+  readonly config: HookpilotConfig
+  /** The slots' logger (redacted) and clock. */
+  readonly log: Logger
+  readonly clock: Clock
+  /** The routes the gateway answers over HTTP (static and subscribed). */
+  readonly routes: MutableRouteTable
+  readonly state: StateBackend
+  readonly runner: AgentRunner
+  /** One request through the request table; the adapters (node, fetch, `handle()`) are thin over it. */
+  readonly flow: Flow
+  /** The bytes all unverified bodies may hold at once (`max_unverified_bytes`). */
+  readonly budget: BodyBudget
+  /** The started plugins (the state backend first): their readiness, their signal, and closing them. */
+  readonly lifecycle: Started
+  /** Keeps the subscribed routes in step with the store; undefined when there is none. */
+  readonly subscriptions: SubscriptionSource | undefined
+  readonly scope: Scope
+  /** From now on a new webhook is answered 503 `Shutting down` (the gateway is closing). */
+  stopAccepting(): void
+}
+
+/**
+ * Composes the plugins (see {@link compose}), starts them, builds the runtime graph over the slots, and starts
+ * the queue once every route a stored job may name is back. Throws a ConfigError naming every route whose
+ * target or runner is missing, and every plugin whose options are wrong.
+ */
+export async function composeRuntime(config: HookpilotConfig, composition: Composition, options: BuildOptions = {}): Promise<Runtime> {
+  const extra = config.platforms.webhook.extra
+  const baseDir = options.baseDir ?? process.cwd()
+  const secrets = options.secrets ?? createSecretSet()
+  const configured = staticRoutes(config)
+  // The routes' secrets are known before any plugin is set up: the environment a plugin makes for its
+  // programs (ctx.childEnv) keeps them out.
+  const routeSecrets = (list: readonly Route[]) => secrets.set('routes', list.flatMap((r) => r.secrets))
+  routeSecrets(configured)
+  const { scope, plugins, setUp, slots, runner, state, warnings } = await compose(config, composition, {
+    baseDir, secrets, routes: configured, log: createLogger({ level: config.log_level, format: config.log_format }),
+  })
+  // Whoever logs (a plugin's logger included), and whatever a line quotes (an agent's stderr, an API's error),
+  // no known secret gets through: the slot's logger comes redacted.
+  const { log, clock, targets } = slots
+  // The level already says it is a warning: a `WARNING:` prefix read `WARN  WARNING: ...`.
+  for (const warning of warnings) log.warn(warning)
+  const events = createEvents(log)
+  // The state backend opens first (a bad state.path stops the start with what to change), then the plugins
+  // that hold resources of their own; closing runs them in the reverse order, then disposes shared resources.
+  const lifecycle = await startAll([state, ...plugins.filter((p) => p.state !== state)], log).catch(async (err: unknown) => {
+    await scope.dispose()
+    throw err
+  })
+  if (!slots.rateLimiter) throw new GatewayError('ERR_PLUGIN', 'Nothing provides a rate limiter: pass a plugin that does (the built-ins provide one).')
+  const routes = createRouteRegistry({
+    configured, sources: plugins.flatMap((p) => p.routes ?? []), targets, hints: setUp.hints, onChange: routeSecrets,
+  })
+  const admission = { dedup: state.dedup, limiter: slots.rateLimiter, queue: state.queue, log, clock, events }
+  const pipeline = createPipeline({ ...admission, sources: slots.sources, filters: slots.filters, signal: lifecycle.signal })
+  // Sources that are not HTTP (a market stream) admit their events past the request table's HTTP steps, to
+  // their own routes only.
+  const intake = createIntake(admission, routes.sources)
+  // One dispatcher for every job; the runner and the job's own environment come with each try.
+  const dispatcher = createDispatcher({
+    routes,
+    targets,
+    log,
+    clock,
+    skillsDir: resolve(baseDir, config.skills_dir),
+    timeoutMs: config.agent.timeout_seconds * 1000,
+    retry: scheduleOf(config.delivery.retry),
+    agentRetry: scheduleOf(config.agent.retry),
+    events,
+    redact: secrets.redact,
+  })
+  // A plugin that gives the agent credentials of its job's own (a GitHub App's installation token) needs the
+  // job at run time: each leased job's environment is made from them.
+  const environments = plugins.flatMap((p) => (p.agentEnvironment ? [p.agentEnvironment] : []))
+  // Dynamic subscriptions: in a plugin's store (Redis), else in the file beside config.yaml (or where
+  // subscriptions_file says); skipped entries are logged. A source that is not HTTP keeps its own there too.
+  const subscriptionsFile = subscriptionsPath(config, options.baseDir)
+  const store = slots.subscriptions ?? (subscriptionsFile === undefined ? undefined : fileSubscriptionStore(subscriptionsFile))
+  // Every route a stored job may name is back before the queue leases (a restart loses no subscribed job).
+  const subscriptions = await startInOrder({
+    plugins, events, state, intake, sourceRoutes: routes.sources, store,
+    subscriptions: { config, routes: routes.webhooks, targets, hints: setUp.hints, log },
+    worker: workerOf(dispatcher, runner, (leased) => jobEnvironment(leased, environments)),
+  })
+
+  let closing = false
+  const budget = createBodyBudget(extra.max_unverified_bytes)
+  const flow = createFlow({
+    routes: routes.webhooks,
+    pipeline,
+    maxBodyBytes: extra.max_body_bytes,
+    budget,
+    clientAddress: clientAddressResolver(extra.trust_proxy),
+    log,
+    clock,
+    closing: () => closing,
+    readiness: () => lifecycle.ready(),
+    queueFull: async () => (await state.jobs.counts()).queued >= config.agent.max_queue,
+    events,
+    endpoints: plugins.flatMap((p) => p.endpoints ?? []),
+  })
+  return {
+    config, log, clock, routes: routes.webhooks, state, runner, flow, budget, lifecycle, subscriptions, scope,
+    stopAccepting: () => {
+      closing = true
+    },
+  }
 }

@@ -5,7 +5,9 @@
  * that still holds is composed too, and its problems join the first ones: `hookpilot check` and
  * `createGateway` report both kinds at once, each error naming the file.
  */
-import { partialConfig, staticRoutes, type HookpilotConfig } from '../config/config.js'
+import type { HookpilotConfig } from '../config/schema.js'
+import { partialConfig } from '../plugin-api/load-config.js'
+import { staticRoutes } from '../routes/static-routes.js'
 import { ConfigError } from '../errors.js'
 import { keepNew } from '../config/salvage.js'
 import { silentLogger } from '../log/logger.js'

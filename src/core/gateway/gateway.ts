@@ -1,37 +1,23 @@
 /**
- * The composition root: plugins into a container of the gateway's own, the container into a pipeline, a
- * dispatcher and one request flow with its adapters (node:http, fetch, `handle()`). Knows no concrete plugin:
- * the built-ins arrive as plugins too.
+ * The `Gateway` object: one request through the request table (`handle`), its adapters (node:http and
+ * Express, fetch, the `clientError` listener), `listen` and `close`, over a runtime the composition root
+ * (compose.ts) built and started.
  */
 import { dirname, resolve } from 'node:path'
-import { staticRoutes, type HookpilotConfig } from '../config/config.js'
-import { compose, type Composition } from './compose.js'
-import { createBodyBudget } from '../http/body-budget.js'
-import { clientAddressResolver, trustedProxy } from '../http/client-address.js'
+import type { HookpilotConfig } from '../config/schema.js'
+import { composeRuntime, type BuildOptions, type Composition, type Runtime } from './compose.js'
+import { trustedProxy } from '../http/client-address.js'
 import { clientErrorListener, type ClientErrorListener } from '../http/client-error.js'
-import { createDispatcher } from '../jobs/dispatcher.js'
-import { scheduleOf } from '../jobs/retry-schedule.js'
-import { jobWorker } from './agent-environment.js'
-import { createEvents } from '../events.js'
 import { GatewayError } from '../errors.js'
 import { createFetchHandler, type FetchHandler } from '../http/fetch.js'
-import { createFlow, PASS, type BodyRead } from '../http/flow.js'
+import { PASS, type BodyRead } from '../http/flow.js'
 import { ERRORS, type GatewayResponse } from '../http/responses.js'
-import { startAll } from './lifecycle.js'
 import { createNodeHandler, type NodeConnections, type NodeHandler } from '../http/node.js'
 import { listenOn, type ListenAddress, type ListenOptions } from '../http/listen.js'
-import { createLogger } from '../log/logger.js'
 import { throttledWarn } from '../log/throttle.js'
-import { createIntake } from '../pipeline/intake.js'
-import { createSourceRoutes } from '../routes/source-routes.js'
-import { createPipeline } from '../pipeline/pipeline.js'
-import { createRouteTable, type MutableRouteTable } from '../routes/route-table.js'
+import type { MutableRouteTable } from '../routes/route-table.js'
 import { refuseInsecureRoutes } from './insecure-routes.js'
-import { createSecretSet, type SecretSet } from '../secrets/secret-set.js'
 import { createGatewayServer, type GatewayServer } from '../http/server.js'
-import { fileSubscriptionStore, subscriptionsPath } from '../routes/subscriptions/index.js'
-import { startInOrder } from './startup.js'
-import type { AgentRunner } from '../types.js'
 
 /** A request for {@link Gateway.handle}: headers in any case, body as bytes or text. */
 export interface GatewayRequest {
@@ -104,105 +90,22 @@ export interface GatewayUsage {
   readonly connections: number
 }
 
-/** How a gateway is built besides its configuration and plugins. */
-export interface BuildOptions {
-  /** Where relative paths of a configuration (skills_dir, state.path) are resolved: the config file's folder, else cwd. */
-  readonly baseDir?: string | undefined
-  /**
-   * Every secret the gateway knows (see {@link createSecretSet}): redacted from each log line, stored reason
-   * and delivered answer, and kept from the programs it runs. The gateway adds its routes' secrets;
-   * `createGateway` adds the configuration's.
-   */
-  readonly secrets?: SecretSet | undefined
-}
-
-export type { Composition } from './compose.js'
+export type { BuildOptions, Composition } from './compose.js'
 
 /**
- * Builds a gateway from a parsed configuration and its plugins. Throws a ConfigError naming every route whose
- * target or runner is missing, and every plugin whose options are wrong.
+ * Builds a gateway from a parsed configuration and its plugins: the composition root (compose.ts) builds and
+ * starts its runtime, and this wraps it in the {@link Gateway} object. Throws a ConfigError naming every route
+ * whose target or runner is missing, and every plugin whose options are wrong.
  */
 export async function buildGateway(config: HookpilotConfig, composition: Composition, options: BuildOptions = {}): Promise<Gateway> {
-  const extra = config.platforms.webhook.extra
-  const baseDir = options.baseDir ?? process.cwd()
-  const secrets = options.secrets ?? createSecretSet()
-  const routes = createRouteTable(staticRoutes(config), (list) => secrets.set('routes', list.flatMap((r) => r.secrets)))
-  const { scope, plugins, setUp, slots, runner, state, warnings } = await compose(config, composition, {
-    baseDir, secrets, routes: routes.list(), log: createLogger({ level: config.log_level, format: config.log_format }),
-  })
-  // Whoever logs (a plugin's logger included), and whatever a line quotes (an agent's stderr, an API's error),
-  // no known secret gets through: the slot's logger comes redacted.
-  const { log, clock, targets } = slots
-  for (const warning of warnings) log.warn(`WARNING: ${warning}`)
-  const events = createEvents(log)
-  // The state backend opens first (a bad state.path stops the start with what to change), then the plugins
-  // that hold resources of their own; close() runs them in the reverse order, then disposes shared resources.
-  const lifecycle = await startAll([state, ...plugins.filter((p) => p.state !== state)], log).catch(async (err: unknown) => {
-    await scope.dispose()
-    throw err
-  })
-  if (!slots.rateLimiter) throw new GatewayError('ERR_PLUGIN', 'Nothing provides a rate limiter: pass a plugin that does (the built-ins provide one).')
-  const pipeline = createPipeline({
-    sources: slots.sources,
-    filters: slots.filters,
-    dedup: state.dedup,
-    limiter: slots.rateLimiter,
-    queue: state.queue,
-    log,
-    clock,
-    signal: lifecycle.signal,
-    events,
-  })
-  // The dispatcher also finds the routes of sources that are not HTTP; the request flow never does.
-  const sourceRoutes = createSourceRoutes(plugins.flatMap((p) => p.routes ?? []), targets, setUp.hints)
-  const dispatcherRoutes = { get: (name: string) => routes.get(name) ?? sourceRoutes.get(name), list: () => [...routes.list(), ...sourceRoutes.list()] }
-  const dispatcher = (jobRunner: AgentRunner) =>
-    createDispatcher({
-      routes: dispatcherRoutes,
-      runner: jobRunner,
-      targets,
-      log,
-      clock,
-      skillsDir: resolve(options.baseDir ?? process.cwd(), config.skills_dir),
-      timeoutMs: config.agent.timeout_seconds * 1000,
-      retry: scheduleOf(config.delivery.retry),
-      agentRetry: scheduleOf(config.agent.retry),
-      events,
-      redact: secrets.redact,
-    })
-  // A plugin that gives the agent credentials of its job's own (a GitHub App's installation token) needs the
-  // job at run time: the runner is then bound to each leased job.
-  const environments = plugins.flatMap((p) => (p.agentEnvironment ? [p.agentEnvironment] : []))
-  // Sources that are not HTTP (a market stream) admit their events past the request table's HTTP steps.
-  const intake = createIntake({ dedup: state.dedup, limiter: slots.rateLimiter, queue: state.queue, log, clock, events }, sourceRoutes)
-  // Dynamic subscriptions: in a plugin's store (Redis), else in the file beside config.yaml (or where
-  // subscriptions_file says); skipped entries are logged. A source that is not HTTP keeps its own there too.
-  const subscriptionsFile = subscriptionsPath(config, options.baseDir)
-  const store = slots.subscriptions ?? (subscriptionsFile === undefined ? undefined : fileSubscriptionStore(subscriptionsFile))
-  // Every route a stored job may name is back before the queue leases (a restart loses no subscribed job).
-  const subscriptions = await startInOrder({
-    plugins, events, state, intake, sourceRoutes, store,
-    subscriptions: { config, routes, targets, hints: setUp.hints, log },
-    worker: jobWorker(dispatcher, runner, environments),
-  })
+  return gatewayOf(await composeRuntime(config, composition, options))
+}
 
-  let closing = false
+/** The {@link Gateway} over a started runtime: its adapters, `listen` and `close`. */
+function gatewayOf(runtime: Runtime): Gateway {
+  const { config, log, clock, routes, state, runner, flow, budget, lifecycle, subscriptions, scope } = runtime
+  const extra = config.platforms.webhook.extra
   let listening: GatewayServer | undefined
-  const budget = createBodyBudget(extra.max_unverified_bytes)
-  const flow = createFlow({
-    routes,
-    pipeline,
-    maxBodyBytes: extra.max_body_bytes,
-    budget,
-    clientAddress: clientAddressResolver(extra.trust_proxy),
-    log,
-    clock,
-    closing: () => closing,
-    readiness: () => lifecycle.ready(),
-    queueFull: async () => (await state.jobs.counts()).queued >= config.agent.max_queue,
-    events,
-    endpoints: plugins.flatMap((p) => p.endpoints ?? []),
-  })
   const tracked: NodeConnections = { inFlight: new WeakMap(), poisoned: new WeakSet(), overflow: new WeakSet() }
   const handler = createNodeHandler(flow, log, clock, tracked)
   const clientError = clientErrorListener(tracked, log, clock)
@@ -259,7 +162,7 @@ export async function buildGateway(config: HookpilotConfig, composition: Composi
   }
 
   async function shutdown(graceSeconds: number): Promise<void> {
-    closing = true
+    runtime.stopAccepting()
     subscriptions?.stop()
     const running = (await state.jobs.counts().catch(() => undefined))?.running
     // Said at once: a grace period of up to half a minute must not look like a hang.

@@ -4,7 +4,8 @@
  * turns signature checks off, naming each.
  */
 import { ConfigError } from '../errors.js'
-import { INSECURE_NO_AUTH, insecureRefusal, isLoopback } from '../routes/routes.js'
+import { INSECURE_NO_AUTH } from '../route-types.js'
+import { insecureRefusal, isLoopback } from '../routes/routes.js'
 import type { Route } from '../types.js'
 
 /** Throws a ConfigError naming every route with INSECURE_NO_AUTH when `host` is not a loopback one. */

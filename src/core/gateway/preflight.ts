@@ -6,7 +6,7 @@
  * once.
  */
 import type { ConfigIssue } from '../errors.js'
-import type { GatewayPlugin } from '../plugin-api/plugin.js'
+import type { GatewayPlugin } from '../plugin-api/gateway-plugin.js'
 import type { AgentRunner, DeliveryTarget, Route, StartupFinding } from '../types.js'
 
 /** What the startup checks found: problems (as configuration issues) and warnings. */

@@ -6,7 +6,7 @@
 import type { GatewayEvents } from '../events.js'
 import type { JobWorker, StateBackend } from '../jobs/state-backend.js'
 import type { EventIntake } from '../pipeline/intake.js'
-import type { GatewayPlugin } from '../plugin-api/plugin.js'
+import type { GatewayPlugin } from '../plugin-api/gateway-plugin.js'
 import type { SourceRoutes } from '../routes/source-routes.js'
 import { startSubscriptionSource, type SubscriptionSource, type SubscriptionSourceOptions } from '../routes/subscriptions/source.js'
 import type { SubscriptionStore } from '../routes/subscriptions/subscription-store.js'

@@ -4,19 +4,11 @@
  * no target and no runner: what exists is what the plugins registered, and a target a plugin could provide
  * but did not (a disabled platform) comes with the plugin's own hint.
  */
-import type { HookpilotConfig } from '../config/config.js'
-import { suggest } from '../config/keys.js'
+import type { HookpilotConfig } from '../config/schema.js'
+import { didYouMean } from '../config/keys.js'
 import { ConfigError, type ConfigIssue } from '../errors.js'
+import { routeProblem } from '../routes/route-problem.js'
 import type { AgentRunner, DeliveryTarget, Route } from '../types.js'
-
-/** Targets by name and alias; a later target with a taken name replaces the earlier one. */
-export function targetMap(targets: readonly DeliveryTarget[]): Map<string, DeliveryTarget> {
-  const map = new Map<string, DeliveryTarget>()
-  for (const target of targets) {
-    for (const name of [target.name, ...(target.aliases ?? [])]) map.set(name, target)
-  }
-  return map
-}
 
 /**
  * The runner `agent.runner` names: the last registered with that name (a plugin's replaces a built-in).
@@ -46,18 +38,6 @@ export function checkRoutes(
   if (issues.length > 0) throw new ConfigError(issues)
 }
 
-/** Why a route cannot deliver, or undefined when it can. Used for dynamic subscriptions too. */
-export function routeProblem(route: Route, targets: ReadonlyMap<string, DeliveryTarget>, hints: ReadonlyMap<string, string> = new Map()): string | undefined {
-  const target = targets.get(route.deliver)
-  if (!target) {
-    const hint = hints.get(route.deliver)
-    if (hint !== undefined) return `route "${route.name}" delivers to ${route.deliver}, but ${hint}`
-    const known = [...new Set([...targets.keys(), ...hints.keys()])].sort()
-    return `route "${route.name}" delivers to "${route.deliver}", which no plugin provides${didYouMean(route.deliver, known)} (available: ${[...targets.keys()].sort().join(', ')})`
-  }
-  return target.checkRoute?.(route)
-}
-
 /**
  * Routes that would post an echo of their prompt where people read it: with the `echo` runner (the default),
  * a route without `prompt:` posts the whole webhook payload as a pull-request comment or a chat message.
@@ -69,10 +49,4 @@ export function echoWarnings(runner: AgentRunner, routes: readonly Route[], targ
     .filter((route) => targets.get(route.deliver)?.publishes === true)
     .map((route) => `route "${route.name}" delivers to ${route.deliver} with the ${runner.name} runner, which answers with its prompt: ` +
       `it would post ${route.prompt === undefined ? 'the whole webhook payload' : 'its prompt'}, not a review. Set agent.runner to a real agent (command or openai).`)
-}
-
-/** ` (did you mean "github_comment"?)` when a known name is close to `word`, else nothing. */
-export function didYouMean(word: string, known: readonly string[]): string {
-  const close = suggest(word, known)
-  return close === undefined ? '' : ` (did you mean "${close}"?)`
 }

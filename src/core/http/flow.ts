@@ -5,13 +5,15 @@
  */
 import type { BodyBudget, BodyLease } from './body-budget.js'
 import type { ClientAddress } from './client-address.js'
-import { degraded, ERRORS, HEALTH, notReady, READY, type GatewayResponse } from './responses.js'
+import { deferred, degraded, ERRORS, HEALTH, json, notReady, rateLimited, READY, type GatewayResponse } from './responses.js'
 import { messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
 import type { Readiness } from '../jobs/state-backend.js'
 import { throttledLog, throttledWarn } from '../log/throttle.js'
-import type { Pipeline, RouteTable } from '../pipeline/pipeline.js'
-import type { Endpoint } from '../plugin-api/plugin.js'
+import type { Admission } from '../pipeline/admit.js'
+import type { Pipeline, PipelineResult, Rejection } from '../pipeline/pipeline.js'
+import type { Endpoint } from './endpoint.js'
+import type { RouteTable } from '../routes/route-table.js'
 import type { Clock, Logger, Route } from '../types.js'
 import { withDeadline } from '../../util/deadline.js'
 
@@ -83,14 +85,18 @@ const WEBHOOK_PREFIX = '/webhooks/'
 const PROBE_DEADLINE_MS = 800
 const probeExpired = () => new Error(`the state store did not answer within ${PROBE_DEADLINE_MS} ms`)
 
+/** One request through the request table. */
+export type Flow = (req: FlowRequest) => Promise<FlowResult>
+
 /** Builds the flow. */
-export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<FlowResult> {
+export function createFlow(parts: FlowParts): Flow {
   const { routes, pipeline, maxBodyBytes, budget, log } = parts
   // Nothing a sender wrote goes into these lines (not the route name it asked for): the client's address, the
   // route when it is ours, a fixed reason.
   const refused = throttledWarn(log, parts.clock)
   const unknown = throttledLog(log, parts.clock, { level: 'info' })
   const misuse = throttledLog(log, parts.clock, { level: 'error' })
+  const storeFailed = throttledLog(log, parts.clock, { level: 'error' })
 
   /** Liveness: 200 while this process answers, `degraded` with the reason while a part cannot work. */
   async function health(): Promise<GatewayResponse> {
@@ -127,7 +133,7 @@ export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<Flow
     if (path === '/ready') return probe ? ready() : ERRORS.probeMethod
     const endpoint = endpoints.get(path)
     if (endpoint) {
-      if (probe) return endpoint.handle(req)
+      if (probe) return endpoint.handle({ method: req.method, headers: req.headers, clientAddress: parts.clientAddress(req.remoteAddress, req.headers) })
       return req.method === 'POST' && endpoint.formBytes !== undefined ? form(req, endpoint, endpoint.formBytes) : ERRORS.probeMethod
     }
     if (!path.startsWith(WEBHOOK_PREFIX)) return PASS
@@ -165,9 +171,17 @@ export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<Flow
         misuse('parsed-already', 'webhook body already parsed by another middleware: mount the hookpilot handler before express.json()', { route: route.name })
         return ERRORS.bodyAlreadyParsed
       }
-      return await pipeline(route, {
+      const result = await pipeline(route, {
         method: 'POST', path: req.path, headers: req.headers, body: read.body, localAddress: req.localAddress, clientAddress: client,
       })
+      if (result.kind === 'admitted' && result.admission.kind === 'store_unavailable') {
+        // Never a 202 for an event that is not stored: the sender keeps it and may send it again.
+        // Throttled per route: a store that is down fails every request, and a line each is a flood (a full disk).
+        storeFailed(`store\u0000${route.name}`, 'cannot store the event: answered 503', {
+          route: route.name, delivery: result.deliveryId, event: result.event, client, reason: result.admission.reason,
+        })
+      }
+      return answerOf(result)
     } finally {
       lease.release()
     }
@@ -182,7 +196,7 @@ export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<Flow
       if (read.kind === 'too-large') return ERRORS.tooLarge
       if (read.kind === 'over-budget') return ERRORS.busy
       if (read.kind !== 'ok') return ERRORS.badRequest
-      return await endpoint.handle({ method: req.method, headers: req.headers, body: read.body })
+      return await endpoint.handle({ method: req.method, headers: req.headers, body: read.body, clientAddress: parts.clientAddress(req.remoteAddress, req.headers) })
     } finally {
       lease.release()
     }
@@ -195,6 +209,47 @@ export function createFlow(parts: FlowParts): (req: FlowRequest) => Promise<Flow
 
   function overBudget(fields: { route: string; client: string | undefined }): GatewayResponse {
     return busy('budget', 'refused request: unverified bodies would pass max_unverified_bytes, answered 503', { ...fields, held: budget.held() })
+  }
+}
+
+/** The answer to each reason a webhook is rejected for. */
+const REJECTIONS = {
+  invalid_signature: ERRORS.invalidSignature,
+  cannot_parse: ERRORS.cannotParse,
+  from_a_browser: ERRORS.fromABrowser,
+  not_json: ERRORS.notJson,
+} as const satisfies Record<Rejection, GatewayResponse>
+
+/**
+ * The HTTP answer to what the pipeline decided: the one place a webhook's outcome becomes a status, headers
+ * and a body (docs/requests.md's table).
+ */
+export function answerOf(result: PipelineResult): GatewayResponse {
+  switch (result.kind) {
+    case 'rejected':
+      return REJECTIONS[result.reason]
+    case 'ignored':
+      return json(200, { status: 'ignored', event: result.event, reason: result.reason })
+    case 'admitted':
+      return admissionAnswer(result, result.admission)
+  }
+}
+
+/** The answer to an admitted webhook (`job` names it in the body). */
+function admissionAnswer(job: { readonly route: string; readonly event: string; readonly deliveryId: string }, admission: Admission): GatewayResponse {
+  switch (admission.kind) {
+    case 'accepted':
+      return json(202, { status: 'accepted', route: job.route, event: job.event, delivery_id: job.deliveryId })
+    case 'deferred':
+      return deferred(job.route, job, admission.runAt)
+    case 'duplicate':
+      return json(200, { status: 'duplicate', delivery_id: job.deliveryId })
+    case 'rate_limited':
+      return rateLimited(admission.retryAfterSeconds)
+    case 'queue_full':
+      return ERRORS.queueFull
+    case 'store_unavailable':
+      return ERRORS.storeUnavailable
   }
 }
 

@@ -35,6 +35,10 @@ export const ERRORS = {
   headersTooLarge: frozen(431, 'Request header fields too large', { connection: 'close' }),
   invalidSignature: frozen(401, 'Invalid signature'),
   cannotParse: frozen(400, 'Cannot parse body'),
+  /** An `INSECURE_NO_AUTH` route's request that a browser sent (an `Origin`, or a `Sec-Fetch-Site` other than `none`). */
+  fromABrowser: frozen(403, 'INSECURE_NO_AUTH route: refused a request sent by a browser (Origin or Sec-Fetch-Site header); a web page must not run an unauthenticated route'),
+  /** An `INSECURE_NO_AUTH` route's body of a type a page can send across sites without a preflight. */
+  notJson: frozen(415, 'INSECURE_NO_AUTH route: only Content-Type application/json is accepted'),
   webhookMethod: frozen(405, 'Method not allowed', { allow: 'POST' }),
   probeMethod: frozen(405, 'Method not allowed', { allow: 'GET, HEAD' }),
   shuttingDown: frozen(503, 'Shutting down', { 'retry-after': '30', connection: 'close' }),

@@ -2,17 +2,8 @@
  * The job record: what a stored job is, whatever backend keeps it. The lifecycle (transitions.ts) computes it,
  * backends persist it, and operators read it (jobs-view.ts). Re-exported by state-backend.ts.
  */
+import type { JobState } from '../job-state.js'
 import type { JsonObject } from '../types.js'
-
-/**
- * Where a job is: waiting (`queued`, maybe not before a time), leased by a worker, or finished: `done` (its
- * answer was delivered), `skipped` (there was nothing to deliver: a silent output, or the target posted
- * nothing on purpose), `superseded` (a newer job of its concurrency group replaced it) or `failed`.
- */
-export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'skipped' | 'superseded'
-
-/** The states a job ends in. */
-export type FinalState = Exclude<JobState, 'queued' | 'running'>
 
 /**
  * A route's concurrency group for one event (the route's `concurrency`, with its key rendered from the payload):

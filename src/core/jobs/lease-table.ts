@@ -4,6 +4,7 @@
  */
 import type { JobRecord } from './state-backend.js'
 import type { JsonObject } from '../types.js'
+import type { RecordedProcess } from './orphans.js'
 
 /** A job as a table hands it out: leased under `token`, which every later write of this try names. */
 export interface LeasedRow {
@@ -31,8 +32,12 @@ export interface LeaseTable {
   update(id: string, token: string, change: (job: JobRecord) => JobRecord, after: LeaseAfter): Promise<JobRecord | undefined>
   /** Extends the leases `held` names (job id → token) to `until`; resolves the ids whose lease was still theirs. */
   renew(held: ReadonlyMap<string, string>, until: number): Promise<ReadonlySet<string>>
-  /** Records a process group the try started, so the next start can kill it if this process dies. */
-  recordProcess(id: string, token: string, pid: number): void
+  /**
+   * Keeps `process` (a process group the try started, as the kit recorded it) with job `id` while it is leased
+   * under `token`, so that the kit's recovery at a next start can kill it if this process dies
+   * (crash-recovery.ts). A store that cannot outlive its process keeps nothing.
+   */
+  recordProcess(id: string, token: string, process: RecordedProcess): void
   /** When the earliest queued job falls due; undefined when none is queued. */
   nextDue(): number | undefined
   /** Jobs queued or running. */

@@ -32,20 +32,26 @@ export const DEFAULT_AGENT_RETRY: RetrySchedule = { attempts: 5, firstDelayMs: 1
 /** How far the jitter moves a wait either way: ±20 %, so jobs that failed together do not all come back together. */
 export const JITTER = 0.2
 
+/** The shortest wait a `Retry-After` can ask for: "now" (0) must not make a retry loop without a pause. */
+export const MIN_REQUESTED_DELAY_MS = 1000
+
 /**
- * The wait before try `attempt + 1`, after try `attempt` (1-based) failed: `firstDelayMs × 2^(attempt − 1)`,
- * moved by up to ±{@link JITTER}, never past `maxDelayMs`. A `Retry-After` the other side sent
- * (`requestedMs`) is a minimum: the wait is never shorter than it asked (a server that says "in 1 s" for an hour
- * would otherwise use up every try in seconds), and never longer than `maxDelayMs` (a server cannot park a job
- * for a day). `random` is replaceable in tests.
+ * The wait before try `attempt + 1`, after try `attempt` (1-based) failed. When the other side said when to
+ * come back (`requestedMs`, its `Retry-After`), then: a Slack 429 "in 1 s" waits 1 s, not the schedule's
+ * minutes; at least {@link MIN_REQUESTED_DELAY_MS}, never past `maxDelayMs` (a server cannot park a job for a
+ * day), and the try still counts against `attempts`. A failure that says nothing waits
+ * `firstDelayMs × 2^(attempt − 1)`, moved by up to ±{@link JITTER}, never past `maxDelayMs`. `random` is
+ * replaceable in tests.
  *
  * @example
  * retryDelay(DEFAULT_DELIVERY_RETRY, 1, undefined, () => 0.5) // 180_000
+ * retryDelay(DEFAULT_DELIVERY_RETRY, 1, 1_000) // 1_000: as the platform asked
  */
 export function retryDelay(schedule: RetrySchedule, attempt: number, requestedMs?: number, random: () => number = Math.random): number {
+  if (requestedMs !== undefined) return Math.round(Math.min(schedule.maxDelayMs, Math.max(requestedMs, MIN_REQUESTED_DELAY_MS)))
   const nominal = backoffDelay(backoffOf(schedule), attempt)
   const jittered = nominal * (1 - JITTER + 2 * JITTER * random())
-  return Math.round(Math.min(schedule.maxDelayMs, Math.max(jittered, requestedMs ?? 0)))
+  return Math.round(Math.min(schedule.maxDelayMs, jittered))
 }
 
 /** Whether try `attempt` (1-based) was the schedule's last: a failure now ends the job. */

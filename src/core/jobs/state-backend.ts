@@ -11,7 +11,8 @@ import type { JsonObject, Logger, RateBooking, RateDecision, RateLimiter } from 
 import type { JobRecord, NewJob } from './job-record.js'
 import type { JobsView } from './jobs-view.js'
 
-export type { FinalState, JobGroup, JobRecord, JobStage, JobState, NewJob } from './job-record.js'
+export type { FinalState, JobState } from '../job-state.js'
+export type { JobGroup, JobRecord, JobStage, NewJob } from './job-record.js'
 export type { JobCounts, JobFilter, JobsView, RetryMode } from './jobs-view.js'
 
 /** How one try of a job ended, as the worker reports it; the queue stores it. */

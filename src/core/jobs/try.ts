@@ -8,6 +8,7 @@ import { GatewayError, messageOf } from '../errors.js'
 import type { LeaseAfter, LeaseTable, LeasedRow } from './lease-table.js'
 import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backend.js'
 import { publishEnded, publishJob } from './job-events.js'
+import { recordProcess } from './orphans.js'
 import { answered, crashLoop, outdated, progressed } from './transitions.js'
 import type { Clock, Logger } from '../types.js'
 
@@ -119,7 +120,7 @@ export function openTry({ job, payload, token }: LeasedRow, table: TryTable, opt
       },
       saveProgress: async (parts) => void (await self.write((j) => progressed(j, parts, now()))),
       confirmLease: async () => void (await self.write((j) => j)),
-      recordProcess: (pid) => table.recordProcess(job.id, token, pid),
+      recordProcess: (pid) => table.recordProcess(job.id, token, recordProcess(pid)),
     },
   }
   return self

@@ -1,10 +1,11 @@
 /**
  * Steps 6 to 10 of the request table, shared by every source: de-dup, rate limit, store. A webhook reaches
  * them after its signature and filters (`pipeline.ts`); an event of a source that is not HTTP (a market
- * stream, `intake.ts`) reaches them directly.
+ * stream, `intake.ts`) reaches them directly. The answer is a value ({@link Admission}): what it becomes on the
+ * wire is the request flow's (`http/flow.ts`), or the intake's for a source that is not HTTP.
  */
+import { messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
-import { deferred, ERRORS, json, rateLimited, type GatewayResponse } from '../http/responses.js'
 import { publishJob } from '../jobs/job-events.js'
 import type { DedupStore, JobQueue, LimitAnswer, LimitAsk, NewJob, Reservation } from '../jobs/state-backend.js'
 import type { Clock, Logger, OverLimit, RateLimiter, Route } from '../types.js'
@@ -18,6 +19,24 @@ export interface AdmitParts {
   readonly clock: Clock
   readonly events?: GatewayEvents | undefined
 }
+
+/**
+ * What became of an event handed to {@link admitJob}. Every expected outcome is one of these, a store that
+ * fails included: admitting never throws for it.
+ */
+export type Admission =
+  /** Stored, to run now. */
+  | { readonly kind: 'accepted'; readonly jobId: string }
+  /** Stored over its route's rate limit (`over_limit: defer`), to run at `runAt` (ms since the epoch). */
+  | { readonly kind: 'deferred'; readonly jobId: string; readonly runAt: number }
+  /** Its delivery id was seen already: nothing stored. */
+  | { readonly kind: 'duplicate' }
+  /** Over its route's rate limit: nothing stored; the window frees a slot in `retryAfterSeconds`. */
+  | { readonly kind: 'rate_limited'; readonly retryAfterSeconds: number }
+  /** `agent.max_queue` jobs are waiting: nothing stored. */
+  | { readonly kind: 'queue_full' }
+  /** The state store failed (`reason`, its message): nothing stored, and the sender may send it again. */
+  | { readonly kind: 'store_unavailable'; readonly reason: string }
 
 /** The fields of an event's log lines. */
 export type AdmitFields = Readonly<Record<string, string | undefined>>
@@ -49,14 +68,26 @@ async function limit(parts: AdmitParts, ask: LimitAsk, brought: LimitAnswer | un
   return answer.hit.ok ? {} : { retryAfterSeconds: answer.hit.retryAfterSeconds }
 }
 
-/** De-dups, rate-limits and stores `job`; the key stays reserved until the job is stored or refused. */
-export async function admitJob(parts: AdmitParts, route: Route, job: NewJob, fields: AdmitFields, overLimit: OverLimit = 'reject'): Promise<GatewayResponse> {
+/**
+ * De-dups, rate-limits and stores `job`; the key stays reserved until the job is stored or refused. A store
+ * that fails is counted (`storeError`) and answered `store_unavailable`; its callers log it in their words.
+ */
+export async function admitJob(parts: AdmitParts, route: Route, job: NewJob, fields: AdmitFields, overLimit: OverLimit = 'reject'): Promise<Admission> {
+  try {
+    return await admit(parts, route, job, fields, overLimit)
+  } catch (err) {
+    parts.events?.emit('storeError', { operation: 'accept' })
+    return { kind: 'store_unavailable', reason: messageOf(err) }
+  }
+}
+
+async function admit(parts: AdmitParts, route: Route, job: NewJob, fields: AdmitFields, overLimit: OverLimit): Promise<Admission> {
   const { dedup, queue, log, clock } = parts
   const ask = limitAsk(parts, route, overLimit)
   const reservation: Reservation | undefined = job.dedupKey === undefined ? undefined : await dedup.reserve(job.dedupKey, ask)
-  const duplicate = () => {
+  const duplicate = (): Admission => {
     log.info('duplicate delivery', fields)
-    return json(200, { status: 'duplicate', delivery_id: job.deliveryId })
+    return { kind: 'duplicate' }
   }
   if (reservation?.status === 'duplicate') return duplicate()
   const release = () => reservation?.release()
@@ -67,14 +98,14 @@ export async function admitJob(parts: AdmitParts, route: Route, job: NewJob, fie
     if ('retryAfterSeconds' in slot) {
       release()
       log.warn('rate limit exceeded', { ...fields, retry_after: slot.retryAfterSeconds })
-      return rateLimited(slot.retryAfterSeconds)
+      return { kind: 'rate_limited', retryAfterSeconds: slot.retryAfterSeconds }
     }
     const { runAt } = slot
     const added = await queue.add(runAt === undefined ? job : { ...job, runAt }, reservation)
     if (added.status === 'duplicate') return duplicate()
     if (added.status === 'full') {
       log.error('queue full: event refused', fields)
-      return ERRORS.queueFull
+      return { kind: 'queue_full' }
     }
     stored = true
     const when = runAt === undefined ? {} : { run_at: new Date(runAt).toISOString() }
@@ -88,8 +119,7 @@ export async function admitJob(parts: AdmitParts, route: Route, job: NewJob, fie
       log.info('superseded before it ran: a newer event of its group came', { route: gone.route, delivery: gone.deliveryId, job: gone.id, by: added.id })
       parts.events?.emit('jobFinished', { route: gone.route, outcome: 'superseded' })
     }
-    if (runAt !== undefined) return deferred(route.name, job, runAt)
-    return json(202, { status: 'accepted', route: route.name, event: job.event, delivery_id: job.deliveryId })
+    return runAt === undefined ? { kind: 'accepted', jobId: added.id } : { kind: 'deferred', jobId: added.id, runAt }
   } finally {
     release() // after add() a second release does nothing; after a throw it gives the key back
     // A moment booked for a job that was not stored (a duplicate, a full queue, a store error) is given back.

@@ -4,7 +4,6 @@
  * become runs the agent and delivers like any other. The source names the occurrence in `deliveryId`, so an
  * event it detects twice (after a reconnect or a restart) is a duplicate, not a second job.
  */
-import { messageOf } from '../errors.js'
 import { throttledLog } from '../log/throttle.js'
 import type { Clock, JsonObject, Route } from '../types.js'
 import { admitJob, type AdmitParts } from './admit.js'
@@ -49,16 +48,20 @@ export function createIntake(parts: AdmitParts & { readonly clock: Clock }, rout
         route: route.name, event: event.type, deliveryId: event.deliveryId, dedupKey: dedupKeyOf(route.name, event.deliveryId),
         payload: event.payload, payloadJson, receivedAt: parts.clock(), link: validLink(event.link),
       }
-      try {
-        const answer = await admitJob(parts, route, job, fields)
-        if (answer.status === 202) return { status: 'accepted' }
-        if (answer.status === 429) return { status: 'rate_limited', retryAfterSeconds: Number(answer.headers['retry-after'] ?? 60) }
-        if (answer.status === 200) return { status: 'duplicate' }
-        return { status: 'queue_full' }
-      } catch (err) {
-        storeFailed(`store\u0000${route.name}`, 'cannot store the event', { ...fields, reason: messageOf(err) })
-        parts.events?.emit('storeError', { operation: 'accept' })
-        return { status: 'store_error' }
+      const admission = await admitJob(parts, route, job, fields)
+      switch (admission.kind) {
+        // The intake asks the limit to reject, never to defer; a deferred event is stored all the same.
+        case 'accepted':
+        case 'deferred':
+          return { status: 'accepted' }
+        case 'duplicate':
+        case 'queue_full':
+          return { status: admission.kind }
+        case 'rate_limited':
+          return { status: 'rate_limited', retryAfterSeconds: admission.retryAfterSeconds }
+        case 'store_unavailable':
+          storeFailed(`store\u0000${route.name}`, 'cannot store the event', { ...fields, reason: admission.reason })
+          return { status: 'store_error' }
       }
     },
   }

@@ -1,28 +1,23 @@
 /**
  * Steps 3 to 10 of the request table for a webhook whose route is known and whose body was read within the
- * cap: verify, parse, filter, de-dup, rate limit, store. Transport-free: the request flow calls it.
+ * cap: verify, parse, filter, de-dup, rate limit, store. Transport-free: it answers a value
+ * ({@link PipelineResult}), which the request flow (`http/flow.ts`) turns into the HTTP answer.
  */
-import { messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
-import { ERRORS, json, type GatewayResponse } from '../http/responses.js'
 import type { DedupStore, JobQueue, NewJob } from '../jobs/state-backend.js'
-import { admitJob } from './admit.js'
+import { admitJob, type Admission } from './admit.js'
+import { browserRefusal, type BrowserRefusal } from './browser-guard.js'
 import { dedupKeyOf } from '../jobs/dedup-key.js'
 import { checkedOrigin } from '../jobs/origin.js'
-import { throttledLog, throttledWarn } from '../log/throttle.js'
+import { throttledWarn } from '../log/throttle.js'
 import { parsePayload } from './parse-body.js'
-import { INSECURE_NO_AUTH, isLoopback } from '../routes/routes.js'
+import { INSECURE_NO_AUTH } from '../route-types.js'
+import { isLoopback } from '../routes/routes.js'
 import { groupOf } from '../routes/concurrency.js'
 import type { Clock, EventFilter, JsonObject, Logger, RawRequest, RateLimiter, Route, Source, WebhookEvent } from '../types.js'
 
 /** Headers a reverse proxy adds to what it forwards. */
 const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const
-
-/** Looks routes up by name (static ones, then dynamic subscriptions). */
-export interface RouteTable {
-  get(name: string): Route | undefined
-  list(): readonly Route[]
-}
 
 /** What the pipeline is composed of. */
 export interface PipelineParts {
@@ -38,14 +33,32 @@ export interface PipelineParts {
   readonly events?: GatewayEvents | undefined
 }
 
+/**
+ * Why a webhook was rejected before anything of it was read: its signature, a body that is not JSON, or (on an
+ * `INSECURE_NO_AUTH` route) what only a browser page sends.
+ */
+export type Rejection = 'invalid_signature' | 'cannot_parse' | BrowserRefusal
+
+/** What became of a webhook: verified and admitted (the admission says how), ignored by its route, or rejected. */
+export type PipelineResult =
+  /** Verified, parsed and taken by its route: `admission` says whether it was stored. */
+  | { readonly kind: 'admitted'; readonly route: string; readonly event: string; readonly deliveryId: string; readonly admission: Admission }
+  /** Verified, but its route does not take it (`reason`, in words: which rule). */
+  | { readonly kind: 'ignored'; readonly event: string; readonly reason: string }
+  | { readonly kind: 'rejected'; readonly reason: Rejection }
+
 /** Runs a verified-or-not webhook through the checks. */
-export type Pipeline = (route: Route, req: RawRequest) => Promise<GatewayResponse>
+export type Pipeline = (route: Route, req: RawRequest) => Promise<PipelineResult>
+
+const REJECTED = {
+  invalidSignature: Object.freeze({ kind: 'rejected', reason: 'invalid_signature' }),
+  cannotParse: Object.freeze({ kind: 'rejected', reason: 'cannot_parse' }),
+} as const satisfies Record<string, PipelineResult>
 
 /** Builds the pipeline from its parts. */
 export function createPipeline(parts: PipelineParts): Pipeline {
   const { sources, filters, log, clock, signal } = parts
   const rejected = throttledWarn(log, clock)
-  const storeFailed = throttledLog(log, clock, { level: 'error' })
   /** Only the route, a fixed reason and the client's address: nothing the unauthenticated sender wrote. */
   const reject = (route: Route, req: RawRequest, message: string, reason?: string): undefined => {
     rejected(`${route.name}\u0000${message}\u0000${reason ?? ''}`, message, { route: route.name, reason, client: req.clientAddress })
@@ -53,7 +66,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   }
 
   /** The source that vouches for the request (or, on an `INSECURE_NO_AUTH` route, the one whose headers it carries). */
-  async function verify(route: Route, req: RawRequest): Promise<{ source: Source | undefined } | undefined> {
+  async function verify(route: Route, req: RawRequest): Promise<{ source: Source | undefined } | { refused: BrowserRefusal } | undefined> {
     const source = sources.find((s) => req.headers[s.header] !== undefined || s.claims?.(req.headers) === true)
     if (route.secrets.includes(INSECURE_NO_AUTH)) {
       // Checked on the socket the request came in on: an embedder may serve gateway.handler on any address.
@@ -64,6 +77,12 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       // it forwarded says so in its headers, and is refused too.
       if (PROXY_HEADERS.some((h) => req.headers[h] !== undefined)) {
         return reject(route, req, 'rejected request: INSECURE_NO_AUTH is refused for a request a proxy forwarded')
+      }
+      // A page in the developer's browser reaches loopback too: what only a browser sends is refused.
+      const refusal = browserRefusal(req.headers)
+      if (refusal !== undefined) {
+        reject(route, req, 'rejected request: INSECURE_NO_AUTH is refused for what a browser page can send', refusal === 'from_a_browser' ? 'Origin or Sec-Fetch-Site header' : 'Content-Type not application/json')
+        return { refused: refusal }
       }
       return { source }
     }
@@ -107,12 +126,13 @@ export function createPipeline(parts: PipelineParts): Pipeline {
 
   return async function process(route, req) {
     const verified = await verify(route, req)
-    if (!verified) return ERRORS.invalidSignature
+    if (!verified) return REJECTED.invalidSignature
+    if ('refused' in verified) return { kind: 'rejected', reason: verified.refused }
     const parsed = parsePayload(req.body, req.headers['content-type'])
     if (!parsed) {
       // Signed, but still nothing of it is logged: a fixed reason, throttled like forgeries.
       reject(route, req, 'rejected request: cannot parse body', 'not a JSON object (or nested over 100 deep)')
-      return ERRORS.cannotParse
+      return REJECTED.cannotParse
     }
     const { payload } = parsed
 
@@ -125,7 +145,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const ignored = await ignoredBecause(event, route)
     if (ignored !== undefined) {
       log.debug('ignored event', { ...fields, reason: ignored })
-      return json(200, { status: 'ignored', event: type, reason: ignored })
+      return { kind: 'ignored', event: type, reason: ignored }
     }
 
     // A timestamp id is never de-duplicated: without an id header, retries cannot be told apart.
@@ -136,15 +156,8 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     }
     // A route that does not say follows its sender: GitLab disables a hook answered 4xx, so its events wait instead.
     const overLimit = route.overLimit ?? verified.source?.overLimit ?? 'reject'
-    try {
-      return await admitJob(parts, route, job, fields, overLimit)
-    } catch (err) {
-      // Never a 202 for an event that is not stored: the sender keeps it and may send it again.
-      // Throttled per route: a store that is down fails every request, and a line each is a flood (a full disk).
-      storeFailed(`store\u0000${route.name}`, 'cannot store the event: answered 503', { ...fields, reason: messageOf(err) })
-      parts.events?.emit('storeError', { operation: 'accept' })
-      return ERRORS.storeUnavailable
-    }
+    const admission = await admitJob(parts, route, job, fields, overLimit)
+    return { kind: 'admitted', route: route.name, event: type, deliveryId, admission }
   }
 }
 

@@ -7,7 +7,7 @@ import type * as v from 'valibot'
 import { missingPath, suggest } from '../config/keys.js'
 import type { HookpilotConfig } from '../config/schema.js'
 import { GatewayError } from '../errors.js'
-import type { GatewayPlugin } from './plugin.js'
+import type { GatewayPlugin } from './gateway-plugin.js'
 import type { AgentSandbox, AgentUser, Clock, Logger } from '../types.js'
 
 const PLUGIN = Symbol.for('hookpilot.pluginDefinition')

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url'
 import { isRecord } from '../config/env.js'
 import { ConfigError, type ConfigIssue } from '../errors.js'
 import { defineConfiguredPlugin, isPluginDefinition, type PluginDefinition } from './definition.js'
-import type { GatewayPlugin } from './plugin.js'
+import type { GatewayPlugin } from './gateway-plugin.js'
 
 /** Loads every listed module; throws one ConfigError for every entry that fails. */
 export async function loadPluginModules(entries: unknown, baseDir: string, source?: string): Promise<PluginDefinition[]> {

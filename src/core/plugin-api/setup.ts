@@ -6,11 +6,11 @@
  */
 import { isRecord } from '../config/env.js'
 import type { HookpilotConfig } from '../config/schema.js'
-import { loadedPlugins } from '../config/config.js'
+import { loadedPlugins } from './load-config.js'
 import { ConfigError, GatewayError, type ConfigIssue } from '../errors.js'
 import { at, isSelected } from './sections.js'
 import type { PluginDefinition, Resources } from './definition.js'
-import type { GatewayPlugin } from './plugin.js'
+import type { GatewayPlugin } from './gateway-plugin.js'
 import type { AgentSandbox, AgentUser, Clock, Logger } from '../types.js'
 
 /** A plugin to set up, with where its options are. */

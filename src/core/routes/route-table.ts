@@ -1,31 +1,18 @@
 /**
- * The routes a gateway answers: the static ones of config.yaml, then dynamic subscriptions, which can be
- * swapped at run time without a restart. Static routes win a name clash.
+ * How the parts of a gateway look routes up: a table to read, and the webhook table whose subscribed part can
+ * be swapped at run time without a restart. One registry (`route-registry.ts`) holds every route and hands
+ * each part the table it may read.
  */
-import type { RouteTable } from '../pipeline/pipeline.js'
 import type { Route } from '../types.js'
 
-/** A route table whose dynamic part can be replaced while the gateway runs. */
+/** Looks routes up by name. */
+export interface RouteTable {
+  get(name: string): Route | undefined
+  list(): readonly Route[]
+}
+
+/** The routes the gateway answers over HTTP: static ones, then subscribed ones, which can be replaced while it runs. */
 export interface MutableRouteTable extends RouteTable {
   /** Replaces every dynamic route at once (requests see the old set or the new one, never a mix). */
   setDynamic(routes: readonly Route[]): void
-}
-
-/**
- * Creates the table from the static routes. `onChange` hears every set of routes the table holds, the first
- * at once (the gateway's secret set learns the routes' secrets from it).
- */
-export function createRouteTable(staticRoutes: readonly Route[], onChange?: (routes: readonly Route[]) => void): MutableRouteTable {
-  const fixed = new Map(staticRoutes.map((r) => [r.name, r]))
-  let dynamic = new Map<string, Route>()
-  const table: MutableRouteTable = {
-    get: (name) => fixed.get(name) ?? dynamic.get(name),
-    list: () => [...fixed.values(), ...[...dynamic.values()].filter((r) => !fixed.has(r.name))],
-    setDynamic(routes) {
-      dynamic = new Map(routes.map((r) => [r.name, r]))
-      onChange?.(table.list())
-    },
-  }
-  onChange?.(table.list())
-  return table
 }

@@ -4,14 +4,9 @@
  */
 import type { ConfigIssue } from '../errors.js'
 import type { RouteConfig } from '../config/schema.js'
+import { INSECURE_NO_AUTH } from '../route-types.js'
 import type { Route } from '../types.js'
 import { unclosedPlaceholderProblem } from './template.js'
-
-/**
- * The literal secret value that turns signature checks off, for local tools that cannot sign. Accepted only on a
- * loopback bind: on any other address, anyone who can reach the port could make the agent run.
- */
-export const INSECURE_NO_AUTH = 'INSECURE_NO_AUTH'
 
 /** What every route inherits from `platforms.webhook.extra`. */
 export interface RouteDefaults {

@@ -5,14 +5,17 @@
  * declares secret options of its own.
  *
  * Two kinds are told apart. The gateway's **own** secrets (webhook secrets, chat tokens, the model API key)
- * are redacted and kept from children, with every variable that holds one, contains one, or holds a part of
- * one (`secret: "pre-${PART}"`). **Credentials** the gateway was given for its children (GH_TOKEN, an agent's
- * API key: variables whose names say they are secret) are redacted but still passed on, or gh and the agent
- * could not work.
+ * are redacted and kept from children, with every variable that holds one or contains one (a DSN with a
+ * password). A variable that holds a part of one (`secret: "pre-${PART}"`) is kept from children too, but it is
+ * not redacted as a secret of its own: a part is only a word the secret contains, and npm's
+ * `npm_package_name=hookpilot` inside the example's `hookpilot-example-secret` turned every "hookpilot" of the
+ * log into `[redacted]` (issue 38, item 7). The secret itself, in each of its forms, is still redacted whole.
+ * **Credentials** the gateway was given for its children (GH_TOKEN, an agent's API key: variables whose names
+ * say they are secret) are redacted but still passed on, or gh and the agent could not work.
  */
 import { REDACTED, redactTokenShapes } from './redact.js'
 import { secretForms } from './encodings.js'
-import { INSECURE_NO_AUTH } from '../routes/routes.js'
+import { INSECURE_NO_AUTH } from '../route-types.js'
 
 /** An environment, as `process.env`. */
 export type SecretEnv = Readonly<Record<string, string | undefined>>
@@ -21,7 +24,7 @@ export type SecretEnv = Readonly<Record<string, string | undefined>>
 export interface SecretSet {
   /** Sets the gateway's own secrets known to `origin` (`config`, `routes`, a plugin's name), replacing the previous ones. */
   set(origin: string, values: Iterable<string | undefined>): void
-  /** Every value redacted: own secrets, credentials of the environment, and variables holding part of a secret. */
+  /** Every value redacted: own secrets, credentials of the environment, and variables holding or containing an own secret. */
   values(): readonly string[]
   /** `text` with every value of {@link values} (also encoded: base64, hex, URL-encoded, reversed; see secretForms) and every token-shaped string replaced. */
   redact(text: string): string
@@ -38,7 +41,7 @@ export interface SecretSetOptions {
 /** Shorter values are not treated as secrets: `1`, `on` or `C` would match everywhere. */
 const MIN_LENGTH = 4
 /**
- * A variable is taken for part of a secret when the secret holds its value and that value is long (8
+ * A variable is taken for part of a secret (kept from children, not redacted) when the secret holds its value and that value is long (8
  * characters) or is at least half of the secret: `LOG_FORMAT=json` is not part of `json-logs-secret-...`, but
  * `PART` in `pre-${PART}` is.
  */
@@ -71,13 +74,18 @@ export function createSecretSet(options: SecretSetOptions = {}): SecretSet {
   function compute() {
     if (cache) return cache
     const own = [...new Set([...origins.values()].flat())]
-    // Variables that hold an own secret, contain one, or are part of one: none may reach a child.
+    // Variables that hold an own secret, contain one, or are part of one: none may reach a child. Only those
+    // that hold or contain one are secrets themselves and redacted whole; a part is a word, not a secret.
     const hidden = new Set<string>()
+    const holding: string[] = []
     for (const [name, value] of Object.entries(env)) {
-      if (value !== undefined && value.length >= MIN_LENGTH && own.some((s) => value.includes(s) || isPart(value, s))) hidden.add(name)
+      if (value === undefined || value.length < MIN_LENGTH) continue
+      if (own.some((s) => value.includes(s))) {
+        hidden.add(name)
+        holding.push(value)
+      } else if (own.some((s) => isPart(value, s))) hidden.add(name)
     }
-    const parts = [...hidden].map((name) => env[name] as string)
-    const values = [...new Set([...own, ...parts, ...credentials])].sort((a, b) => b.length - a.length)
+    const values = [...new Set([...own, ...holding, ...credentials])].sort((a, b) => b.length - a.length)
     cache = { values, pattern: alternation(values), hidden }
     return cache
   }

@@ -8,9 +8,19 @@ import type { StartupFinding } from '../../core/types.js'
 import { redact } from '../shared/redact.js'
 import type { GithubApp } from './app.js'
 import { SECTION } from './options.js'
+import { keyFileExposure, type PrivateKeySource } from './private-key.js'
 
-/** What is wrong with the App's id and key, found now rather than by the first job. */
-export async function appCheck(app: GithubApp, keyPath: string): Promise<StartupFinding[]> {
+/**
+ * What is wrong with the App's id and key, found now rather than by the first job; with the key's `source`, also
+ * a warning for a key file others can read.
+ */
+export async function appCheck(app: GithubApp, keyPath: string, source?: PrivateKeySource): Promise<StartupFinding[]> {
+  const exposed = source !== undefined && 'file' in source ? await keyFileExposure(source.file) : undefined
+  const warnings: StartupFinding[] = exposed === undefined ? [] : [{ severity: 'warning', path: keyPath, message: exposed }]
+  return [...await identityCheck(app, keyPath), ...warnings]
+}
+
+async function identityCheck(app: GithubApp, keyPath: string): Promise<StartupFinding[]> {
   try {
     const who = await app.identity()
     if (who.id !== app.appId) {

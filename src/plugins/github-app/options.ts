@@ -11,6 +11,7 @@ import { validHook } from '../../core/jobs/origin.js'
 import type { SetupContext } from '../../core/plugin-api/definition.js'
 import { resolve } from 'node:path'
 import type { GithubApp } from './app.js'
+import { appRouteCheck, type AppRouteCheck } from './app-routes.js'
 import { AGENT_PERMISSIONS } from './permissions.js'
 import type { PrivateKeySource } from './private-key.js'
 
@@ -39,11 +40,23 @@ export const githubAppOptions = v.object({
     { on_start: false, every_minutes: 0, window_hours: 3, max_pages: 10, hooks: [] },
   ),
   route: v.optional(nonBlank('the route the App\'s webhook URL names, e.g. review')),
+  // The App's own webhook secret (a list while rotating): installation tokens are minted only for routes that
+  // verify with it alone (app-routes.ts).
+  webhook_secret: v.optional(v.union([text, v.array(text)], 'expected the App\'s webhook secret, or a list of them while rotating')),
   agent_permissions: v.optional(v.record(v.pipe(text, v.regex(/^[a-z_]+$/, 'expected a permission name, e.g. contents')), level), { ...AGENT_PERMISSIONS }),
 })
 
 /** The validated section. */
 export type GithubAppConfig = v.InferOutput<typeof githubAppOptions>
+
+/**
+ * Which routes the App mints installation tokens for (those verified with its own webhook secret only), read
+ * from the configuration as `ctx` holds it.
+ */
+export function appRoutesOf(ctx: Pick<SetupContext, 'config'>): AppRouteCheck {
+  const options = (at(ctx.config, SECTION) ?? {}) as Partial<GithubAppConfig>
+  return appRouteCheck(ctx.config, options.webhook_secret)
+}
 
 /** The hooks token, when `reconcile.token` holds one (an unset variable leaves it empty: no token). */
 export function hooksToken(options: Partial<GithubAppConfig>): string | undefined {

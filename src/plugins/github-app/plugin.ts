@@ -7,8 +7,8 @@
 import { ConfigError } from '../../core/errors.js'
 import { definePlugin } from '../../core/plugin-api/plugin.js'
 import type { AgentEnvironment } from '../../core/types.js'
-import type { GatewayPlugin } from '../../core/plugin-api/plugin.js'
-import { appSettings, githubAppOf, githubAppOptions, hooksToken, SECTION } from './options.js'
+import type { GatewayPlugin } from '../../core/plugin-api/gateway-plugin.js'
+import { appRoutesOf, appSettings, githubAppOf, githubAppOptions, hooksToken, SECTION } from './options.js'
 
 /**
  * Variables of the gateway's environment that gh, git or an agent would take for a GitHub credential: an
@@ -21,7 +21,7 @@ export const githubAppPlugin = definePlugin({
   name: 'github_app',
   section: SECTION,
   options: githubAppOptions,
-  secrets: ['private_key', 'reconcile.token'],
+  secrets: ['private_key', 'reconcile.token', 'webhook_secret'],
   async setup(options, ctx) {
     const settings = appSettings(options, ctx.baseDir)
     const app = await githubAppOf(ctx)
@@ -45,16 +45,23 @@ export const githubAppPlugin = definePlugin({
     const { installationScope } = await import('./installation.js')
     const { appCheck } = await import('./check.js')
     const cleared: AgentEnvironment = Object.fromEntries(GITHUB_CREDENTIAL_VARIABLES.map((name) => [name, null]))
+    const fromApp = appRoutesOf(ctx)
+    const { notAppRoute } = await import('./app-routes.js')
     return {
       name: 'github_app',
-      async agentEnvironment(job) {
+      async agentEnvironment(job, run) {
+        // Only a delivery verified with the App's own secret may name the installation a token is minted for.
+        if (!fromApp(job.route)) {
+          if (installationScope(job.payload) !== undefined) run.log.warn(`no GitHub token for the agent: ${notAppRoute(job.route)}`, { route: job.route, delivery: job.deliveryId })
+          return cleared
+        }
         const scope = installationScope(job.payload)
         // An event the App did not send (another route's) still gets none of the gateway's GitHub credentials.
         if (scope === undefined) return cleared
         const { token } = await app.installationToken(scope, permissions)
         return { ...cleared, GH_TOKEN: token }
       },
-      preflight: () => appCheck(app, settings.keyPath),
+      preflight: () => appCheck(app, settings.keyPath, settings.privateKey),
       // The App's key mints a token for every repository it is installed on: no agent reads its file.
       privatePaths: 'file' in settings.privateKey ? [settings.privateKey.file] : [],
       observe,

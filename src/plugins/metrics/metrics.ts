@@ -8,7 +8,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { GatewayEvents } from '../../core/events.js'
 import { json, type GatewayResponse } from '../../core/http/responses.js'
 import type { StateBackend } from '../../core/jobs/state-backend.js'
-import type { Endpoint } from '../../core/plugin-api/plugin.js'
+import type { Endpoint } from '../../core/http/endpoint.js'
 import { matchesAnyToken } from '../shared/secure-compare.js'
 
 /** Options of {@link gatewayMetrics}. */

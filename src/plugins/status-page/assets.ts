@@ -41,7 +41,8 @@ ${body}
 export const STATUS_JS = `'use strict'
 ;(() => {
   const REFRESH_MS = 2000
-  const time = (ms) => (ms === undefined || ms === null ? '' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19))
+  // With its zone: a bare "2026-11-27 20:30:00" read as the viewer's local time when it is UTC.
+  const time = (ms) => (ms === undefined || ms === null ? '' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + ' UTC')
   // A job's page, as a link only when it is https (the server checked it too); shown as host and path.
   function link(href) {
     if (typeof href !== 'string' || !href.startsWith('https://')) return undefined

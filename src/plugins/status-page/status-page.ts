@@ -6,10 +6,11 @@
  */
 import type { GatewayResponse } from '../../core/http/responses.js'
 import type { JobsView } from '../../core/jobs/state-backend.js'
-import type { Endpoint } from '../../core/plugin-api/plugin.js'
+import type { Endpoint, EndpointRequest } from '../../core/http/endpoint.js'
 import type { Clock } from '../../core/types.js'
 import { loginHtml, STATUS_CSS, STATUS_HTML, STATUS_JS } from './assets.js'
 import { statusAuth } from './auth.js'
+import { loginBackoff } from './login-backoff.js'
 import { jobsSnapshot } from './snapshot.js'
 
 /** Options of {@link statusPage}. */
@@ -49,11 +50,32 @@ const FORM_BYTES = 4_096
  * ```
  */
 export function statusPage(options: StatusPageOptions): StatusPage {
-  const auth = statusAuth(options.token)
   const now = options.now ?? Date.now
+  const auth = statusAuth(options.token, now)
+  // A client without an address (gateway.handle() in-process) shares one entry: it is slowed down all the same.
+  const backoff = loginBackoff({ now })
+  const clientOf = (req: EndpointRequest) => req.clientAddress ?? ''
+  /** Seconds a client held back by failed tries must wait, or undefined when its token may be checked now. */
+  const heldBack = (req: EndpointRequest): number | undefined => {
+    const wait = backoff.waitMs(clientOf(req))
+    return wait > 0 ? Math.ceil(wait / 1000) : undefined
+  }
 
   const guarded = (handle: () => Promise<GatewayResponse> | GatewayResponse, refused: () => GatewayResponse): Endpoint['handle'] =>
-    async (req) => (auth.allowed(req.headers) ? handle() : refused())
+    async (req) => {
+      const presented = auth.presented(req.headers)
+      if (presented === 'session') return handle()
+      if (presented === 'none') return refused()
+      // A bearer token is a guess like a login's: the same wait, checked before the token is.
+      const wait = heldBack(req)
+      if (wait !== undefined) return tooManyTries(wait, 'application/json', JSON.stringify({ error: `Too many wrong tokens: try again in ${wait} s` }))
+      if (presented === 'wrong-bearer') {
+        backoff.failed(clientOf(req))
+        return refused()
+      }
+      backoff.succeeded(clientOf(req))
+      return handle()
+    }
 
   return {
     endpoints: [
@@ -75,9 +97,16 @@ export function statusPage(options: StatusPageOptions): StatusPage {
           if (req.method !== 'POST') return answer(303, 'text/plain', '', { location: '/status' })
           // A form posted from another site is refused (SameSite keeps the cookie from it; this keeps its login out).
           if (!sameSite(req.headers)) return answer(403, 'text/plain', 'Forbidden')
+          // Held back after failed tries: even the right token waits, so guessing during the wait gains nothing.
+          const wait = heldBack(req)
+          if (wait !== undefined) return tooManyTries(wait, 'text/html; charset=utf-8', loginHtml(`Too many wrong tokens: try again in ${wait} s.`))
           const token = new URLSearchParams(Buffer.from(req.body ?? new Uint8Array()).toString('utf8')).get('token') ?? ''
-          if (!auth.matches(token)) return answer(401, 'text/html; charset=utf-8', loginHtml('That is not the status token.'))
-          return answer(303, 'text/plain', '', { location: '/status', 'set-cookie': auth.cookie })
+          if (!auth.matches(token)) {
+            backoff.failed(clientOf(req))
+            return answer(401, 'text/html; charset=utf-8', loginHtml('That is not the status token.'))
+          }
+          backoff.succeeded(clientOf(req))
+          return answer(303, 'text/plain', '', { location: '/status', 'set-cookie': auth.cookie() })
         },
       },
     ],
@@ -93,6 +122,11 @@ function sameSite(headers: Readonly<Record<string, string>>): boolean {
   } catch {
     return false
   }
+}
+
+/** 429 for a client held back by failed tries, saying when to come back. */
+function tooManyTries(seconds: number, type: string, body: string): GatewayResponse {
+  return answer(429, type, body, { 'retry-after': String(seconds) })
 }
 
 function unauthorized(): GatewayResponse {

@@ -63,6 +63,8 @@ export async function runExport<S>(walk: Walk<S>, options: RunOptions): Promise<
         'remove it to start over, or export into another directory',
     )
   }
+  // A checkpoint's temporary copy is left only by a kill between its write and its rename: never read, removed.
+  await rm(`${checkpointOf(file)}.tmp`, { force: true })
   let cp: Checkpoint<S>
   let handle: FileHandle
   if (saved === undefined) {

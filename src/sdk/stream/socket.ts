@@ -22,13 +22,37 @@ export interface SocketLike {
 export type SocketFactory = new (url: string) => SocketLike
 
 /**
- * The WebSocket to use: the global one where the runtime has it (Node 22+, Deno, Bun, browsers), else the `ws`
- * package (Node 20 has no global WebSocket).
+ * The largest frame the channel's sockets take by default: 4 MiB. A book snapshot of 200 tokens is well under
+ * it, and `ws`'s own default (100 MiB) let a hostile server hold a gateway's loop for seconds parsing frames of
+ * 90 MB while webhooks waited for their answer (issue 38, item 4).
  */
-export async function webSocketImpl(global: { WebSocket?: unknown } = globalThis): Promise<SocketFactory> {
+export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024
+
+/**
+ * The WebSocket to use: the global one where the runtime has it (Node 22+, Deno, Bun, browsers), else the `ws`
+ * package (Node 20 has no global WebSocket), made to refuse a frame over `maxFrameBytes` while it arrives
+ * (`maxPayload`: the frame is never buffered whole). A global WebSocket has no such setting: there a frame over
+ * the cap is dropped when it arrives, unparsed (see openConnection).
+ */
+export async function webSocketImpl(global: { WebSocket?: unknown } = globalThis, maxFrameBytes = DEFAULT_MAX_FRAME_BYTES): Promise<SocketFactory> {
   if (typeof global.WebSocket === 'function') return global.WebSocket as SocketFactory
   const ws = await import('ws')
-  return ws.WebSocket as unknown as SocketFactory
+  return class CappedWebSocket extends ws.WebSocket {
+    constructor(url: string) {
+      super(url, { maxPayload: maxFrameBytes })
+    }
+  } as unknown as SocketFactory
+}
+
+/** `ws`'s error for a frame over `maxPayload`; it then closes the socket with 1009 (message too big). */
+const FRAME_TOO_BIG = 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH'
+const MESSAGE_TOO_BIG = 1009
+
+/** Whether a socket's error or close event says a frame was over the cap. */
+function frameTooBig(event: unknown): boolean {
+  if (typeof event !== 'object' || event === null) return false
+  const { error, code } = event as { error?: { code?: unknown }; code?: unknown }
+  return code === MESSAGE_TOO_BIG || error?.code === FRAME_TOO_BIG
 }
 
 /** Reconnection settings, with every default filled in. */
@@ -62,6 +86,8 @@ export interface ConnectionOptions {
   readonly heartbeat: { readonly intervalMs: number; readonly timeoutMs: number }
   readonly reconnect: ReconnectPolicy
   readonly WebSocket: SocketFactory
+  /** A frame longer than this closes the connection, which reconnects (see webSocketImpl). */
+  readonly maxFrameBytes: number
 }
 
 const noop = (): void => {}
@@ -76,6 +102,7 @@ export function openConnection(o: ConnectionOptions, on: ConnectionHandlers): { 
   let ping: ReturnType<typeof setInterval> | undefined
   let pongDeadline: ReturnType<typeof setTimeout> | undefined
   let retry: ReturnType<typeof setTimeout> | undefined
+  const tooBig = `a frame over ${o.maxFrameBytes} bytes (maxFrameBytes)`
   const subscription = JSON.stringify({
     assets_ids: o.tokenIds,
     type: 'market',
@@ -107,8 +134,10 @@ export function openConnection(o: ConnectionOptions, on: ConnectionHandlers): { 
     }
     ws.onmessage = ({ data }) => {
       // Only an answer proves the connection works: resetting on open alone would loop on a server that drops us.
-      failures = 0
       if (typeof data !== 'string') return
+      // Where the socket could not refuse it while it arrived (a global WebSocket), it is at least not parsed.
+      if (data.length > o.maxFrameBytes) return drop(tooBig)
+      failures = 0
       if (data === 'PONG') {
         clearTimeout(pongDeadline)
         pongDeadline = undefined
@@ -116,8 +145,8 @@ export function openConnection(o: ConnectionOptions, on: ConnectionHandlers): { 
       }
       on.text(data)
     }
-    ws.onclose = () => drop('closed')
-    ws.onerror = () => drop('error')
+    ws.onclose = (event) => drop(frameTooBig(event) ? tooBig : 'closed')
+    ws.onerror = (event) => drop(frameTooBig(event) ? tooBig : 'error')
   }
 
   function stopTimers(): void {

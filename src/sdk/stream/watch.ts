@@ -12,7 +12,7 @@ import { parseFrame, type UnknownFrameHandler } from './parse.js'
 import { createGapFiller } from './gap-filler.js'
 import type { GapTradesSource } from './backfill.js'
 import { EventQueue } from './queue.js'
-import { openConnection, webSocketImpl, type SocketFactory } from './socket.js'
+import { DEFAULT_MAX_FRAME_BYTES, openConnection, webSocketImpl, type SocketFactory } from './socket.js'
 
 /** The real market channel, used unless `wsUrl` says otherwise. */
 export const DEFAULT_WS_URL = 'wss://ws-subscriptions-clob.polymarket.com/ws/market'
@@ -39,6 +39,11 @@ export interface WatchOptions {
         readonly maxAttempts?: number | undefined
       }
     | undefined
+  /**
+   * The largest frame taken (default 4 MiB, {@link DEFAULT_MAX_FRAME_BYTES}): a longer one closes the connection,
+   * which reconnects and yields `reconnected` with the reason. The channel's frames are far smaller.
+   */
+  readonly maxFrameBytes?: number | undefined
   /** Tokens per connection (default 200); more tokens open more connections. */
   readonly tokensPerConnection?: number | undefined
   /** Told about every frame or element skipped: plain text, unknown event types, the retired shape, malformed ones. */
@@ -117,6 +122,7 @@ export function watchTokens(ctx: StreamContext, tokenIds: readonly string[], opt
     maxAttempts: positive('reconnect.maxAttempts', options.reconnect?.maxAttempts, Number.POSITIVE_INFINITY),
     random: Math.random,
   }
+  const maxFrameBytes = Math.floor(positive('maxFrameBytes', options.maxFrameBytes, DEFAULT_MAX_FRAME_BYTES))
   const perConnection = Math.floor(positive('tokensPerConnection', options.tokensPerConnection, DEFAULT_TOKENS_PER_CONNECTION))
   const report = options.onUnknownFrame ?? (() => {})
   const watched = new Set(tokenIds)
@@ -142,7 +148,7 @@ export function watchTokens(ctx: StreamContext, tokenIds: readonly string[], opt
     signal?.addEventListener('abort', stop, { once: true })
     let WebSocket: SocketFactory
     try {
-      WebSocket = ctx.WebSocket ?? (await webSocketImpl())
+      WebSocket = ctx.WebSocket ?? (await webSocketImpl(globalThis, maxFrameBytes))
     } catch (error) {
       queue.end(error as Error)
       return stop()
@@ -160,7 +166,7 @@ export function watchTokens(ctx: StreamContext, tokenIds: readonly string[], opt
       }
       connections.push(
         openConnection(
-          { url: ctx.wsUrl, tokenIds: ids, customFeatures: custom, heartbeat, reconnect, WebSocket },
+          { url: ctx.wsUrl, tokenIds: ids, customFeatures: custom, heartbeat, reconnect, WebSocket, maxFrameBytes },
           {
             text: (frame) => parseFrame(frame, report, emit),
             reconnected: (reason, attempts, lostAt) => {

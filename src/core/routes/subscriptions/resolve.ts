@@ -3,12 +3,12 @@
  * (resolveRoute, routeProblem). Unlike a static route, a bad entry never stops anything: it is set aside with
  * the reason, named, and the others are used.
  */
-import { routeDefaults } from '../../config/config.js'
+import { routeDefaults } from '../static-routes.js'
 import type { HookpilotConfig } from '../../config/schema.js'
 import type { ConfigIssue } from '../../errors.js'
 import { resolveRoute } from '../routes.js'
 import type { DeliveryTarget, Route } from '../../types.js'
-import { routeProblem } from '../../gateway/wiring.js'
+import { routeProblem } from '../route-problem.js'
 import { parseEntry, type SubscriptionsFile } from './schema.js'
 
 /** A subscription that is not served, and why (the reason never holds a secret). */

@@ -103,7 +103,11 @@ export function detect(state: WatchState, conditions: readonly ConditionConfig[]
   return alerts
 }
 
-/** Crossings of `levels`: a level is crossed when the midpoint leaves its band (± `band`) on the other side. */
+/**
+ * Crossings of `levels`: a level is crossed when the midpoint goes beyond its band (± `band`) on the other side.
+ * The band's edges are inside it: at the default band of one tick (0.01), a price wobbling 0.49 ↔ 0.51 around 0.5
+ * is the commonest wobble there is, and counting the edges as leaving made it alert on every tick.
+ */
 function crossings(state: WatchState, levels: readonly number[], band: number, mid: number, when: string, late: boolean, note: string): Alert[] {
   const alerts: Alert[] = []
   for (const level of levels) {
@@ -114,8 +118,8 @@ function crossings(state: WatchState, levels: readonly number[], band: number, m
       state.levels.set(key, { side: mid >= level ? 'above' : 'below', crossings: 0 })
       continue
     }
-    const up = known.side === 'below' && mid >= level + band - EPSILON
-    const down = known.side === 'above' && mid <= level - band + EPSILON
+    const up = known.side === 'below' && mid > level + band + EPSILON
+    const down = known.side === 'above' && mid < level - band - EPSILON
     if (!up && !down) continue
     const direction = up ? 'up' : 'down'
     const n = known.crossings + 1

@@ -5,7 +5,7 @@
  * gateway's subscription store and start and stop without a restart.
  */
 import { messageOf } from '../../../core/errors.js'
-import type { GatewayPlugin } from '../../../core/plugin-api/plugin.js'
+import type { GatewayPlugin } from '../../../core/plugin-api/gateway-plugin.js'
 import type { Clock, Logger } from '../../../core/types.js'
 import { createMarketClient } from '../../../sdk/index.js'
 import type { MarketOptions, WatchConfig } from './options.js'

@@ -2,7 +2,7 @@
  * The route of a watch's alerts: named `market:<watch>` (a `:` keeps it apart from every webhook route), so
  * `hookpilot jobs`, the job's log lines and the `route` label of the metrics name the watch.
  */
-import type { PluginRoute } from '../../../core/plugin-api/plugin.js'
+import type { PluginRoute } from '../../../core/plugin-api/gateway-plugin.js'
 import type { WatchConfig } from './options.js'
 
 /** Asked when a watch gives no prompt. */

@@ -4,19 +4,17 @@
  * SQLite. Every move of a job is the lifecycle's (core/jobs/transitions.ts): this file only keeps records.
  */
 import { GatewayError } from '../../../core/errors.js'
+import type { JobStore, JobTransaction } from '../../../core/jobs/job-store.js'
 import { jobPool, type LeaseTable, type LeasedRow } from '../../../core/jobs/pool.js'
 import { reservationBook } from '../../../core/jobs/reservations.js'
-import type { AddResult, JobCounts, JobGroup, JobRecord, StateBackend } from '../../../core/jobs/state-backend.js'
-import {
-  accepted, admit, checkedRetention, DEDUP_WINDOW_MS, isFinal, joinGroup, keyMoved, leasable, leased, leaseOrder, purgeCutoff, purgeable, queuedAgain, refusal,
-  retentionCutoff,
-} from '../../../core/jobs/transitions.js'
+import type { JobCounts, JobRecord, StateBackend } from '../../../core/jobs/state-backend.js'
+import { addJob, purgeJobs, retryJob } from '../../../core/jobs/store-writes.js'
+import { checkedRetention, DEDUP_WINDOW_MS, isFinal, leasable, leased, leaseOrder, purgeable, retentionCutoff } from '../../../core/jobs/transitions.js'
 import { dedupKeyOf } from '../../../core/jobs/dedup-key.js'
 import { jobMatcher } from '../../../core/jobs/job-filter.js'
-import { retriedAs } from '../../../core/jobs/retry-mode.js'
 import { silentLogger } from '../../../core/log/logger.js'
-import type { Clock, Logger } from '../../../core/types.js'
-import { DONE_PAYLOADS, memoryRecords, stateOf, type Entry, type Kept } from './memory-records.js'
+import type { Clock, JsonObject, Logger } from '../../../core/types.js'
+import { DONE_PAYLOADS, memoryRecords, stateOf, type Entry } from './memory-records.js'
 
 /** Options of {@link memoryState}. */
 export interface MemoryStateOptions {
@@ -113,35 +111,59 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
    * The pool looks for the new job once the add has answered, not inside it: the memory table leases
    * synchronously, and the job's first event (`accepted`, published by the caller) comes before its lease.
    */
-  const wakeAfterAdd = () => void setImmediate(() => pool.wake())
-
-  /** The stored job joins its concurrency group (the lifecycle's `joinGroup`); resolves the queue's answer. */
-  const join = (e: Kept, group: JobGroup | undefined, t: number, requeued: boolean): AddResult => {
-    const job = e.job
-    if (group === undefined) return { status: 'accepted', id: job.id }
-    const ids = [...(groups.get(group.key) ?? [])].filter((id) => id !== job.id)
-    const members = ids.flatMap((id) => jobs.get(id)?.job ?? [])
-    let newest: JobRecord | undefined
-    if (requeued) {
-      for (const m of jobs.values()) {
-        const other = m.job
-        if (other.group === group.key && (!newest || other.receivedAt > newest.receivedAt)) newest = other
-      }
-    }
-    const joined = joinGroup(job, group, members, t, newest)
-    put(e, joined.job)
-    for (const other of joined.others) {
-      const entry = jobs.get(other.id)
-      if (!entry) continue
-      put(entry, other)
-      if (other.state === 'running') pool.supersede(other.id, job.id)
-    }
-    return { status: 'accepted', id: job.id, superseded: joined.superseded }
-  }
+  const afterAdd = { supersede: (id: string, by: string) => pool.supersede(id, by), wake: () => void setImmediate(() => pool.wake()) }
 
   const holderOf = (key: string | undefined) => {
     const id = key === undefined ? undefined : keys.get(key)
     return id === undefined ? undefined : jobs.get(id)
+  }
+
+  /** The memory backend as the kit's store: every write runs at once, in one turn of the event loop. */
+  const tx: JobTransaction<JsonObject> = {
+    get: (id) => jobs.get(id)?.job,
+    put(record) {
+      const e = jobs.get(record.id)
+      if (!e) return
+      const key = e.job.dedupKey
+      if (key !== undefined && record.dedupKey === undefined && keys.get(key) === record.id) keys.delete(key)
+      put(e, record)
+    },
+    insert(record, payload) {
+      const id = String(++seq)
+      // Stored queued without its group first: `put` then files it into its group's indexes like any record.
+      const entry: Entry = { job: { ...record, id, group: undefined }, payload, token: undefined }
+      jobs.set(id, entry)
+      if (record.dedupKey !== undefined) keys.set(record.dedupKey, id)
+      waiting.add(id)
+      records.queued++
+      put(entry, { ...record, id })
+      return id
+    },
+    holder: (key) => holderOf(key)?.job,
+    members: (group) => [...(groups.get(group) ?? [])].flatMap((id) => jobs.get(id)?.job ?? []),
+    newest(group) {
+      let newest: JobRecord | undefined
+      for (const m of jobs.values()) {
+        const other = m.job
+        if (other.group === group && (!newest || other.receivedAt > newest.receivedAt)) newest = other
+      }
+      return newest
+    },
+    queued: () => records.queued,
+    purge(cutoff) {
+      let n = 0
+      for (const [id] of [...finishedAt]) {
+        const e = jobs.get(id)
+        if (!e || !purgeable(e.job, cutoff)) continue
+        remove(id)
+        n++
+      }
+      return n
+    },
+  }
+  const store: JobStore<JsonObject> = {
+    prepare: (job) => job.payload,
+    transaction: async (work) => work(tx),
   }
 
   return {
@@ -154,34 +176,9 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
       },
     },
     queue: {
-      async add(job, reservation) {
-        if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
-        try {
-          const t = now()
-          sweep(t)
-          const holder = holderOf(job.dedupKey)
-          const admission = admit({ holder: holder?.job, windowMs: retention.windowMs, now: t, queued: records.queued, maxQueue: options.maxQueue })
-          const refused = refusal(admission)
-          if (refused) return refused
-          if (admission.kind === 'requeue') {
-            if (!holder) return { status: 'duplicate', id: admission.job.id }
-            const added = join(put(holder, queuedAgain(holder.job, t, job.runAt)), job.group, t, true)
-            wakeAfterAdd()
-            return added
-          }
-          if (holder) put(holder, keyMoved(holder.job))
-          const id = String(++seq)
-          const entry: Entry = { job: accepted(job, id, t), payload: job.payload, token: undefined }
-          jobs.set(id, entry)
-          if (job.dedupKey !== undefined) keys.set(job.dedupKey, id)
-          waiting.add(id)
-          records.queued++
-          const added = join(entry, job.group, t, false)
-          wakeAfterAdd()
-          return added
-        } finally {
-          if (reservation !== undefined) book.settle(reservation)
-        }
+      add(job, reservation) {
+        sweep(now())
+        return addJob(store, job, reservation, { maxQueue: options.maxQueue, windowMs: retention.windowMs, now, book, pool: afterAdd })
       },
       start: (worker) => pool.start(worker),
       stop: (graceMs) => pool.stop(graceMs),
@@ -210,25 +207,9 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
         if (e.payload === undefined) {
           throw new GatewayError('ERR_STATE', `job ${id} is done and its payload is no longer kept (the memory backend keeps the latest ${DONE_PAYLOADS}): it cannot run again; use state.driver: sqlite to keep them`)
         }
-        const again = put(e, retriedAs(e.job, mode, now()))
-        // A job of a concurrency group rejoins it: one whose group has a newer job is stale and ends superseded.
-        const group = again.job.group
-        if (group !== undefined) join(again, { key: group, debounceMs: 0, maxWaitMs: 0 }, now(), true)
-        const queuedAgain = jobs.get(id)?.job ?? again.job
-        pool.wake()
-        return queuedAgain
+        return retryJob(store, id, mode, now, pool)
       },
-      async purge(before) {
-        const cutoff = purgeCutoff(before, now(), retention.windowMs)
-        let n = 0
-        for (const [id] of [...finishedAt]) {
-          const e = jobs.get(id)
-          if (!e || !purgeable(e.job, cutoff)) continue
-          remove(id)
-          n++
-        }
-        return n
-      },
+      purge: (before) => purgeJobs(store, before, now(), retention.windowMs),
       async counts(): Promise<JobCounts> {
         const counts = { queued: records.queued, running: records.running, done: 0, failed: 0, skipped: 0, superseded: 0 }
         for (const e of jobs.values()) {

@@ -2,8 +2,9 @@
  * Whether `state.path` still names the file this process writes. SQLite keeps writing to an open file that
  * was deleted (or replaced by another at the same path), and a truncated one turns into damage only later:
  * without this check the gateway kept answering 202 for jobs no later start could find (19 of 20 lost). The
- * path is looked at once a second at most (a stat, about a microsecond), by a timer and before a job is
- * stored, and at every readiness probe; once it no longer names the open file, that is final until a restart.
+ * path is looked at (a stat, about a microsecond) by every commit that stores new jobs, before their 202s go out
+ * (writer.ts), at every readiness probe, and by a timer once a second; once it no longer names the open file,
+ * that is final until a restart.
  */
 import { statSync, type Stats } from 'node:fs'
 

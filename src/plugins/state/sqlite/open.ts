@@ -115,7 +115,7 @@ function createPrivate(path: string): void {
 }
 
 /**
- * For the disk-full tests only (test/e2e/sqlite-outages.test.ts), not a setting: with
+ * For the disk-full tests only (test/e2e/sqlite-outages.system.test.ts), not a setting: with
  * `HOOKPILOT_TEST_SQLITE_ROOM_PAGES=n` the file may grow n pages past its size at open. SQLite's
  * `max_page_count` then fails a write that needs more with SQLITE_FULL, exactly as a full disk does, without
  * root or a small mount.

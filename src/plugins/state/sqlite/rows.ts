@@ -114,6 +114,10 @@ const SET_RECORD = `state = @state, outcome = @outcome, stage = @stage, answer =
 export const UPDATE_RECORD = `UPDATE jobs SET ${SET_RECORD}, owner = NULL, lease_until = NULL, lease_token = NULL, processes = NULL
   WHERE id = @id`
 
+/** As {@link UPDATE_RECORD}, for a record without a de-dup key: one whose key passed to a newer job (`keyMoved`). */
+export const UPDATE_DROPPING_KEY = `UPDATE jobs SET ${SET_RECORD}, dedup_key = NULL, owner = NULL, lease_until = NULL, lease_token = NULL,
+  processes = NULL WHERE id = @id`
+
 /** Writes a record's mutable columns and leaves its lease as it is (a running job outdated by a newer one). */
 export const UPDATE_KEEPING_LEASE = `UPDATE jobs SET ${SET_RECORD} WHERE id = @id`
 

@@ -6,7 +6,9 @@
 import { GatewayError, messageOf } from '../../../core/errors.js'
 import { jobPool } from '../../../core/jobs/pool.js'
 import { reservationBook } from '../../../core/jobs/reservations.js'
-import type { JobsView, StateBackend } from '../../../core/jobs/state-backend.js'
+import type { JobStore } from '../../../core/jobs/job-store.js'
+import type { StateBackend } from '../../../core/jobs/state-backend.js'
+import { addJob, purgeJobs, retryJob } from '../../../core/jobs/store-writes.js'
 import { checkedRetention, retentionCutoff } from '../../../core/jobs/transitions.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, Logger } from '../../../core/types.js'
@@ -15,8 +17,8 @@ import { lostFileGuard, type LostFileGuard } from './lost-file.js'
 import { capForTests, openStateDb, type Db, type SyncMode } from './open.js'
 import { roomProbe } from './room-probe.js'
 import { storeHealth, type StoreHealth } from './store-health.js'
-import { sqliteTable, type SqliteTable } from './table.js'
-import { sqliteJobsView } from './view.js'
+import { sqliteTable, type SqlitePayload, type SqliteTable } from './table.js'
+import { sqliteJobsView, type SqliteJobsView } from './view.js'
 import { groupCommit, type Writer } from './writer.js'
 
 /** Options of {@link sqliteState}. */
@@ -57,7 +59,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
   const book = reservationBook()
   let log: Logger = silentLogger
   let opened: {
-    db: Db; writer: Writer; table: SqliteTable; view: JobsView; health: StoreHealth; compressor: Compressor | undefined; file?: LostFileGuard
+    db: Db; writer: Writer; table: SqliteTable; view: SqliteJobsView; health: StoreHealth; compressor: Compressor | undefined; file?: LostFileGuard
   } | undefined
   let timers: NodeJS.Timeout[] = []
   /** Adds on their way to the table (their payload being compressed, or their write not committed yet). */
@@ -101,8 +103,21 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       log.warn('recovered jobs a stopped process left running; they run again', { jobs: recovered.jobs, killed_process_groups: recovered.killed })
       pool.wake()
     }
-    const expired = await table.expire(retentionCutoff(t, retention))
+    const expired = await table.transaction((tx) => tx.purge(retentionCutoff(t, retention)))
     if (expired > 0) log.info('purged finished jobs past their retention', { jobs: expired })
+  }
+
+  /**
+   * The table as the kit's store, while the file is open: an add is refused (503) once the file was lost (deleted
+   * or replaced under the open database), before its payload is compressed.
+   */
+  const store: JobStore<SqlitePayload> = {
+    prepare(job) {
+      const lost = open().file?.check()
+      if (lost !== undefined) throw new GatewayError('ERR_STATE', lost)
+      return open().table.prepare(job)
+    },
+    transaction: (work) => open().table.transaction(work),
   }
 
   const every = (ms: number, work: () => Promise<void>) => {
@@ -122,22 +137,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       },
     },
     queue: {
-      async add(job, reservation) {
-        if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
-        try {
-          const lost = open().file?.check()
-          if (lost !== undefined) throw new GatewayError('ERR_STATE', lost)
-          const added = await inFlight(open().table.add(job, { maxQueue: options.maxQueue, windowMs: retention.windowMs }, now()))
-          if (added.status !== 'accepted') return added
-          // A running job of this process that the new one outdated learns it now (one of another process at
-          // its next write); the new job may be due at once.
-          for (const [id, by] of added.outdated ?? []) pool.supersede(id, by)
-          pool.wake()
-          return { status: 'accepted', id: added.id, superseded: added.superseded }
-        } finally {
-          if (reservation !== undefined) book.settle(reservation)
-        }
-      },
+      add: (job, reservation) => inFlight(addJob(store, job, reservation, { maxQueue: options.maxQueue, windowMs: retention.windowMs, now, book, pool })),
       start: (worker) => pool.start(worker),
       stop: (graceMs) => pool.stop(graceMs),
     },
@@ -145,12 +145,8 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       list: (filter) => open().view.list(filter),
       get: (id) => open().view.get(id),
       find: (route, deliveryId) => open().view.find(route, deliveryId),
-      retry: async (id, mode) => {
-        const job = await open().view.retry(id, mode)
-        pool.wake()
-        return job
-      },
-      purge: (before) => open().view.purge(before),
+      retry: (id, mode = 'resume') => retryJob(store, id, mode, now, pool),
+      purge: (before) => purgeJobs(store, before, now(), retention.windowMs),
       counts: () => open().view.counts(),
     },
     async start(ctx) {
@@ -161,16 +157,21 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       // Bound late: the probe writes through the writer that reports to the health.
       let probe = (): Promise<void> => Promise.resolve()
       const health = storeHealth({ path: options.path, log: () => log, probe: () => probe(), recovered: () => pool.wake() })
-      const writer = groupCommit(db, (err) => health.failed(err))
+      // Each commit that stores new jobs looks at the file first (a stat), so no 202 goes out for a lost file.
+      const lostFile = (): Error | undefined => {
+        const lost = opened?.file?.check(true)
+        return lost === undefined ? undefined : new GatewayError('ERR_STATE', lost)
+      }
+      const writer = groupCommit(db, (err) => health.failed(err), lostFile)
       probe = roomProbe(db, writer)
       // An admin command stores no new jobs: no thread for their payloads.
       const compressor = ctx.admin === true ? undefined : workerCompressor((err) => {
         log.warn('the payload compression thread stopped: payloads are compressed on the request thread from now on', { reason: messageOf(err) })
       })
       const table = sqliteTable(db, writer, compressor && ((json) => compressor.compress(json)))
-      opened = { db, writer, health, table, compressor, view: sqliteJobsView(db, writer, now, retention.windowMs, (job) => void table.rejoin(job, now())) }
+      opened = { db, writer, health, table, compressor, view: sqliteJobsView(db) }
       if (ctx.admin) return
-      const file = lostFileGuard(options.path, () => log)
+      const file = lostFileGuard(options.path, () => log, db)
       opened.file = file
       timers.push(setInterval(() => file.check(), 1_000).unref())
       await housekeeping()
@@ -186,7 +187,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       await Promise.allSettled(adding)
       await opened?.writer.run(() => {}).catch(() => {})
       opened?.health.stop()
-      if (opened?.file) await opened.file.rescue(opened.db)
+      if (opened?.file) await opened.file.rescue()
       opened?.db.close()
       opened?.file?.closed()
       opened = undefined

@@ -1,27 +1,25 @@
 /**
- * The jobs view over the state database: what `hookpilot jobs` reads and does, from the serving process or
- * from another one (WAL lets both work on the file at once; the server notices a retried job at its next poll).
+ * The jobs view over the state database: what `hookpilot jobs` reads, from the serving process or from another
+ * one (WAL lets both work on the file at once; the server notices a retried job at its next poll). Its writes
+ * (retry, purge) are the kit's, over the table.
  */
-import type { JobCounts, JobFilter, JobRecord, JobsView } from '../../../core/jobs/state-backend.js'
+import type { JobCounts, JobFilter, JobsView } from '../../../core/jobs/state-backend.js'
 import { dedupKeyOf } from '../../../core/jobs/dedup-key.js'
 import { reasonLike } from '../../../core/jobs/job-filter.js'
-import { retriedAs } from '../../../core/jobs/retry-mode.js'
-import { purgeCutoff } from '../../../core/jobs/transitions.js'
-import type { Clock } from '../../../core/types.js'
 import type { Db } from './open.js'
-import { DELETE_FINISHED, RECORD_COLUMNS, UPDATE_RECORD, recordParams, stateIs, toRecord, type JobRow } from './rows.js'
-import type { Writer } from './writer.js'
+import { RECORD_COLUMNS, stateIs, toRecord, type JobRow } from './rows.js'
 
 /** The job-filter module's `reasonOf`, as SQL over the stored columns (skipped and superseded are stored done with an outcome). */
 const REASON = `(CASE WHEN outcome IS NOT NULL THEN note WHEN state = 'done' THEN NULL ELSE last_error END)`
 
+/** The reads of the jobs view; its writes (retry, purge) are the kit's, over the table (core/jobs/store-writes.ts). */
+export type SqliteJobsView = Omit<JobsView, 'retry' | 'purge'>
+
 /** Creates the view. */
-export function sqliteJobsView(db: Db, writer: Writer, now: Clock, windowMs: number, rejoin: (job: JobRecord) => void): JobsView {
+export function sqliteJobsView(db: Db): SqliteJobsView {
   const byId = db.prepare<[number], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ?`)
   // The de-dup key's unique index: one row at most, found without a scan.
   const byKey = db.prepare<[string], JobRow>(`SELECT ${RECORD_COLUMNS} FROM jobs WHERE dedup_key = ?`)
-  const update = db.prepare(UPDATE_RECORD)
-  const purge = db.prepare<[number, number]>(DELETE_FINISHED)
   const counts = db.prepare<[], { state: keyof JobCounts; n: number }>('SELECT coalesce(outcome, state) AS state, count(*) AS n FROM jobs GROUP BY 1')
   const get = (id: string): JobRow | undefined => (/^\d+$/.test(id) ? byId.get(Number(id)) : undefined)
 
@@ -61,21 +59,6 @@ export function sqliteJobsView(db: Db, writer: Writer, now: Clock, windowMs: num
     async find(route, deliveryId) {
       const row = byKey.get(dedupKeyOf(route, deliveryId))
       return row && toRecord(row)
-    },
-    retry(id, mode = 'resume') {
-      return writer.run((): JobRecord | undefined => {
-        const row = get(id)
-        if (!row) return undefined
-        const next = retriedAs(toRecord(row), mode, now())
-        // A job of a concurrency group rejoins it: one whose group has a newer job is stale and ends superseded.
-        if (next.group === undefined) update.run(recordParams(next))
-        else rejoin(next)
-        return get(id) && toRecord(get(id) as JobRow)
-      })
-    },
-    purge(before) {
-      const cutoff = purgeCutoff(before, now(), windowMs)
-      return writer.run(() => purge.run(cutoff.doneBefore, cutoff.failedBefore).changes)
     },
     async counts() {
       const out = { queued: 0, running: 0, done: 0, failed: 0, skipped: 0, superseded: 0 }

@@ -2,6 +2,11 @@
  * Group commit: every write of one turn of the event loop goes into one transaction, and each caller's promise
  * resolves after that transaction committed. Requests that arrive together share one commit (one fsync with
  * `sync: full`) instead of paying one each, and their 202s go out after it.
+ *
+ * A commit that admits new jobs first asks whether they may be stored at all (`refusal`: the state file is
+ * still its path's, a stat of a microsecond): a look once a second let every event of that second be answered
+ * 202 into a file already deleted or truncated, and lost (issue 38, item 12). The rest of the batch (progress of
+ * running jobs, which the open file keeps and its rescue copy carries) commits as before.
  */
 import type { Db } from './open.js'
 
@@ -9,16 +14,26 @@ interface Pending {
   readonly work: () => unknown
   readonly resolve: (value: unknown) => void
   readonly reject: (err: unknown) => void
+  readonly admits: boolean
+}
+
+/** Options of one write. */
+export interface WriteOptions {
+  /** The write stores a new job: it is refused, not committed, while the writer's `refusal` says so. */
+  readonly admits?: boolean | undefined
 }
 
 /** Runs writes in batched transactions. */
 export interface Writer {
   /** Queues `work` for the next commit; resolves with its result once committed. */
-  run<T>(work: () => T): Promise<T>
+  run<T>(work: () => T, options?: WriteOptions): Promise<T>
 }
 
-/** Creates a writer over `db`; `failed` hears of every write that failed (the store's health watches them). */
-export function groupCommit(db: Db, failed: (err: unknown) => void = () => {}): Writer {
+/**
+ * Creates a writer over `db`; `failed` hears of every write that failed (the store's health watches them), and
+ * `refusal`, asked once per commit that admits jobs, gives the error those writes fail with, if any.
+ */
+export function groupCommit(db: Db, failed: (err: unknown) => void = () => {}, refusal: () => Error | undefined = () => undefined): Writer {
   let batch: Pending[] = []
   // Inside the batch's transaction, better-sqlite3 runs this as a savepoint. Made once: wrapping each item's
   // work with db.transaction() built a new wrapper per write.
@@ -41,8 +56,14 @@ export function groupCommit(db: Db, failed: (err: unknown) => void = () => {}): 
   })
 
   function flush(): void {
-    const items = batch
+    let items = batch
     batch = []
+    const refused = items.some((item) => item.admits) ? refusal() : undefined
+    if (refused !== undefined) {
+      for (const item of items) if (item.admits) item.reject(refused)
+      items = items.filter((item) => !item.admits)
+      if (items.length === 0) return
+    }
     let results
     try {
       results = commit.immediate(items)
@@ -62,10 +83,10 @@ export function groupCommit(db: Db, failed: (err: unknown) => void = () => {}): 
   }
 
   return {
-    run<T>(work: () => T): Promise<T> {
+    run<T>(work: () => T, options?: WriteOptions): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         if (batch.length === 0) setImmediate(flush)
-        batch.push({ work, resolve: resolve as (value: unknown) => void, reject })
+        batch.push({ work, resolve: resolve as (value: unknown) => void, reject, admits: options?.admits === true })
       })
     },
   }

@@ -5,6 +5,7 @@
  */
 import { ConfigError, DeliveryError, type ConfigIssue } from '../../../core/errors.js'
 import type { AgentAnswer, DeliveryContext, DeliveryTarget, Route } from '../../../core/types.js'
+import { inertMarkers } from '../../shared/hidden-markers.js'
 import { answerKey } from './answer-key.js'
 import { splitMessage } from './split-message.js'
 
@@ -55,7 +56,8 @@ export function chatTarget(spec: ChatPlatformSpec): DeliveryTarget {
       if (chatId === undefined) {
         throw new DeliveryError(spec.name, `no chat id for route "${answer.route}" and no platforms.${spec.name}.home_channel`)
       }
-      const text = answer.text.trim() === '' ? EMPTY_ANSWER : answer.text
+      // Markers inert here too: no body any target writes can pass for a sticky route's comment.
+      const text = answer.text.trim() === '' ? EMPTY_ANSWER : inertMarkers(answer.text)
       const parts = splitMessage(text, spec.limit).filter((p) => p.trim() !== '')
       const key = answerKey(answer.route, answer.deliveryId, text)
       const done = ctx.progress

@@ -8,7 +8,8 @@ import { DeliveryError } from '../../../core/errors.js'
 import type { JsonObject } from '../../../core/types.js'
 import type { GithubApp } from '../../github-app/app.js'
 import { DELIVERY_PERMISSIONS } from '../../github-app/permissions.js'
-import { installationScope } from '../../github-app/installation.js'
+import { installationScope, type InstallationScope } from '../../github-app/installation.js'
+import { notAppRoute } from '../../github-app/app-routes.js'
 import { requestFailure, type RequestCall } from './request-failure.js'
 import { PER_PAGE, type CommentApi } from './comment-api.js'
 
@@ -19,9 +20,17 @@ export interface AppDelivery {
   readonly payload: JsonObject | undefined
   readonly timeoutMs: number
   readonly signal: AbortSignal
+  /** The route the event came by. */
+  readonly route: string
+  /** Whether that route's deliveries are verified with the App's own webhook secret only (else no token is minted). */
+  readonly fromApp: boolean
 }
 
-/** The pull request of `delivery`, through `app`; fails (not retried) when the event names no installation. */
+/**
+ * The pull request of `delivery`, through `app`; fails (not retried) when the event names no installation, before
+ * any call. Every call, the App's identity included, fails as a {@link DeliveryError} classed like the others
+ * (the network, 429 and 5xx are passing failures the delivery schedule retries).
+ */
 export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi {
   const scope = installationScope(delivery.payload)
   const [owner = '', repo = ''] = delivery.repo.split('/')
@@ -29,25 +38,44 @@ export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi {
   const issueNumber = Number(delivery.prNumber)
   let client: Promise<Octokit> | undefined
 
+  /** The installation and repository, or the documented refusal: checked before any call, the identity's included. */
+  function scoped(): InstallationScope {
+    if (!delivery.fromApp) throw new DeliveryError('github_comment', `${notAppRoute(delivery.route)}; nothing was posted`)
+    if (scope !== undefined) return scope
+    throw new DeliveryError('github_comment', 'the event names no GitHub App installation (payload.installation.id) or repository: only a delivery of the App\'s own webhook can be answered as the App; nothing was posted')
+  }
+
   /** One REST call, bounded by the target's time limit and the gateway's shutdown. */
   async function call<T>(what: RequestCall, send: (octokit: Octokit, signal: AbortSignal) => Promise<T>): Promise<T> {
-    if (scope === undefined) {
-      throw new DeliveryError('github_comment', 'the event names no GitHub App installation (payload.installation.id) or repository: only a delivery of the App\'s own webhook can be answered as the App; nothing was posted')
-    }
+    const installation = scoped()
     const timeout = AbortSignal.timeout(delivery.timeoutMs)
     const signal = AbortSignal.any([delivery.signal, timeout])
     try {
-      client ??= app.installationClient(scope, DELIVERY_PERMISSIONS)
+      client ??= app.installationClient(installation, DELIVERY_PERMISSIONS)
       return await send(await client, signal)
     } catch (err) {
       client = undefined
-      throw requestFailure(err, what, { timedOut: timeout.aborted, aborted: delivery.signal.aborted, timeoutMs: delivery.timeoutMs, repo: delivery.repo, prNumber: delivery.prNumber })
+      throw failure(err, what, timeout)
+    }
+  }
+  const failure = (err: unknown, what: RequestCall, timeout: AbortSignal) =>
+    requestFailure(err, what, { timedOut: timeout.aborted, aborted: delivery.signal.aborted, timeoutMs: delivery.timeoutMs, repo: delivery.repo, prNumber: delivery.prNumber })
+
+  /** The App's login (`GET /app` with its JWT, asked once per App), failing like every other call. */
+  async function login(): Promise<string> {
+    scoped()
+    const timeout = AbortSignal.timeout(delivery.timeoutMs)
+    try {
+      // The identity is shared by every delivery, so it is not aborted with this one: only no longer waited for.
+      return (await raced(app.identity(), AbortSignal.any([delivery.signal, timeout]))).login
+    } catch (err) {
+      throw failure(err, { doing: 'ask GitHub who the App is (GET /app)', repeatable: true }, timeout)
     }
   }
   const url = (data: { readonly html_url: string }) => data.html_url
 
   return {
-    login: async () => (await app.identity()).login,
+    login,
     listPage: (page, marker) =>
       call({ doing: 'list the comments', repeatable: true }, async (octokit, signal) => {
         const { data } = await octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...target, issue_number: issueNumber, per_page: PER_PAGE, page, request: { signal } })
@@ -72,4 +100,14 @@ export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi {
       call({ doing: 'read the pull request head', repeatable: true }, async (octokit, signal) =>
         (await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', { ...target, pull_number: issueNumber, request: { signal } })).data.head.sha),
   }
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts. */
+function raced<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error)
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason as Error)
+    signal.addEventListener('abort', stop, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop))
+  })
 }

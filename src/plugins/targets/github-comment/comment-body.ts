@@ -3,6 +3,7 @@
  * hidden marker that names the route (how the gateway finds its own comment again) and a footer the agent does
  * not write (the head it reviewed, when, and how many pushes it covered).
  */
+import { inertMarkers } from '../../shared/hidden-markers.js'
 import { EMPTY_ANSWER } from '../chat/chat-target.js'
 
 /** GitHub refuses a comment body over 65,536 characters. */
@@ -44,24 +45,18 @@ export function reviewFooter({ head, at, covers }: ReviewFooter): string {
 export function stickyBody(text: string, route: string, footer: ReviewFooter): string {
   const head = `${reviewMarker(route)}\n`
   const tail = `\n\n---\n${reviewFooter(footer)}`
-  return head + commentBody(inertMarkers(text), head.length + tail.length) + tail
+  return head + commentBody(text, head.length + tail.length) + tail
 }
 
 /**
- * The agent's text with any hookpilot marker it holds broken (`<!-- hookpilot:` becomes
- * `<!-- hookpilot (quoted):`): an answer that quotes one, or was steered by a pull request into writing one,
- * cannot make this or any other tool take the comment for another route's.
+ * The comment to post, in any mode: the answer with its hookpilot markers made inert (a route in `new` mode that
+ * echoes another route's marker must not write a comment that route takes as its own); an empty answer becomes a
+ * short note (GitHub refuses an empty body), a long one is cut so that it and `reserved` more characters fit
+ * GitHub's limit, with a note saying so.
  */
-export function inertMarkers(text: string): string {
-  return text.replace(/<!--(\s*)hookpilot:/gi, '<!--$1hookpilot (quoted):')
-}
-
-/**
- * The comment to post: an empty answer becomes a short note (GitHub refuses an empty body), a long one is cut
- * so that it and `reserved` more characters fit GitHub's limit, with a note saying so.
- */
-export function commentBody(text: string, reserved = 0): string {
-  if (text.trim() === '') return EMPTY_ANSWER
+export function commentBody(answer: string, reserved = 0): string {
+  if (answer.trim() === '') return EMPTY_ANSWER
+  const text = inertMarkers(answer)
   const limit = GITHUB_COMMENT_LIMIT - reserved
   if (text.length <= limit) return text
   const note = `\n\n… (cut: the answer was ${text.length.toLocaleString('en-US')} characters; GitHub comments hold at most 65,536)`

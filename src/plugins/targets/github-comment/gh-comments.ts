@@ -55,7 +55,14 @@ async function ghLogin(gh: GhRunner): Promise<string> {
 }
 
 function parseRow(line: string): CommentRow {
-  const row: unknown = JSON.parse(line)
+  let row: unknown
+  try {
+    row = JSON.parse(line)
+  } catch {
+    // A bare "Unexpected token 'h' ... is not valid JSON" named neither gh nor the step.
+    const start = line.trim().slice(0, 40)
+    throw new DeliveryError('github_comment', `gh api (to list the comments, in sticky mode) printed a line that is not JSON ("${start}${line.trim().length > 40 ? '…' : ''}"): is platforms.github.gh_path the real gh CLI?`)
+  }
   if (!Array.isArray(row) || typeof row[0] !== 'number' || !Number.isSafeInteger(row[0])) {
     throw new DeliveryError('github_comment', 'gh listed the comments in a shape this version does not know', { retryable: false })
   }

@@ -41,6 +41,12 @@ export interface GithubCommentOptions {
    * token of the event's installation, scoped to its repository. gh is then not run at all.
    */
   readonly app?: GithubApp | undefined
+  /**
+   * With `app`: whether a route's deliveries are verified with the App's own webhook secret only, so its events
+   * may name the installation a token is minted for; the others fail without a call. The plugin passes the
+   * configuration's check (`platforms.github_app.webhook_secret`); every route counts when left out.
+   */
+  readonly appRoute?: ((route: string) => boolean) | undefined
   /** The time the footer shows; the machine's by default. */
   readonly clock?: Clock | undefined
 }
@@ -80,7 +86,7 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
       if (problem !== undefined) throw new DeliveryError('github_comment', `${problem}; ${options.app === undefined ? 'gh was not run' : 'nothing was posted'}`)
       const api = options.app === undefined
         ? ghComments({ ghPath, repo, prNumber, timeoutMs, env: options.env, cwd: options.cwd, signal: ctx.signal })
-        : appComments(options.app, { repo, prNumber, payload: answer.payload, timeoutMs, signal: ctx.signal })
+        : appComments(options.app, { repo, prNumber, payload: answer.payload, timeoutMs, signal: ctx.signal, route: answer.route, fromApp: options.appRoute?.(answer.route) ?? true })
       const mode = (answer.extra['mode'] as CommentMode | undefined) ?? options.mode ?? 'new'
       const checkHead = answer.extra['check_head'] === undefined ? options.checkHead === true : answer.extra['check_head'] === 'true'
       const head = payloadHead(answer.payload)

@@ -22,12 +22,14 @@ export const githubCommentPlugin = definePlugin({
   async setup(options, ctx) {
     const { githubCommentDelivery } = await import('./github-comment-target.js')
     const { ghPreflight } = await import('./preflight.js')
-    const { githubAppOf } = await import('../../github-app/options.js')
+    const { githubAppOf, appRoutesOf } = await import('../../github-app/options.js')
     // With platforms.github_app configured, comments are the App's, through the REST API; gh is not needed.
     // A wrong App section is the github_app plugin's to report (once); gh is then used here.
     const app = await githubAppOf(ctx).catch(() => undefined)
     const target = githubCommentDelivery({
       app,
+      // Tokens only for the routes verified with the App's own webhook secret.
+      appRoute: app === undefined ? undefined : appRoutesOf(ctx),
       ghPath: options.gh_path,
       timeoutMs: options.timeout_seconds * 1000,
       mode: options.mode,

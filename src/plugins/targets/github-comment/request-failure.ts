@@ -33,8 +33,11 @@ export function requestFailure(err: unknown, call: RequestCall, end: RequestEnd)
       ? new DeliveryError(TARGET, `GitHub did not answer within ${end.timeoutMs} ms${doing}; retried (raise platforms.github.timeout_seconds if it keeps happening)`, { retryable: true, cause: err })
       : new DeliveryError(TARGET, `GitHub did not answer within ${end.timeoutMs} ms; not retried, as the comment may already be posted (use mode: sticky, whose retry edits instead)`, { cause: err })
   }
-  const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 0
-  const headers = ((err as { response?: { headers?: Record<string, string | undefined> } }).response?.headers) ?? {}
+  const response = (err as { response?: { headers?: Record<string, string | undefined> } }).response
+  // Octokit reports a request that got no answer at all (getaddrinfo ENOTFOUND, a refused connection) as a
+  // status 500 without a response: the network, not GitHub's answer.
+  const status = typeof (err as { status?: unknown }).status === 'number' && response !== undefined ? (err as { status: number }).status : 0
+  const headers = response?.headers ?? {}
   const said = redact(messageOf(err)).replace(/ - https:\/\/docs\.github\.com\S*$/, '').slice(0, 300)
   if (status === 0) return new DeliveryError(TARGET, `could not reach GitHub${doing}: ${said}`, { retryable: true, cause: err })
   const rateLimited = status === 429 || (status === 403 && (headers['x-ratelimit-remaining'] === '0' || /rate limit/i.test(said)))

@@ -3,7 +3,7 @@
  * exactly those 10 reviews once reconcile has GitHub redeliver them, and a second reconcile brings none.
  */
 import { describe, expect, it } from 'vitest'
-import { runCli, startCli, type RunningCli } from '../fixtures/cli.js'
+import { runMain, startCli, type RunningCli } from '../fixtures/cli.js'
 import { githubAppConfigFile, REPO, REPO_ID, SECRET, useFakeGithubApp } from '../fixtures/github-app-gateway.js'
 
 const AGENT = new URL('../fixtures/agents/upper.mjs', import.meta.url).pathname
@@ -43,13 +43,13 @@ describe('hookpilot reconcile', () => {
 
     gateway = await serve(config)
     try {
-      const first = await runCli(['reconcile', '--config', config, '--since', '3h'], { env: env() })
+      const first = await runMain(['reconcile', '--config', config, '--since', '3h'], { env: env() })
       expect(first.code, first.output).toBe(0)
       expect(first.stdout).toBe('10 redelivered; 2 already held as jobs, 0 answered by the gateway, 0 refused by GitHub.\n')
       await github.app.hook.settled()
       await expect.poll(() => missed.filter((n) => github.api.comments(REPO, n).length === 1).length, { timeout: 30_000 }).toBe(10)
 
-      const second = await runCli(['reconcile', '--config', config, '--since', '3h'], { env: env() })
+      const second = await runMain(['reconcile', '--config', config, '--since', '3h'], { env: env() })
       expect(second.stdout).toBe('0 redelivered; 12 already held as jobs, 0 answered by the gateway, 0 refused by GitHub.\n')
       await github.app.hook.settled()
     } finally {
@@ -59,7 +59,7 @@ describe('hookpilot reconcile', () => {
     for (const n of [...before, ...missed]) expect(github.api.comments(REPO, n).map((c) => c.body)).toEqual([`REVIEW ${n}`])
     const redeliveries = github.app.hook.attempts().filter((a) => a.redelivery)
     expect(redeliveries.map((a) => a.statusCode)).toEqual(Array(10).fill(202))
-  })
+  }, 60_000) // its poll for the ten reviews may take 30 s, more than the default 20 s a test runs
 
   it('reconcile.on_start: a restarted gateway asks for what it missed by itself, and counts it in hookpilot_reconciled_deliveries_total', async () => {
     const config = await configFile('    reconcile: { on_start: true }')

@@ -1,31 +1,30 @@
 /**
  * Loading and validating `config.yaml`: YAML, then the environment, then the core's schema, then each plugin's
  * own section with the plugin's schema, then the checks that span keys. Every problem is reported at once,
- * each with its path, and every unknown key with a "did you mean".
+ * each with its path, and every unknown key with a "did you mean". It lives in plugin-api/, not config/: the whole
+ * config is validated with the plugins' sections (and their modules loaded), and config/ comes before plugin-api/
+ * in the order of src/core's folders (config/ says only what the core's part of a valid config.yaml is).
  */
 import { readFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import * as v from 'valibot'
 import { parseDocument } from 'yaml'
-import { applyEnvOverrides, interpolateEnv, isRecord, overriddenPaths, type Env } from './env.js'
-import { knownKeys, unknownKeys } from './keys.js'
-import { salvage, type Salvaged } from './salvage.js'
-import { agentSchema, configSchema, routeSchema, stateSchema, type HookpilotConfig, type HookpilotConfigInput } from './schema.js'
-import { ConfigError, GatewayError, type ConfigIssue } from '../errors.js'
-import { at, claimsOf, describeIssue, isSelected, validateOptions, type Claims } from '../plugin-api/sections.js'
-import type { PluginDefinition } from '../plugin-api/definition.js'
-import { loadPluginModules } from '../plugin-api/loader.js'
-import { reservedRouteIssues } from '../routes/reserved-names.js'
+import { applyEnvOverrides, interpolateEnv, isRecord, overriddenPaths, type Env } from '../config/env.js'
+import { knownKeys, unknownKeys } from '../config/keys.js'
+import { salvage, type Salvaged } from '../config/salvage.js'
+import { agentSchema, configSchema, routeSchema, stateSchema, type HookpilotConfig, type HookpilotConfigInput } from '../config/schema.js'
+import { ConfigError, GatewayError, messageOf, type ConfigIssue } from '../errors.js'
+import { at, claimsOf, describeIssue, isSelected, validateOptions, type Claims } from './sections.js'
+import type { PluginDefinition } from './definition.js'
+import { loadPluginModules } from './loader.js'
+import { reservedRouteIssues } from '../config/reserved-names.js'
 import { resolveRoute, type RouteDefaults } from '../routes/routes.js'
-import type { Route } from '../types.js'
-
-export type { HookpilotConfig, HookpilotConfigInput, RouteConfig, AgentConfig, StateConfig, PluginEntry } from './schema.js'
+import { STATIC_ROUTES_PATH, staticRoutes } from '../routes/static-routes.js'
 
 const PARSED = Symbol.for('hookpilot.parsedConfig')
 const LOADED = Symbol.for('hookpilot.loadedPlugins')
 const SOURCE = Symbol('hookpilot.configSource')
 const PARTIAL = Symbol('hookpilot.partialConfig')
-const ROUTES_PATH = 'platforms.webhook.extra.routes'
 
 /** Sections the core shares with plugins, with the keys the core owns there and the defaults of its selectors. */
 const SHARED: Readonly<Record<string, { readonly keys: readonly string[]; readonly defaults: Readonly<Record<string, string>> }>> = {
@@ -84,7 +83,7 @@ function validate(input: unknown, options: ParseConfigOptions): { output?: Hookp
   const definitions = options.definitions ?? []
   const loaded = options.loaded ?? []
   // Before the schema, whose records drop such keys without a word.
-  issues.push(...reservedRouteIssues(routesOf(raw), ROUTES_PATH))
+  issues.push(...reservedRouteIssues(routesOf(raw), STATIC_ROUTES_PATH))
   const result = v.safeParse(configSchema, raw)
   unknownCoreKeys(raw, claimsOf([...definitions, ...loaded], (path) => SHARED[path]?.keys), issues)
   if (result.success) {
@@ -136,18 +135,27 @@ export async function loadConfig(path: string, options: ParseConfigOptions = {})
   try {
     text = await readFile(path, 'utf8')
   } catch (cause) {
-    const reason = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(cause)
-    throw new GatewayError('ERR_CONFIG', `Cannot read the configuration ${path}: ${reason}. Pass --config FILE.`, { cause })
+    throw new GatewayError('ERR_CONFIG', unreadableConfig(path, cause), { cause })
   }
   const doc = parseDocument(text, { prettyErrors: true })
   if (doc.errors.length > 0) {
-    const issues = doc.errors.map((e) => ({ path: '', message: `YAML: ${e.message.split('\n')[0] ?? e.message}` }))
+    // The first line of yaml's pretty message ends in "at line 5, column 1:" before a quote of the file, which
+    // is left out (a config line may hold a secret): the colon with nothing after it goes too.
+    const issues = doc.errors.map((e) => ({ path: '', message: `YAML: ${(e.message.split('\n')[0] ?? e.message).replace(/:\s*$/, '')}` }))
     throw new ConfigError(issues, { source: path, cause: doc.errors[0] })
   }
   const raw = (doc.toJS() ?? {}) as HookpilotConfigInput
   const source = options.source ?? path
   const loaded = await loadPluginModules(isRecord(raw) ? raw['plugins'] : undefined, dirname(resolve(path)), source)
   return parseConfig(raw, { ...options, source, loaded })
+}
+
+/** Why the configuration at `path` cannot be read, in words that say where it was looked for and what to pass. */
+function unreadableConfig(path: string, cause: unknown): string {
+  const code = (cause as NodeJS.ErrnoException).code
+  if (code === 'ENOENT') return `Cannot read the configuration ${path}: no such file in ${dirname(resolve(path))}. Pass --config FILE.`
+  if (code === 'EISDIR') return `Cannot read the configuration ${path}: it is a folder, not a file. Pass the file inside it, e.g. --config ${join(path, 'config.yaml')}.`
+  return `Cannot read the configuration ${path}: ${messageOf(cause)}. Pass --config FILE.`
 }
 
 /**
@@ -223,23 +231,6 @@ function setAt(root: Record<string, unknown>, path: string, value: unknown): voi
   current[keys.at(-1) ?? ''] = value
 }
 
-/** The defaults every route inherits from `platforms.webhook.extra`. */
-export function routeDefaults(config: HookpilotConfig): RouteDefaults {
-  const extra = config.platforms.webhook.extra
-  return { host: extra.host, secret: extra.secret, rateLimit: extra.rate_limit }
-}
-
-/** The routes of config.yaml, resolved; problems go to `issues`. */
-export function staticRoutes(config: HookpilotConfig, issues: ConfigIssue[] = []): Route[] {
-  const defaults = routeDefaults(config)
-  const routes: Route[] = []
-  for (const [name, route] of Object.entries(config.platforms.webhook.extra.routes)) {
-    const resolved = resolveRoute(name, route, defaults, 'static', `${ROUTES_PATH}.${name}`, issues)
-    if (resolved) routes.push(resolved)
-  }
-  return routes
-}
-
 /**
  * When the schema fails elsewhere, still check the routes that parse on their own (a missing secret is worth
  * reporting in the same run as a typo in the port).
@@ -251,7 +242,7 @@ function routeIssuesOfInvalidConfig(raw: unknown, issues: ConfigIssue[]): void {
   const defaults: RouteDefaults = { host: host ?? '0.0.0.0', secret, rateLimit: 30 }
   for (const [name, value] of Object.entries(routes ?? {})) {
     const route = v.safeParse(routeSchema, value)
-    if (route.success) resolveRoute(name, route.output, defaults, 'static', `${ROUTES_PATH}.${name}`, issues)
+    if (route.success) resolveRoute(name, route.output, defaults, 'static', `${STATIC_ROUTES_PATH}.${name}`, issues)
   }
 }
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../../', import.meta.url))
-const noMsw = fileURLToPath(new URL('./helpers/no-msw.mjs', import.meta.url))
+const noMsw = fileURLToPath(new URL('../sdk/helpers/no-msw.mjs', import.meta.url))
 
 /** Runs an ES module snippet in a node process where msw cannot be resolved. */
 function withoutMsw(code: string) {

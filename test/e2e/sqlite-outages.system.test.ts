@@ -12,7 +12,7 @@ import Database from 'better-sqlite3'
 import { existsSync, mkdirSync, renameSync, rmSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { runCli, type RunningCli } from '../fixtures/cli.js'
+import { runMain, type RunningCli } from '../fixtures/cli.js'
 import { durableSetup, type Durable, type Serving } from '../fixtures/durable.js'
 
 const running: RunningCli[] = []
@@ -35,7 +35,7 @@ async function ready(port: number): Promise<{ status: number; reason: string }> 
 const statePath = (world: Durable) => join(world.dir, '.hookpilot', 'state.db')
 
 async function jobStates(world: Durable): Promise<string[]> {
-  const listed = await runCli(['jobs', 'list', '--json', '--config', world.config], { env: world.env, cwd: world.dir })
+  const listed = await runMain(['jobs', 'list', '--json', '--config', world.config], { env: world.env, cwd: world.dir })
   return (JSON.parse(listed.stdout) as Array<{ state: string }>).map((j) => j.state)
 }
 
@@ -95,7 +95,7 @@ describe('hookpilot serve whose state file is deleted or truncated under it (ite
     await first.cli.waitFor(/state\.path .* was deleted while hookpilot was serving: webhooks are answered 503/)
     expect((await world.send(first.port, 4, 'gone-4')).status).toBe(503)
     expect(await ready(first.port)).toMatchObject({ status: 503, reason: expect.stringMatching(/was deleted while hookpilot was serving; restart hookpilot/) })
-    const [, rescue] = await first.cli.waitFor(/copies them to (\S+)\. Stop hookpilot, move that copy to/)
+    const [, rescue] = await first.cli.waitFor(/copies them to (\S+) now, .* Stop hookpilot, move that copy to/)
     first.cli.child.kill('SIGTERM')
     await first.cli.exited
     expect(first.cli.output()).toMatch(/copied to .*: move it to .* before the next start/)
@@ -107,6 +107,40 @@ describe('hookpilot serve whose state file is deleted or truncated under it (ite
     const second = await serve(world)
     await expect.poll(() => world.posted().sort(), { timeout: 30_000 }).toEqual([1, 2, 3])
     expect((await ready(second.port)).status).toBe(200)
+  }, 60_000)
+
+  it('deleted or truncated: events sent the moment after are answered 503, none 202 into the lost file (issue 38, item 12)', async () => {
+    for (const damage of [rmSync, (path: string) => truncateSync(path, 0)]) {
+      const world = await durableSetup({ agentMs: 10_000, concurrency: 1 })
+      const { cli, port } = await serve(world)
+      expect((await world.send(port, 1, 'soon-1')).status).toBe(202)
+      damage(statePath(world))
+      // At once, not after the once-a-second look: each commit that stores a job looks at the file first.
+      const answers = await Promise.all([2, 3, 4, 5, 6].map((pr) => world.send(port, pr, `soon-${pr}`)))
+      expect(answers.map((a) => a.status)).toEqual([503, 503, 503, 503, 503])
+      cli.child.kill('SIGKILL')
+    }
+  }, 40_000)
+
+  it('deleted while jobs wait, then kill -9: the copy made at once through the open file keeps every job (issue 38, item 12)', async () => {
+    const world = await durableSetup({ agentMs: 20_000, concurrency: 1 })
+    const first = await serve(world)
+    const prs = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    for (const pr of prs) expect((await world.send(first.port, pr, `kept-${pr}`)).status).toBe(202)
+    rmSync(statePath(world))
+    // The timer's look finds the deletion within a second; the copy follows at once.
+    const [, rescue] = await first.cli.waitFor(/copied to (\S+): they survive even a kill -9 now/, 10_000)
+    first.cli.child.kill('SIGKILL')
+    await first.cli.exited
+    const copy = new Database(rescue!, { readonly: true })
+    const states = copy.prepare("SELECT state FROM jobs WHERE event = 'pull_request'").pluck().all()
+    copy.close()
+    expect(states).toHaveLength(10)
+    // What the log says to do: the kill left the deleted file's -wal and -shm, which go; the copy takes its place.
+    for (const stale of ['state.db-wal', 'state.db-shm']) rmSync(join(world.dir, '.hookpilot', stale), { force: true })
+    renameSync(rescue!, statePath(world))
+    await serve(world, { AGENT_MS: '20' })
+    await expect.poll(() => world.posted().sort((a, b) => a - b), { timeout: 30_000 }).toEqual(prs)
   }, 60_000)
 
   it('truncated: webhooks and /ready answer 503 with the reason, and the log says the jobs are damaged and how to start again', async () => {

@@ -96,7 +96,7 @@ describe('status page (headless Chromium)', () => {
     await expect.poll(() => failed.allTextContents()).toEqual([expect.stringContaining(`the agent said ${HOSTILE}`)])
     // The hostile reason is text: no element was made from it, no script of it ran.
     expect(await page.locator('#failed tbody script, #failed tbody img, #finished tbody script').count()).toBe(0)
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined()
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined()
     // Neither hostile link became one: the failed job and the stored one are listed, with no link at all.
     await expect.poll(() => page.locator('#finished tbody tr', { hasText: 'stored' }).count()).toBe(1)
     expect(await page.locator('#finished tbody tr', { hasText: 'broken' }).locator('a').count()).toBe(0)
@@ -106,13 +106,13 @@ describe('status page (headless Chromium)', () => {
 
     // The running job finishes: the page shows it without a reload (the same document, refreshed by its script).
     await page.evaluate(() => {
-      ;(window as unknown as { __sameDocument: boolean }).__sameDocument = true
+      ;(globalThis as unknown as { __sameDocument: boolean }).__sameDocument = true
     })
     for (const release of held.splice(0)) release()
     await expect.poll(() => running.count()).toBe(0)
     await expect.poll(() => page.locator('#finished tbody tr', { hasText: 'slow' }).allTextContents()).toEqual([expect.stringContaining('done')])
     expect(await page.locator('#finished tbody tr', { hasText: 'slow' }).locator('a').getAttribute('href')).toBe(PR_LINK)
-    expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true)
+    expect(await page.evaluate(() => (globalThis as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true)
     await page.close()
   }, 60_000)
 

@@ -3,7 +3,7 @@
  * gets at most two agent runs and exactly one review, of its newest head, in one sticky comment. `hookpilot serve`
  * is a child process on a real SQLite file; the real `gh` posts to a local fake GitHub API; the agent is a
  * process whose runs are logged and held at a gate, so the tests wait on what happened, never on a clock.
- * The crash cases are in reviews-crash.test.ts, the outcomes in reviews-outcomes.test.ts.
+ * The crash cases are in reviews-crash.system.test.ts, the outcomes in reviews-outcomes.system.test.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { redeliverAll, reviewHarness, settled, starts } from '../fixtures/review-harness.js'

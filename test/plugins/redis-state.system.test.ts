@@ -32,11 +32,11 @@ stateBackendContract('redisState', {
     'holds a job answered `retry` until its time, then leases it again with the answer and progress it saved':
       'a delayed job falls due on the machine\'s clock (BullMQ promotes it), not the suite\'s: "redisState: a retry waits for its time" below',
     'a job whose worker died is recovered and counted; past MAX_RUNS starts it fails with one reason, unrun':
-      'an instance in this process keeps renewing its BullMQ lock, so its job never stalls; test/e2e/redis-instances.test.ts kills one',
+      'an instance in this process keeps renewing its BullMQ lock, so its job never stalls; test/e2e/redis-instances.system.test.ts kills one',
     'a job whose worker died goes before the jobs queued after it, and every start of its agent counts':
-      'a live instance in this process keeps its BullMQ lock, so its job is never taken over; the order of a takeover is BullMQ\'s (test/e2e/redis-instances.test.ts kills an instance)',
+      'a live instance in this process keeps its BullMQ lock, so its job is never taken over; the order of a takeover is BullMQ\'s (test/e2e/redis-instances.system.test.ts kills an instance)',
     'a job outdated while it ran, whose worker died, ends superseded when recovered, and is reported as ended':
-      'an instance in this process keeps renewing its BullMQ lock, so its job never stalls; test/e2e/redis-instances.test.ts kills one',
+      'an instance in this process keeps renewing its BullMQ lock, so its job never stalls; test/e2e/redis-instances.system.test.ts kills one',
     'a try whose lease another worker took writes nothing more, and its confirmLease rejects':
       'the same: a live instance keeps its lock; the fenced write is tested below by taking the lock away',
   },

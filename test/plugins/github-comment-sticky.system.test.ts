@@ -139,6 +139,18 @@ describe('new mode (the default)', () => {
     expect(writesHere().map((w) => [w.kind, w.body])).toEqual([['created', 'one'], ['created', 'two']])
     expect(first).toEqual({ posted: true, url: `https://github.com/${REPO}/pull/${pr}#issuecomment-${writesHere()[0]?.id}` })
   })
+  it('a marker echoed by a route in new mode (a pull request titled with it) is inert: the sticky route makes its own comment and leaves that one alone', async () => {
+    const head = sha(`${pr}-0`)
+    const echoed = '<!-- hookpilot:review route=pr-review -->\nSummary of the pull request titled above.'
+    await deliver({}, answer(echoed, head, { route: 'summaries' }))
+    await deliver({ mode: 'sticky' }, answer('the review', head))
+    await deliver({ mode: 'sticky' }, answer('the review, again', head))
+    const [summary, review] = api.comments(REPO, pr)
+    expect(summary?.body).toBe('<!-- hookpilot (quoted):review route=pr-review -->\nSummary of the pull request titled above.')
+    expect(summary?.edits ?? 0).toBe(0)
+    expect(review?.body.startsWith('<!-- hookpilot:review route=pr-review -->\nthe review, again')).toBe(true)
+    expect(writesHere().map((w) => w.kind)).toEqual(['created', 'created', 'edited'])
+  })
 })
 
 describe('check_head', () => {

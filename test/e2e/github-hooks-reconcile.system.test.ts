@@ -8,7 +8,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli, startCli, type RunningCli } from '../fixtures/cli.js'
+import { runMain, startCli, type RunningCli } from '../fixtures/cli.js'
 import { startFakeGithub, type FakeGithub } from '../../src/dev/github/server.js'
 import { fakeHookDeliveries } from '../fixtures/fake-hook-deliveries.js'
 
@@ -62,7 +62,7 @@ async function stop(running: RunningCli): Promise<void> {
   await running.exited
 }
 async function doneJobs(dir: string, config: string): Promise<Array<{ deliveryId: string; hook?: string }>> {
-  const out = await runCli(['jobs', 'list', '--json', '--state', 'done', '--config', config], { cwd: dir })
+  const out = await runMain(['jobs', 'list', '--json', '--state', 'done', '--config', config], { cwd: dir })
   return JSON.parse(out.stdout) as Array<{ deliveryId: string; hook?: string }>
 }
 
@@ -83,7 +83,7 @@ describe('hookpilot reconcile with a token (repository and organisation hooks)',
 
     gateway = await serve(config)
     try {
-      const first = await runCli(['reconcile', '--config', config], { cwd: dir, env: { GITHUB_TOKEN: api.token } })
+      const first = await runMain(['reconcile', '--config', config], { cwd: dir, env: { GITHUB_TOKEN: api.token } })
       expect(first.code, first.output).toBe(0)
       expect(first.stdout).toBe('5 redelivered; 2 already held as jobs, 0 answered by the gateway, 0 refused by GitHub.\n')
       expect(first.output).not.toContain(api.token)
@@ -93,11 +93,11 @@ describe('hookpilot reconcile with a token (repository and organisation hooks)',
       expect(new Set(jobs.map((j) => j.deliveryId)).size).toBe(7)
       expect(jobs.filter((j) => j.hook === ORG_HOOK)).toHaveLength(2)
 
-      const second = await runCli(['reconcile', '--config', config], { cwd: dir, env: { GITHUB_TOKEN: api.token } })
+      const second = await runMain(['reconcile', '--config', config], { cwd: dir, env: { GITHUB_TOKEN: api.token } })
       expect(second.stdout).toBe('0 redelivered; 7 already held as jobs, 0 answered by the gateway, 0 refused by GitHub.\n')
 
       // A token GitHub refuses: each hook is named as not listed, nothing is asked, and the token is not printed.
-      const refused = await runCli(['reconcile', '--config', config], { cwd: dir, env: { GITHUB_TOKEN: 'ghp_not-a-valid-token-0123456789' } })
+      const refused = await runMain(['reconcile', '--config', config], { cwd: dir, env: { GITHUB_TOKEN: 'ghp_not-a-valid-token-0123456789' } })
       expect(refused.code).toBe(1)
       expect(refused.stdout).toBe(`0 redelivered; 0 already held as jobs, 0 answered by the gateway, 0 refused by GitHub; could not list ${ORG_HOOK}, ${REPO_HOOK}.\n`)
       expect(refused.output).not.toContain('ghp_not-a-valid-token')

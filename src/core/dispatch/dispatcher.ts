@@ -2,22 +2,23 @@
  * One try of a job: render the prompt, run the agent within its bounds, store the answer, deliver it. The
  * dispatcher never sleeps: a delivery that can be retried returns `retry` at a time and the queue holds the
  * job until then. Every failure is logged with the delivery id and returned as an outcome, which leaves the
- * delivery id redeliverable.
+ * delivery id redeliverable. It is built once per gateway: what differs from one job to the next (the runner
+ * and the environment of the job's own) is given with each try.
  */
 import { DeliveryError, GatewayError, messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
-import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backend.js'
-import type { RouteTable } from '../pipeline/pipeline.js'
+import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from '../jobs/state-backend.js'
+import type { RouteTable } from '../routes/route-table.js'
 import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
-import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, lastTry, retryDelay, type RetrySchedule } from './retry-schedule.js'
-import { isFinal, MAX_RUNS } from './transitions.js'
+import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, lastTry, retryDelay, type RetrySchedule } from '../jobs/retry-schedule.js'
+import { isFinal, MAX_RUNS } from '../jobs/transitions.js'
 import { renderTemplate } from '../routes/template.js'
-import type { AgentResult, AgentRunner, Clock, DeliveryTarget, LogFields, Logger, Route } from '../types.js'
+import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, LogFields, Logger, Route, AgentContext } from '../types.js'
 
 /** What the dispatcher is composed of. */
 export interface DispatcherParts {
+  /** Every route a job may name (static, subscribed, a source's). */
   readonly routes: RouteTable
-  readonly runner: AgentRunner
   readonly targets: ReadonlyMap<string, DeliveryTarget>
   readonly log: Logger
   readonly skillsDir: string
@@ -41,9 +42,51 @@ export interface DispatcherParts {
 
 type Fields = Readonly<Record<string, string>>
 
-/** Builds the worker the queue calls for every job. */
-export function createDispatcher(parts: DispatcherParts): JobWorker {
-  const { routes, runner, targets, log, skillsDir, timeoutMs } = parts
+/**
+ * The variables the leased job's agent gets of its own (a GitHub App's installation token for the event's
+ * repository), made right before its run, under the run's signal. A rejection fails the run before the agent
+ * starts: an agent without its token could not do its work, and must not fall back to another credential.
+ */
+export type JobEnvironment = (ctx: { readonly signal: AbortSignal; readonly log: Logger }) => Promise<AgentEnvironment>
+
+/** One try of a leased job with `runner` (and `environment`, when the job has one of its own). */
+export interface Dispatcher {
+  dispatch(leased: LeasedJob, runner: AgentRunner, environment?: JobEnvironment): Promise<JobOutcome>
+  /** The runs a job may take before the lifecycle counts a crash loop: never below the agent's own retries. */
+  readonly maxRuns: number
+  /** Counts a job its backend ended without a try (see {@link JobWorker.ended}). */
+  ended(job: JobRecord): void
+}
+
+/**
+ * The queue's worker: each leased job dispatched with `runner` and, when `environmentOf` gives one, the job's
+ * own environment.
+ *
+ * @example
+ * ```ts
+ * state.queue.start(workerOf(createDispatcher(parts), runner))
+ * ```
+ */
+export function workerOf(dispatcher: Dispatcher, runner: AgentRunner, environmentOf?: (leased: LeasedJob) => JobEnvironment | undefined): JobWorker {
+  const work = (leased: LeasedJob) => dispatcher.dispatch(leased, runner, environmentOf?.(leased))
+  return Object.assign(work, { maxRuns: dispatcher.maxRuns, ended: dispatcher.ended })
+}
+
+/** Runs the agent, its job's environment made first when it has one (`ctx.env` then holds it). */
+async function runWith(runner: AgentRunner, environment: JobEnvironment | undefined, input: AgentInput, ctx: AgentContext): Promise<AgentResult> {
+  if (environment === undefined) return runner.run(input, ctx)
+  let env: AgentEnvironment
+  try {
+    env = { ...ctx.env, ...(await environment({ signal: ctx.signal, log: ctx.log })) }
+  } catch (err) {
+    return { ok: false, reason: `the agent's environment could not be made: ${messageOf(err)}` }
+  }
+  return runner.run(input, { ...ctx, env })
+}
+
+/** Builds the dispatcher the queue's worker calls for every job. */
+export function createDispatcher(parts: DispatcherParts): Dispatcher {
+  const { routes, targets, log, skillsDir, timeoutMs } = parts
   const retry = parts.retry ?? DEFAULT_DELIVERY_RETRY
   const agentRetry = parts.agentRetry ?? DEFAULT_AGENT_RETRY
   const clock = parts.clock ?? Date.now
@@ -56,7 +99,7 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
   }
 
   /**
-   * A passing failure of try `attempt`: the next try at a time on `schedule` (never sooner than a `Retry-After`),
+   * A passing failure of try `attempt`: the next try when its `Retry-After` said, else at a time on `schedule`,
    * or, after the schedule's last try, the job's failure, saying that the tries ran out.
    */
   const retryOrFail = (fields: LogFields, message: string, why: string, schedule: RetrySchedule, key: string, attempt: number, retryAfterMs?: number): JobOutcome => {
@@ -76,7 +119,8 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
   }
 
   /** Runs the agent; resolves its answer, or the outcome that ends this try. */
-  async function runAgent(leased: LeasedJob, route: Route, fields: Fields): Promise<{ text: string } | JobOutcome> {
+  async function runAgent(leased: LeasedJob, agent: Agent, route: Route, fields: Fields): Promise<{ text: string } | JobOutcome> {
+    const { runner } = agent
     const { job } = leased
     let built: AgentPrompt
     try {
@@ -102,11 +146,11 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
       run.abort(new DOMException('The agent run timed out', 'TimeoutError'))
     }, timeoutMs)
     const input = { prompt: built.prompt, parts: built.parts, route: route.name, event: job.event, deliveryId: job.deliveryId }
-    const ctx = { signal: run.signal, log, onSpawn: (pid: number) => leased.recordProcess(pid) }
+    const ctx: AgentContext = { signal: run.signal, log, onSpawn: (pid: number) => leased.recordProcess(pid) }
     // Through a promise even for a plain-object runner whose run() throws before returning one.
     const started = performance.now()
     const result = await Promise.resolve()
-      .then(() => runner.run(input, ctx))
+      .then(() => runWith(runner, agent.environment, input, ctx))
       .catch((err: unknown): AgentResult => ({ ok: false, reason: messageOf(err) }))
       .finally(() => {
         clearTimeout(timer)
@@ -209,13 +253,13 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     return { kind: 'superseded', reason: 'a newer event of its concurrency group came before its answer was posted' }
   }
 
-  async function attempt(leased: LeasedJob, fields: Fields): Promise<JobOutcome> {
+  async function attempt(leased: LeasedJob, agent: Agent, fields: Fields): Promise<JobOutcome> {
     const { job } = leased
     const route = routes.get(job.route)
     if (!route) return fail(fields, 'job failed', `route "${job.route}" no longer exists`)
     if (job.stage === 'deliver') return deliver(leased, route, job.answer ?? '', job.attempts, fields)
 
-    const ran = await runAgent(leased, route, fields)
+    const ran = await runAgent(leased, agent, route, fields)
     if (!('text' in ran)) return ran
     log.info('agent run finished', { ...fields, chars: ran.text.length })
     const silent = ran.text.trim()
@@ -228,9 +272,9 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
     return deliver(leased, route, ran.text, 1, fields, true)
   }
 
-  async function dispatch(leased: LeasedJob): Promise<JobOutcome> {
+  async function dispatch(leased: LeasedJob, runner: AgentRunner, environment?: JobEnvironment): Promise<JobOutcome> {
     const fields = jobFields(leased.job)
-    const outcome = await attempt(leased, fields)
+    const outcome = await attempt(leased, { runner, environment }, fields)
     // Each ending was logged where it was decided; this counts it.
     if (outcome.kind !== 'retry' && outcome.kind !== 'interrupted') parts.events?.emit('jobFinished', { route: leased.job.route, outcome: outcome.kind })
     return outcome
@@ -241,7 +285,13 @@ export function createDispatcher(parts: DispatcherParts): JobWorker {
   }
   // Its own retries of failed runs must not look like a crash loop to the lifecycle (a run the gateway died in
   // counts against the same budget, never below MAX_RUNS).
-  return Object.assign(dispatch, { maxRuns: Math.max(MAX_RUNS, agentRetry.attempts), ended })
+  return { dispatch, maxRuns: Math.max(MAX_RUNS, agentRetry.attempts), ended }
+}
+
+/** What one try runs the agent with. */
+interface Agent {
+  readonly runner: AgentRunner
+  readonly environment: JobEnvironment | undefined
 }
 
 /** The log fields that name a job. */

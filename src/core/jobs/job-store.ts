@@ -1,0 +1,62 @@
+/**
+ * The store a state backend implements: a handful of atomic primitives over its records, and no rule. The kit
+ * (store-writes.ts) runs every write that applies more than one rule of the lifecycle (an add: admit, refuse,
+ * queue again or move the key, insert, join the group, write the others; an operator's retry; purge) over it,
+ * so the order of those rules is written once for every backend. The worker side of a backend (leases,
+ * renewals, a try's fenced writes) is the worker kit's {@link LeaseTable}.
+ */
+import type { JobRecord, NewJob } from './job-record.js'
+import type { PurgeCutoff } from './transitions.js'
+
+/**
+ * The primitives of one atomic write. They are synchronous: the kit decides every record between two of them
+ * inside the write, so a store runs its transaction's `work` in one go (SQLite inside its group commit, memory
+ * in one turn of the event loop). `P` is a new job's payload as the store keeps it ({@link JobStore.prepare}).
+ */
+export interface JobTransaction<P> {
+  /** The record of job `id`, if stored. */
+  get(id: string): JobRecord | undefined
+  /**
+   * Stores `record` over the job of its id: every field, its de-dup key included (a done job past its window
+   * gives its key up to a newer job of the same delivery). A job that stays `running` keeps its lease (a newer
+   * job of its group outdated it); any other holds none.
+   */
+  put(record: JobRecord): void
+  /**
+   * Stores a new job: `record` as the lifecycle made it (its `id` is not yet given) with `payload`; returns the
+   * id the store gives it. The de-dup key's previous holder, if any, gave the key up in this write before.
+   */
+  insert(record: JobRecord, payload: P): string
+  /** The job that holds de-dup key `key` now, if any. */
+  holder(key: string): JobRecord | undefined
+  /** The queued and running jobs of concurrency group `group`. */
+  members(group: string): readonly JobRecord[]
+  /** The group's most recently received job, in any state (the job with the latest `receivedAt`). */
+  newest(group: string): Pick<JobRecord, 'id' | 'receivedAt'> | undefined
+  /** How many jobs are queued now. */
+  queued(): number
+  /** Deletes the finished jobs that `cutoff` names (the lifecycle's `purgeable`); returns how many. */
+  purge(cutoff: PurgeCutoff): number
+}
+
+/** What a {@link JobStore.transaction} is told about its write. */
+export interface TransactionOptions {
+  /** The write may store new jobs (an add), whose `202`s follow it. */
+  readonly admits?: boolean | undefined
+}
+
+/** A backend's store: its atomic writes, and how a new job's payload is made ready for one. */
+export interface JobStore<P> {
+  /**
+   * A new job's payload as the store keeps it, made before the write that stores it and outside of it (SQLite
+   * compresses it on a thread, so its group commit never waits for the compression). It may throw: the job is
+   * then refused (the request is answered 503).
+   */
+  prepare(job: NewJob): P | Promise<P>
+  /**
+   * Runs `work` as one atomic write; resolves with its result once stored (a 202 goes out after this).
+   * `admits` marks the write of an add, which may store new jobs: a store that must check its medium before it
+   * acknowledges a new job (SQLite stats its file with each commit that admits) does it for these writes.
+   */
+  transaction<T>(work: (tx: JobTransaction<P>) => T, options?: TransactionOptions): Promise<T>
+}

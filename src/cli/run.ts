@@ -20,6 +20,7 @@ Commands:
   jobs        list, show, retry and purge the gateway's jobs (list | show <id> | retry <id> | purge)
   reconcile   ask GitHub to redeliver the GitHub App's failed deliveries the gateway has no job for
   import-subscriptions  copy the subscriptions file into the shared store (state.driver: redis)
+  dev         stand-ins to try the gateway on one machine: "dev github", a fake GitHub for the review flow
   market      query prediction-market data (search, events, markets, book, history, trades, oi, watch, export)
 
 Run "hookpilot <command> --help" for a command's options, "hookpilot --version" for the version.
@@ -37,6 +38,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   jobs: async () => (await import('./jobs.js')).jobs,
   reconcile: async () => (await import('./reconcile.js')).reconcileCommand,
   'import-subscriptions': async () => (await import('./import-subscriptions.js')).importSubscriptions,
+  dev: async () => (await import('./dev.js')).dev,
   market: async () => (await import('./market/index.js')).runMarket,
 }
 

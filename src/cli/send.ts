@@ -6,10 +6,14 @@ import { staticRoutes } from '../core/routes/static-routes.js'
 import { POST_HELP, postCommand } from './post-webhook.js'
 import { COMMON_HELP, findSubscription } from './subscriptions-common.js'
 
-const HELP = `Usage: hookpilot send <route> [--payload FILE] [--event E] [options]
+const HELP = `Usage: hookpilot send <route> [--payload FILE] [--event E] [--action A] [--head SHA] [--set PATH=V]...
+                      [--delivery ID] [options]
 
 Sends a signed delivery (X-Hub-Signature-256) to <route> on the running gateway, a route from config.yaml or a
 dynamic subscription (config.yaml wins a name clash, as in the gateway), and prints the answer's status and body.
+
+  hookpilot send pr-review --action synchronize --head 1111111111111111111111111111111111111111
+  hookpilot send pr-review --delivery 6f1c...   # the same delivery again: answered "duplicate"
 
 Options:
 ${POST_HELP}

@@ -6,7 +6,7 @@
 import { POST_HELP, postCommand } from './post-webhook.js'
 import { COMMON_HELP, findSubscription } from './subscriptions-common.js'
 
-const HELP = `Usage: hookpilot test <name> [--payload FILE] [--event E] [options]
+const HELP = `Usage: hookpilot test <name> [--payload FILE] [--event E] [--action A] [--head SHA] [--set PATH=V]... [options]
 
 Sends a signed test delivery (X-Hub-Signature-256) to the dynamic subscription <name> on the running gateway
 and prints the answer's status and body. Only subscriptions are read; for a route in config.yaml use

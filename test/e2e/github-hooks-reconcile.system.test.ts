@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runMain, startCli, type RunningCli } from '../fixtures/cli.js'
-import { startFakeGithubApi, type FakeGithubApi } from '../fixtures/fake-github-api.js'
+import { startFakeGithub, type FakeGithub } from '../../src/dev/github/server.js'
 import { fakeHookDeliveries } from '../fixtures/fake-hook-deliveries.js'
 
 const SECRET = 'repo-hook-secret-0123456789'
@@ -19,9 +19,9 @@ const ORG_HOOK = 'orgs/octo-org/hooks/77'
 
 const repoHook = fakeHookDeliveries(SECRET, Date.now, REPO_HOOK)
 const orgHook = fakeHookDeliveries(SECRET, Date.now, ORG_HOOK)
-let api: FakeGithubApi
+let api: FakeGithub
 beforeAll(async () => {
-  api = await startFakeGithubApi({ hooks: [repoHook, orgHook] })
+  api = await startFakeGithub({ extensions: [repoHook, orgHook] })
 })
 afterAll(() => api.close())
 

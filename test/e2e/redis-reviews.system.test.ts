@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { startCli, type RunningCli } from '../fixtures/cli.js'
-import { startFakeGithubApi, type FakeGithubApi } from '../fixtures/fake-github-api.js'
+import { startFakeGithub, type FakeGithub } from '../../src/dev/github/server.js'
 import { githubExample, githubHeaders } from '../fixtures/github.js'
 import { fixtureAgent } from '../fixtures/process.js'
 import { startRedis, type TestRedis } from '../fixtures/redis.js'
@@ -20,11 +20,11 @@ const REPO = 'octo/repo'
 const PR = 7
 
 let redis: TestRedis
-let api: FakeGithubApi
+let api: FakeGithub
 let dir = ''
 beforeAll(async () => {
   redis = await startRedis()
-  api = await startFakeGithubApi()
+  api = await startFakeGithub()
   dir = mkdtempSync(join(tmpdir(), 'hookpilot-redis-reviews-'))
 }, 30_000)
 afterAll(async () => {

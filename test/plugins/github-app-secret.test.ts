@@ -9,7 +9,7 @@ import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { GatewayPlugin } from '../../src/core/plugin-api/gateway-plugin.js'
 import { testGateway, type TestGateway } from '../fixtures/gateway.js'
-import { startFakeGithubApi, type FakeGithubApi } from '../fixtures/fake-github-api.js'
+import { startFakeGithub, type FakeGithub } from '../../src/dev/github/server.js'
 import { fakeGithubApp, type FakeGithubApp } from '../fixtures/fake-github-app.js'
 
 const REPO = 'octo-org/hello-world'
@@ -18,11 +18,11 @@ const APP_SECRET = 'the-apps-own-webhook-secret-0123'
 const HOOK_SECRET = 'a-repository-webhooks-secret-0123'
 
 let app: FakeGithubApp
-let api: FakeGithubApi
+let api: FakeGithub
 beforeAll(async () => {
   app = fakeGithubApp()
   app.install(42, { [REPO_ID]: REPO })
-  api = await startFakeGithubApi({ extension: app })
+  api = await startFakeGithub({ extensions: [app] })
 })
 afterAll(() => api.close())
 

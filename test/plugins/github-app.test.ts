@@ -16,7 +16,7 @@ import { REFRESH_MARGIN_MS } from '../../src/plugins/github-app/token-cache.js'
 import { githubCommentDelivery } from '../../src/plugins/targets/github-comment/github-comment-target.js'
 import { fakeClock } from '../../src/testing/clock.js'
 import { deliveryContext } from '../../src/testing/context.js'
-import { startFakeGithubApi, type FakeGithubApi } from '../fixtures/fake-github-api.js'
+import { startFakeGithub, type FakeGithub } from '../../src/dev/github/server.js'
 import { fakeGithubApp, type FakeGithubApp } from '../fixtures/fake-github-app.js'
 
 const REPO = 'octo-org/hello-world'
@@ -28,11 +28,11 @@ const HEAD = createHash('sha1').update('head').digest('hex')
 
 const clock = fakeClock(Date.UTC(2026, 10, 24, 12, 0))
 let app: FakeGithubApp
-let api: FakeGithubApi
+let api: FakeGithub
 beforeAll(async () => {
   app = fakeGithubApp({ clock: clock.now })
   app.install(INSTALLATION, { [REPO_ID]: REPO, [OTHER_ID]: OTHER })
-  api = await startFakeGithubApi({ extension: app })
+  api = await startFakeGithub({ extensions: [app] })
 })
 afterAll(() => api.close())
 

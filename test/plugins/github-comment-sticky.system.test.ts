@@ -10,16 +10,16 @@ import type { AgentAnswer, DeliveryReceipt } from '../../src/core/types.js'
 import { GITHUB_COMMENT_LIMIT } from '../../src/plugins/targets/github-comment/comment-body.js'
 import { githubCommentDelivery, type GithubCommentOptions } from '../../src/plugins/targets/github-comment/github-comment-target.js'
 import { deliveryContext } from '../../src/testing/context.js'
-import { startFakeGithubApi, type FakeGithubApi } from '../fixtures/fake-github-api.js'
+import { startFakeGithub, type FakeGithub } from '../../src/dev/github/server.js'
 
 const REPO = 'octo-org/hello-world'
 const NOON = Date.UTC(2026, 10, 24, 12, 0)
 const sha = (label: string) => createHash('sha1').update(label).digest('hex')
 
-let api: FakeGithubApi
+let api: FakeGithub
 let pr = 0 // each test comments on a pull request of its own
 beforeAll(async () => {
-  api = await startFakeGithubApi()
+  api = await startFakeGithub()
 })
 afterAll(() => api.close())
 beforeEach(() => {

@@ -1,0 +1,85 @@
+/**
+ * What the fake GitHub holds, in memory: pull requests (their head, which a user or a test moves) and their
+ * comments, and every comment written through the API, in order (what a test asserts on).
+ */
+
+/** A pull request, as the fake holds it. */
+export interface FakePull {
+  readonly repo: string
+  readonly number: number
+  head: string
+}
+
+/** A comment on a pull request, as the fake holds it. */
+export interface FakeComment {
+  readonly id: number
+  readonly repo: string
+  readonly number: number
+  readonly login: string
+  body: string
+  /** How many times it was edited. */
+  edits: number
+}
+
+/** One comment written through the API, in order. */
+export interface CommentWrite {
+  readonly kind: 'created' | 'edited'
+  readonly id: number
+  readonly repo: string
+  readonly number: number
+  readonly login: string
+  readonly body: string
+}
+
+/** The fake's state; every area of the API reads and writes this one. */
+export interface FakeGithubState {
+  /** Declares a pull request, or moves its head. */
+  setHead(repo: string, number: number, head: string): FakePull
+  pull(repo: string, number: number): FakePull | undefined
+  /** Whether any pull request of `repo` was declared (GitHub tells an unknown repository from an unknown PR). */
+  hasRepo(repo: string): boolean
+  pulls(): FakePull[]
+  /** A new comment; `recorded` ones (written through the API) also go to {@link writes}. */
+  createComment(repo: string, number: number, body: string, login: string, recorded: boolean): FakeComment
+  editComment(comment: FakeComment, body: string): FakeComment
+  comment(repo: string, id: number): FakeComment | undefined
+  comments(repo: string, number: number): FakeComment[]
+  writes(): CommentWrite[]
+}
+
+/** An empty state; comment ids start at 1001, as small fixed numbers read well in a log. */
+export function createFakeGithubState(): FakeGithubState {
+  const pulls = new Map<string, FakePull>()
+  const comments: FakeComment[] = []
+  const writes: CommentWrite[] = []
+  let nextId = 1001
+  const record = (kind: CommentWrite['kind'], c: FakeComment): FakeComment => {
+    writes.push({ kind, id: c.id, repo: c.repo, number: c.number, login: c.login, body: c.body })
+    return c
+  }
+  return {
+    setHead(repo, number, head) {
+      const key = `${repo}#${number}`
+      const pull = pulls.get(key) ?? { repo, number, head }
+      pull.head = head
+      pulls.set(key, pull)
+      return pull
+    },
+    pull: (repo, number) => pulls.get(`${repo}#${number}`),
+    hasRepo: (repo) => [...pulls.values()].some((p) => p.repo === repo),
+    pulls: () => [...pulls.values()],
+    createComment(repo, number, body, login, recorded) {
+      const comment = { id: nextId++, repo, number, login, body, edits: 0 }
+      comments.push(comment)
+      return recorded ? record('created', comment) : comment
+    },
+    editComment(comment, body) {
+      comment.body = body
+      comment.edits += 1
+      return record('edited', comment)
+    },
+    comment: (repo, id) => comments.find((c) => c.repo === repo && c.id === id),
+    comments: (repo, number) => comments.filter((c) => c.repo === repo && c.number === number),
+    writes: () => [...writes],
+  }
+}

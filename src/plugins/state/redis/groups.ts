@@ -8,7 +8,7 @@
  */
 import type { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
-import type { JobGroup } from '../../../core/jobs/state-backend.js'
+import type { JobGroup } from '../../../core/jobs/lifecycle/job-record.js'
 import type { Keys } from './keys.js'
 import type { BullJob, JobData } from './records.js'
 import { luaScript } from './script.js'

@@ -3,8 +3,9 @@
  * state is BullMQ's own list the job is in, and the finish time is BullMQ's.
  */
 import type { Job, JobType } from 'bullmq'
-import type { JobRecord, JobStage, JobState, NewJob } from '../../../core/jobs/state-backend.js'
-import { isFinal } from '../../../core/jobs/transitions.js'
+import type { JobRecord, JobStage, NewJob } from '../../../core/jobs/lifecycle/job-record.js'
+import type { JobState } from '../../../core/job-state.js'
+import { isFinal } from '../../../core/jobs/lifecycle/transitions.js'
 import type { JsonObject } from '../../../core/types.js'
 import { compressJson, decompressJson } from '../compress-json.js'
 

@@ -1,10 +1,12 @@
 /** `hookpilot jobs` over BullMQ's lists: what is queued, running, done and failed, on every instance. */
 import type { Queue } from 'bullmq'
-import { dedupKeyOf } from '../../../core/jobs/dedup-key.js'
-import { jobMatcher } from '../../../core/jobs/job-filter.js'
-import { retriedAs } from '../../../core/jobs/retry-mode.js'
-import { purgeCutoff, purgeable } from '../../../core/jobs/transitions.js'
-import type { JobCounts, JobRecord, JobState, JobsView } from '../../../core/jobs/state-backend.js'
+import { dedupKeyOf } from '../../../core/jobs/lifecycle/dedup-key.js'
+import { jobMatcher } from '../../../core/jobs/views/job-filter.js'
+import { retriedAs } from '../../../core/jobs/lifecycle/retry-mode.js'
+import { purgeCutoff, purgeable } from '../../../core/jobs/lifecycle/transitions.js'
+import type { JobCounts, JobsView } from '../../../core/jobs/lifecycle/jobs-view.js'
+import type { JobRecord } from '../../../core/jobs/lifecycle/job-record.js'
+import type { JobState } from '../../../core/job-state.js'
 import type { RedisGroups } from './groups.js'
 import { BULL_STATES, dataOf, recordOf, stateOf, type BullJob, type JobData } from './records.js'
 

@@ -6,7 +6,7 @@
  */
 import { accessSync, constants, readdirSync, statSync } from 'node:fs'
 import { delimiter, isAbsolute, join, resolve } from 'node:path'
-import { suggest } from '../../core/config/keys.js'
+import { suggest } from '../../util/suggest.js'
 
 /** The full path of `program`, or undefined when it is not there or not executable. */
 export function findProgram(program: string, env: NodeJS.ProcessEnv | undefined = process.env): string | undefined {

@@ -108,7 +108,7 @@ export type {
   Source, Verifier, RawRequest, VerifyResult, WebhookEvent, EventFilter, RateLimiter, RateDecision, AgentRunner, AgentInput, AgentContext,
   AgentResult, DeliveryTarget, DeliveryContext, DeliveryReceipt, AgentAnswer, Route, Clock, Logger, JsonObject,
 } from './core/types.js'
-export type { StateBackend } from './core/jobs/state-backend.js'
+export type { StateBackend } from './core/jobs/lifecycle/state-backend.js'
 export { integer, boolean, text, textList, nonBlank, idText } from './core/config/schema-kit.js'
 export {
   /** valibot, the schema library of plugin options: the same copy the gateway validates with. */

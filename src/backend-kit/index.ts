@@ -15,12 +15,14 @@
  * ```
  * @packageDocumentation
  */
-export type { JobStore, JobTransaction } from '../core/jobs/job-store.js'
-export { addJob, retryJob, purgeJobs } from '../core/jobs/store-writes.js'
-export { jobPool, type JobPoolOptions, type LeaseTable, type LeasedRow } from '../core/jobs/pool.js'
-export { crashRecovery, type HeldJob } from '../core/jobs/crash-recovery.js'
-export { reservationBook } from '../core/jobs/reservations.js'
-export { leased, checkedRetention } from '../core/jobs/transitions.js'
-export { jobMatcher } from '../core/jobs/job-filter.js'
-export { dedupKeyOf } from '../core/jobs/dedup-key.js'
-export type { StateBackend, JobRecord, NewJob } from '../core/jobs/state-backend.js'
+export type { JobStore, JobTransaction } from '../core/jobs/worker/job-store.js'
+export { addJob, retryJob, purgeJobs } from '../core/jobs/worker/store-writes.js'
+export { jobPool, type JobPoolOptions } from '../core/jobs/worker/pool.js'
+export type { LeaseTable, LeasedRow } from '../core/jobs/worker/lease-table.js'
+export { crashRecovery, type HeldJob } from '../core/jobs/worker/crash-recovery.js'
+export { reservationBook } from '../core/jobs/worker/reservations.js'
+export { leased, checkedRetention } from '../core/jobs/lifecycle/transitions.js'
+export { jobMatcher } from '../core/jobs/views/job-filter.js'
+export { dedupKeyOf } from '../core/jobs/lifecycle/dedup-key.js'
+export type { StateBackend } from '../core/jobs/lifecycle/state-backend.js'
+export type { JobRecord, NewJob } from '../core/jobs/lifecycle/job-record.js'

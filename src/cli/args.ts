@@ -2,7 +2,7 @@
  * A small argument parser on node's `util.parseArgs`, with errors that say what to change.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { suggest } from '../core/config/keys.js'
+import { suggest } from '../util/suggest.js'
 
 /** Thrown for bad command-line input; the message is shown as is, with a hint to `--help`. */
 export class UsageError extends Error {

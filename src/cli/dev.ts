@@ -2,7 +2,7 @@
  * `hookpilot dev <tool>`: stand-ins for the services a gateway talks to, for trying it on one machine. Today one
  * tool: `github`, a fake GitHub that `gh` and Octokit can talk to (src/dev/github/).
  */
-import { suggest } from '../core/config/keys.js'
+import { suggest } from '../util/suggest.js'
 import { UsageError } from './args.js'
 import type { Subcommand } from './io.js'
 

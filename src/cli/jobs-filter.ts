@@ -2,7 +2,8 @@
  * The filter flags `hookpilot jobs list` and `hookpilot jobs retry --state` share (`--state --route --since
  * --until --reason --limit`), read into the jobs view's filter, and said back in words before a replay.
  */
-import type { JobFilter, JobState } from '../core/jobs/state-backend.js'
+import type { JobFilter } from '../core/jobs/lifecycle/jobs-view.js'
+import type { JobState } from '../core/job-state.js'
 import { UsageError } from './args.js'
 
 /** The job states, as `--state` takes them. */

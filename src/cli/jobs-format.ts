@@ -2,11 +2,11 @@
  * How `hookpilot jobs` prints jobs for a person. Payload text can reach an answer and an error (a PR title the
  * agent echoed), so control characters are shown escaped: nothing printed here can drive the terminal.
  */
-import { reasonOf } from '../core/jobs/job-filter.js'
-import { validHook, validLink } from '../core/jobs/origin.js'
-import type { ReasonGroup } from '../core/jobs/reason-groups.js'
-import type { JobRecord } from '../core/jobs/state-backend.js'
-import { spoken, type RetrySchedule } from '../core/jobs/retry-schedule.js'
+import { reasonOf } from '../core/jobs/views/job-filter.js'
+import { validHook, validLink } from '../core/jobs/lifecycle/origin.js'
+import type { ReasonGroup } from '../core/jobs/views/reason-groups.js'
+import type { JobRecord } from '../core/jobs/lifecycle/job-record.js'
+import { spoken, type RetrySchedule } from '../core/jobs/lifecycle/retry-schedule.js'
 import { printable } from '../core/log/printable.js'
 import { watchOf } from '../plugins/sources/market/watch-route.js'
 

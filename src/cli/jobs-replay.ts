@@ -7,8 +7,10 @@
  * not replayed twice by it.
  */
 import { GatewayError, messageOf } from '../core/errors.js'
-import { jobPages } from '../core/jobs/job-pages.js'
-import type { FinalState, JobFilter, JobRecord, JobsView, RetryMode } from '../core/jobs/state-backend.js'
+import { jobPages } from '../core/jobs/views/job-pages.js'
+import type { FinalState } from '../core/job-state.js'
+import type { JobFilter, JobsView, RetryMode } from '../core/jobs/lifecycle/jobs-view.js'
+import type { JobRecord } from '../core/jobs/lifecycle/job-record.js'
 import { printable } from '../core/log/printable.js'
 import { UsageError } from './args.js'
 import { describeFilter } from './jobs-filter.js'

@@ -4,7 +4,7 @@
  */
 import type { HookpilotConfig } from '../core/config/schema.js'
 import { GatewayError } from '../core/errors.js'
-import type { JobsView } from '../core/jobs/state-backend.js'
+import type { JobsView } from '../core/jobs/lifecycle/jobs-view.js'
 import { openState } from './state-access.js'
 
 /** An open jobs view and how to close it. */

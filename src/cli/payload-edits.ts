@@ -3,7 +3,7 @@
  * and `--set path=value` (any field). A path that does not lead anywhere is refused with what to write instead,
  * since a typo that silently adds a key would send a payload the route reads nothing new from.
  */
-import { suggest } from '../core/config/keys.js'
+import { suggest } from '../util/suggest.js'
 import { UsageError } from './args.js'
 
 /** The edits, in the order they are applied: action, then head, then each `--set` in turn (a later one wins). */

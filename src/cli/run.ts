@@ -2,7 +2,7 @@
  * The `hookpilot` command: one subcommand per file, errors shown as one paragraph with what to change.
  */
 import { createRequire } from 'node:module'
-import { suggest } from '../core/config/keys.js'
+import { suggest } from '../util/suggest.js'
 import { GatewayError } from '../core/errors.js'
 import { UsageError } from './args.js'
 import { processIO, type CliIO, type Subcommand } from './io.js'

@@ -5,7 +5,7 @@
  */
 import { compose } from '../core/gateway/compose.js'
 import type { HookpilotConfig } from '../core/config/schema.js'
-import type { StateBackend } from '../core/jobs/state-backend.js'
+import type { StateBackend } from '../core/jobs/lifecycle/state-backend.js'
 import type { GatewayPlugin } from '../core/plugin-api/gateway-plugin.js'
 import { silentLogger } from '../core/log/logger.js'
 import { createSecretSet } from '../core/secrets/secret-set.js'

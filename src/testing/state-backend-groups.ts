@@ -5,7 +5,8 @@
  * event is a duplicate, and two instances on one store keep one queued job per group.
  */
 import { describe, expect } from 'vitest'
-import type { AddResult, JobGroup, JobRecord, LeasedJob, NewJob, StateBackend } from '../core/jobs/state-backend.js'
+import type { AddResult, LeasedJob, StateBackend } from '../core/jobs/lifecycle/state-backend.js'
+import type { JobGroup, JobRecord, NewJob } from '../core/jobs/lifecycle/job-record.js'
 import { newJob, parked } from './state-backend-harness.js'
 import type { WritersCases } from './state-backend-writers.js'
 

@@ -3,7 +3,8 @@
  * time (a fake clock it moves, or the machine's, which it waits for), and the helpers its cases share.
  */
 import { expect } from 'vitest'
-import type { JobOutcome, JobRecord, JobWorker, LeasedJob, NewJob, StateBackend } from '../core/jobs/state-backend.js'
+import type { JobOutcome, JobWorker, LeasedJob, StateBackend } from '../core/jobs/lifecycle/state-backend.js'
+import type { JobRecord, NewJob } from '../core/jobs/lifecycle/job-record.js'
 import { silentLogger } from '../core/log/logger.js'
 import type { Clock } from '../core/types.js'
 import { fakeClock } from './clock.js'

@@ -4,7 +4,7 @@
  * answers a delivery's job, the newest once its key moved to a redelivery after the window.
  */
 import { describe, expect } from 'vitest'
-import type { StateBackend } from '../core/jobs/state-backend.js'
+import type { StateBackend } from '../core/jobs/lifecycle/state-backend.js'
 import { newJob, type contractWorld } from './state-backend-harness.js'
 import type { WritersCases } from './state-backend-writers.js'
 

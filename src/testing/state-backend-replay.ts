@@ -5,7 +5,8 @@
  * on every backend.
  */
 import { describe, expect } from 'vitest'
-import type { JobRecord, StateBackend } from '../core/jobs/state-backend.js'
+import type { JobRecord } from '../core/jobs/lifecycle/job-record.js'
+import type { StateBackend } from '../core/jobs/lifecycle/state-backend.js'
 import type { contractWorld } from './state-backend-harness.js'
 
 type World = ReturnType<typeof contractWorld>

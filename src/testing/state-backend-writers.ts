@@ -5,8 +5,8 @@
  * retention rule. What every backend must do the same way, because the lifecycle decides it.
  */
 import { describe, expect } from 'vitest'
-import type { LeasedJob, StateBackend } from '../core/jobs/state-backend.js'
-import { MAX_RUNS } from '../core/jobs/transitions.js'
+import type { LeasedJob, StateBackend } from '../core/jobs/lifecycle/state-backend.js'
+import { MAX_RUNS } from '../core/jobs/lifecycle/transitions.js'
 import { newJob, parked, type contractWorld, type StateBackendHarness } from './state-backend-harness.js'
 
 type World = ReturnType<typeof contractWorld>

@@ -6,7 +6,8 @@
  * here, with its reason. Its world is in state-backend-harness.ts.
  */
 import { afterEach, describe, expect, it as test } from 'vitest'
-import type { JobOutcome, RetryMode } from '../core/jobs/state-backend.js'
+import type { JobOutcome } from '../core/jobs/lifecycle/state-backend.js'
+import type { RetryMode } from '../core/jobs/lifecycle/jobs-view.js'
 import { contractWorld, newJob, type StateBackendHarness } from './state-backend-harness.js'
 import { dedupCases } from './state-backend-dedup.js'
 import { groupCases } from './state-backend-groups.js'

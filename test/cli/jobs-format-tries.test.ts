@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { formatJob } from '../../src/cli/jobs-format.js'
-import type { JobRecord } from '../../src/core/jobs/state-backend.js'
+import type { JobRecord } from '../../src/core/jobs/lifecycle/job-record.js'
 
 const NOW = Date.parse('2025-01-01T00:00:00Z')
 const schedule = (attempts: number) => ({ attempts, firstDelayMs: 60_000, maxDelayMs: 600_000 })

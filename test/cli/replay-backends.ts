@@ -2,7 +2,7 @@
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { StateBackend } from '../../src/core/jobs/state-backend.js'
+import type { StateBackend } from '../../src/core/jobs/lifecycle/state-backend.js'
 import { silentLogger } from '../../src/core/log/logger.js'
 import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
 import { sqliteState } from '../../src/plugins/state/sqlite/sqlite-state.js'

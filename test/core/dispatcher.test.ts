@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { createDispatcher, workerOf, type DispatcherParts } from '../../src/core/dispatch/dispatcher.js'
 import { DeliveryError, GatewayError } from '../../src/core/errors.js'
 import type { AgentAnswer, AgentEnvironment, AgentInput, AgentRunner, DeliveryTarget, Route } from '../../src/core/types.js'
-import type { LeasedJob } from '../../src/core/jobs/state-backend.js'
+import type { LeasedJob } from '../../src/core/jobs/lifecycle/state-backend.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { drive, leasedRecord, routeTable, testRoute, testWorker, type DriveOptions } from '../fixtures/dispatch.js'
 

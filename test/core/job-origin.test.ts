@@ -3,7 +3,7 @@
  * through the real pipeline (`gateway.handle()`) for GitHub and GitLab; hostile text never becomes a link.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { hookOf, MAX_LINK_LENGTH, validHook, validLink } from '../../src/core/jobs/origin.js'
+import { hookOf, MAX_LINK_LENGTH, validHook, validLink } from '../../src/core/jobs/lifecycle/origin.js'
 import { SECRET, testGateway, type TestGateway } from '../fixtures/gateway.js'
 import { githubHeaders } from '../fixtures/github.js'
 

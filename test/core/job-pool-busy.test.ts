@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { jobPool, type LeaseTable, type LeasedRow } from '../../src/core/jobs/pool.js'
-import type { JobOutcome } from '../../src/core/jobs/state-backend.js'
+import { jobPool } from '../../src/core/jobs/worker/pool.js'
+import type { LeaseTable, LeasedRow } from '../../src/core/jobs/worker/lease-table.js'
+import type { JobOutcome } from '../../src/core/jobs/lifecycle/state-backend.js'
 import { silentLogger } from '../../src/core/log/logger.js'
 import { leasedRecord } from '../fixtures/dispatch.js'
 

@@ -4,8 +4,9 @@
  * was refused goes back to the queue instead of ending `failed`.
  */
 import { describe, expect, it } from 'vitest'
-import { jobPool, type LeaseTable } from '../../src/core/jobs/pool.js'
-import type { JobRecord } from '../../src/core/jobs/state-backend.js'
+import { jobPool } from '../../src/core/jobs/worker/pool.js'
+import type { LeaseTable } from '../../src/core/jobs/worker/lease-table.js'
+import type { JobRecord } from '../../src/core/jobs/lifecycle/job-record.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { leasedRecord } from '../fixtures/dispatch.js'
 

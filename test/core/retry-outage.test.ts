@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { DeliveryError } from '../../src/core/errors.js'
-import type { JobRecord } from '../../src/core/jobs/state-backend.js'
+import type { JobRecord } from '../../src/core/jobs/lifecycle/job-record.js'
 import type { AgentAnswer } from '../../src/core/types.js'
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
 import { SECRET, testGateway, type TestGateway } from '../fixtures/gateway.js'

@@ -4,9 +4,9 @@
  * schedules are configured and validated in config.yaml; the crash-loop rule leaves the agent's retries alone.
  */
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, retryDelay, scheduleSpanMs } from '../../src/core/jobs/retry-schedule.js'
-import { crashLoop, MAX_RUNS } from '../../src/core/jobs/transitions.js'
-import { runTry, openTry } from '../../src/core/jobs/try.js'
+import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, retryDelay, scheduleSpanMs } from '../../src/core/jobs/lifecycle/retry-schedule.js'
+import { crashLoop, MAX_RUNS } from '../../src/core/jobs/lifecycle/transitions.js'
+import { runTry, openTry } from '../../src/core/jobs/worker/try.js'
 import { parseConfig } from '../../src/core/plugin-api/load-config.js'
 import type { AgentResult, AgentRunner } from '../../src/core/types.js'
 import { recordingLogger } from '../../src/testing/context.js'

@@ -1,14 +1,15 @@
 /**
- * The writes the kit runs over a backend's store (core/jobs/store-writes.ts), over the smallest store there is: a
+ * The writes the kit runs over a backend's store (core/jobs/worker/store-writes.ts), over the smallest store there is: a
  * Map in this file. Each case checks what the sequence wrote, what the add answered, and what it told the pool
  * and the reservation book, so a rule applied out of order, or a write left out, shows here before any backend.
  */
 import { describe, expect, it } from 'vitest'
-import type { JobStore, JobTransaction } from '../../src/core/jobs/job-store.js'
-import type { ReservationBook } from '../../src/core/jobs/reservations.js'
-import type { JobRecord, NewJob, Reservation } from '../../src/core/jobs/state-backend.js'
-import { addJob, purgeJobs, retryJob, type AddContext } from '../../src/core/jobs/store-writes.js'
-import { isFinal, leased } from '../../src/core/jobs/transitions.js'
+import type { JobStore, JobTransaction } from '../../src/core/jobs/worker/job-store.js'
+import type { ReservationBook } from '../../src/core/jobs/worker/reservations.js'
+import type { JobRecord, NewJob } from '../../src/core/jobs/lifecycle/job-record.js'
+import type { Reservation } from '../../src/core/jobs/lifecycle/state-backend.js'
+import { addJob, purgeJobs, retryJob, type AddContext } from '../../src/core/jobs/worker/store-writes.js'
+import { isFinal, leased } from '../../src/core/jobs/lifecycle/transitions.js'
 import { newJob } from '../../src/testing/state-backend.js'
 
 const T = 10_000_000

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ConfigError, createGateway, loadConfig, type AgentAnswer, type Gateway } from '../../src/index.js'
 import { asPlugin } from '../fixtures/gateway.js'
-import { resolveAgentUser } from '../../src/core/gateway/agent-user.js'
+import { resolveAgentUser } from '../../src/core/agents/agent-user.js'
 import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { githubHeaders } from '../fixtures/github.js'
@@ -92,7 +92,7 @@ describe('agent.user', () => {
   })
 
   it('a gateway that is not root is refused, with what to do instead', async () => {
-    const script = `import('${new URL('../../dist/core/gateway/agent-user.js', import.meta.url).href}')
+    const script = `import('${new URL('../../dist/core/agents/agent-user.js', import.meta.url).href}')
       .then((m) => m.resolveAgentUser('daemon', undefined)).then(() => console.log('switched'), (e) => console.log(e.message))`
     // As root, the check itself runs as nobody; as another user, as that user.
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', ...(ROOT ? { uid: NOBODY, gid: NOBODY } : {}) })

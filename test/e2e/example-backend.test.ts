@@ -6,7 +6,7 @@
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { StateBackend } from '../../src/core/jobs/state-backend.js'
+import type { StateBackend } from '../../src/core/jobs/lifecycle/state-backend.js'
 import { stateBackendContract, type BackendOptions } from '../../src/testing/state-backend.js'
 import { tableBackend } from '../../examples/backends/table-backend.js'
 

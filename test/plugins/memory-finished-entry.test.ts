@@ -1,8 +1,8 @@
 /** The memory backend's compact finished jobs: every read gives back the record the lifecycle returned. */
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import type { JobRecord } from '../../src/core/jobs/state-backend.js'
-import { accepted, answered, finished, leased } from '../../src/core/jobs/transitions.js'
+import type { JobRecord } from '../../src/core/jobs/lifecycle/job-record.js'
+import { accepted, answered, finished, leased } from '../../src/core/jobs/lifecycle/transitions.js'
 import { FinishedEntry, packable } from '../../src/plugins/state/memory/finished-entry.js'
 import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
 import { fakeClock } from '../../src/testing/clock.js'

@@ -4,7 +4,7 @@
  * another one is not counted there.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import type { LimitAsk, Reservation } from '../../src/core/jobs/state-backend.js'
+import type { LimitAsk, Reservation } from '../../src/core/jobs/lifecycle/state-backend.js'
 import type { RateLimiter } from '../../src/core/types.js'
 import { keysOf } from '../../src/plugins/state/redis/keys.js'
 import { redisState } from '../../src/plugins/state/redis/redis-state.js'

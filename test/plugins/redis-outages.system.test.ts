@@ -3,7 +3,7 @@
  * a command that ran after its request gave up, a Redis full to `maxmemory`, and what the log says of it all.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { StateBackend } from '../../src/core/jobs/state-backend.js'
+import type { StateBackend } from '../../src/core/jobs/lifecycle/state-backend.js'
 import { keysOf } from '../../src/plugins/state/redis/keys.js'
 import { redisState, type RedisStateOptions } from '../../src/plugins/state/redis/redis-state.js'
 import { recordingLogger, type RecordingLogger } from '../../src/testing/context.js'

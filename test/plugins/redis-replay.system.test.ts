@@ -1,5 +1,5 @@
 /** The bulk replay on Redis: filters, both modes, a second run, and 10,000 failed jobs in bounded memory. */
-import type { StateBackend } from '../../src/core/jobs/state-backend.js'
+import type { StateBackend } from '../../src/core/jobs/lifecycle/state-backend.js'
 import { silentLogger } from '../../src/core/log/logger.js'
 import { redisState } from '../../src/plugins/state/redis/redis-state.js'
 import { bulkReplayCases, bulkReplayMemoryCase, type ReplayBackendOptions } from '../fixtures/bulk-replay.js'

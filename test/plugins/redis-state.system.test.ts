@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { JobOutcome, LeasedJob, StateBackend } from '../../src/core/jobs/state-backend.js'
+import type { JobOutcome, LeasedJob, StateBackend } from '../../src/core/jobs/lifecycle/state-backend.js'
 import { redisState, type RedisStateOptions } from '../../src/plugins/state/redis/redis-state.js'
 import { newJob, stateBackendContract, type BackendOptions } from '../../src/testing/state-backend.js'
 import { recordingLogger } from '../../src/testing/context.js'

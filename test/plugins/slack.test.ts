@@ -6,7 +6,7 @@ import { jsonOf, useChatApi } from '../fixtures/chat-api.js'
 import { chatTargetSuite } from '../fixtures/chat-suite.js'
 import { deliveryContext } from '../../src/testing/context.js'
 import { dispatchTo } from '../fixtures/dispatch.js'
-import { DEFAULT_DELIVERY_RETRY } from '../../src/core/jobs/retry-schedule.js'
+import { DEFAULT_DELIVERY_RETRY } from '../../src/core/jobs/lifecycle/retry-schedule.js'
 
 const TOKEN = 'xoxb-1234567890-0987654321-slackSecretTokenValue'
 const URL = 'https://slack.com/api/chat.postMessage'

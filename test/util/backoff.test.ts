@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { backoffDelay, fullJitter, type Backoff } from '../../src/util/backoff.js'
-import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, retryDelay } from '../../src/core/jobs/retry-schedule.js'
+import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, retryDelay } from '../../src/core/jobs/lifecycle/retry-schedule.js'
 import { retryPolicy } from '../../src/sdk/retry.js'
 import { reconnectDelayMs } from '../../src/sdk/stream/socket.js'
 

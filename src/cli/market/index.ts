@@ -2,7 +2,7 @@
  * `hookpilot market`: prediction-market data at the terminal, built on `hookpilot/sdk`. Tables by default,
  * `--json` for scripts, `--mock` to run against the built-in mock services.
  */
-import { suggest } from '../../core/config/keys.js'
+import { suggest } from '../../util/suggest.js'
 import { MarketError, createMarketClient, type MarketClient } from '../../sdk/index.js'
 import type { CliIO, Subcommand } from '../io.js'
 import { book, history, oi, trades } from './tokens.js'

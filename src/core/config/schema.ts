@@ -9,7 +9,7 @@ import * as v from 'valibot'
 import { boolean, idText, integer, nonBlank, text, textList } from './schema-kit.js'
 import { trustListProblem } from './trust-list.js'
 import { reservedNameProblem } from './reserved-names.js'
-import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, type RetrySchedule } from '../jobs/retry-schedule.js'
+import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, type RetrySchedule } from '../jobs/lifecycle/retry-schedule.js'
 
 export { boolean, integer } from './schema-kit.js'
 

@@ -7,11 +7,12 @@
  */
 import { DeliveryError, GatewayError, messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
-import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from '../jobs/state-backend.js'
+import type { JobOutcome, JobWorker, LeasedJob } from '../jobs/lifecycle/state-backend.js'
+import type { JobRecord } from '../jobs/lifecycle/job-record.js'
 import type { RouteTable } from '../routes/route-table.js'
 import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
-import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, lastTry, retryDelay, type RetrySchedule } from '../jobs/retry-schedule.js'
-import { isFinal, MAX_RUNS } from '../jobs/transitions.js'
+import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, lastTry, retryDelay, type RetrySchedule } from '../jobs/lifecycle/retry-schedule.js'
+import { isFinal, MAX_RUNS } from '../jobs/lifecycle/transitions.js'
 import { renderTemplate } from '../routes/template.js'
 import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, LogFields, Logger, Route, AgentContext } from '../types.js'
 

@@ -6,7 +6,7 @@
  * {@link runEnvironment}.
  */
 import type { JobEnvironment } from '../dispatch/dispatcher.js'
-import type { LeasedJob } from '../jobs/state-backend.js'
+import type { LeasedJob } from '../jobs/lifecycle/state-backend.js'
 import type { AgentEnvironment, AgentEnvironmentSource } from '../types.js'
 
 /**

@@ -4,7 +4,7 @@
  * behind by a gateway that never ran).
  */
 import { GatewayError, messageOf } from '../errors.js'
-import type { LifecycleContext, Readiness } from '../jobs/state-backend.js'
+import type { LifecycleContext, Readiness } from '../jobs/lifecycle/state-backend.js'
 import type { Logger } from '../types.js'
 
 /** Anything with a lifecycle: a plugin, a state backend. */

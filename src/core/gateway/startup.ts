@@ -4,7 +4,7 @@
  * job, so a job of a subscribed route left from before a restart never fails with `route "…" no longer exists`.
  */
 import type { GatewayEvents } from '../events.js'
-import type { JobWorker, StateBackend } from '../jobs/state-backend.js'
+import type { JobWorker, StateBackend } from '../jobs/lifecycle/state-backend.js'
 import type { EventIntake } from '../pipeline/intake.js'
 import type { GatewayPlugin } from '../plugin-api/gateway-plugin.js'
 import type { SourceRoutes } from '../routes/source-routes.js'

@@ -2,7 +2,7 @@
  * Typed DI tokens: each names a slot of the gateway and carries the type of what fills it, so the composition
  * root cannot put a RateLimiter where a Source belongs.
  */
-import type { StateBackend } from '../jobs/state-backend.js'
+import type { StateBackend } from '../jobs/lifecycle/state-backend.js'
 import type { SubscriptionStore } from '../routes/subscriptions/subscription-store.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Source } from '../types.js'
 

@@ -6,8 +6,9 @@
  */
 import { messageOf } from '../errors.js'
 import type { GatewayEvents } from '../events.js'
-import { publishJob } from '../jobs/job-events.js'
-import type { DedupStore, JobQueue, LimitAnswer, LimitAsk, NewJob, Reservation } from '../jobs/state-backend.js'
+import { publishJob } from '../jobs/views/job-events.js'
+import type { DedupStore, JobQueue, LimitAnswer, LimitAsk, Reservation } from '../jobs/lifecycle/state-backend.js'
+import type { NewJob } from '../jobs/lifecycle/job-record.js'
 import type { Clock, Logger, OverLimit, RateLimiter, Route } from '../types.js'
 
 /** What admitting needs. */

@@ -7,8 +7,8 @@
 import { throttledLog } from '../log/throttle.js'
 import type { Clock, JsonObject, Route } from '../types.js'
 import { admitJob, type AdmitParts } from './admit.js'
-import { dedupKeyOf } from '../jobs/dedup-key.js'
-import { validLink } from '../jobs/origin.js'
+import { dedupKeyOf } from '../jobs/lifecycle/dedup-key.js'
+import { validLink } from '../jobs/lifecycle/origin.js'
 
 /** An event of a source that is not HTTP, as it hands it to the gateway. */
 export interface SourcedEvent {

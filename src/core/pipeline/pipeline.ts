@@ -4,11 +4,12 @@
  * ({@link PipelineResult}), which the request flow (`http/flow.ts`) turns into the HTTP answer.
  */
 import type { GatewayEvents } from '../events.js'
-import type { DedupStore, JobQueue, NewJob } from '../jobs/state-backend.js'
+import type { DedupStore, JobQueue } from '../jobs/lifecycle/state-backend.js'
+import type { NewJob } from '../jobs/lifecycle/job-record.js'
 import { admitJob, type Admission } from './admit.js'
 import { browserRefusal, type BrowserRefusal } from './browser-guard.js'
-import { dedupKeyOf } from '../jobs/dedup-key.js'
-import { checkedOrigin } from '../jobs/origin.js'
+import { dedupKeyOf } from '../jobs/lifecycle/dedup-key.js'
+import { checkedOrigin } from '../jobs/lifecycle/origin.js'
 import { throttledWarn } from '../log/throttle.js'
 import { parsePayload } from './parse-body.js'
 import { INSECURE_NO_AUTH } from '../route-types.js'

@@ -4,7 +4,8 @@
  * into what it contributes. The built-ins are defined this way too, so the core names none of them.
  */
 import type * as v from 'valibot'
-import { missingPath, suggest } from '../config/keys.js'
+import { missingPath } from '../config/keys.js'
+import { suggest } from '../../util/suggest.js'
 import type { HookpilotConfig } from '../config/schema.js'
 import { GatewayError } from '../errors.js'
 import type { GatewayPlugin } from './gateway-plugin.js'

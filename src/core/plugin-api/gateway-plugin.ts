@@ -7,7 +7,7 @@
  */
 import type { GatewayEvents } from '../events.js'
 import type { Endpoint } from '../http/endpoint.js'
-import type { LifecycleContext, Readiness, StateBackend } from '../jobs/state-backend.js'
+import type { LifecycleContext, Readiness, StateBackend } from '../jobs/lifecycle/state-backend.js'
 import type { SubscriptionStore } from '../routes/subscriptions/subscription-store.js'
 import type { EventIntake } from '../pipeline/intake.js'
 import type { SourceRoutes } from '../routes/source-routes.js'

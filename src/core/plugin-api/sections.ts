@@ -5,7 +5,8 @@
  * claims them.
  */
 import * as v from 'valibot'
-import { knownKeys, suggest, unknownKeys } from '../config/keys.js'
+import { knownKeys, unknownKeys } from '../config/keys.js'
+import { suggest } from '../../util/suggest.js'
 import { isRecord } from '../config/env.js'
 import type { ConfigIssue } from '../errors.js'
 import type { PluginDefinition } from './definition.js'

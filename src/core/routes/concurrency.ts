@@ -3,7 +3,7 @@
  * one key (one pull request) share a group, where at most one job runs and the newest supersedes the rest.
  */
 import { createHash } from 'node:crypto'
-import type { JobGroup } from '../jobs/state-backend.js'
+import type { JobGroup } from '../jobs/lifecycle/job-record.js'
 import type { JsonObject, RouteConcurrency } from '../types.js'
 import { renderTemplate, templateFields } from './template.js'
 

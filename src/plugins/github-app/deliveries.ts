@@ -2,12 +2,12 @@
  * A webhook's recent deliveries, as GitHub lists them (`GET /<hook>/deliveries`, newest first, paged by a cursor
  * in the `Link` header): every attempt, redeliveries included, each with the delivery's `guid` (the
  * `X-GitHub-Delivery` the gateway de-duplicates on) and the status GitHub recorded. `<hook>` is the hook's REST
- * path as a job keeps it (core/jobs/origin.ts): `app/hook` (the App's, with its JWT), `repos/OWNER/NAME/hooks/ID`
+ * path as a job keeps it (core/jobs/lifecycle/origin.ts): `app/hook` (the App's, with its JWT), `repos/OWNER/NAME/hooks/ID`
  * or `orgs/OWNER/hooks/ID` (with a token that may read the hook). The same two calls serve all three.
  */
 import type { Octokit } from '@octokit/core'
 import { GatewayError } from '../../core/errors.js'
-import { validHook } from '../../core/jobs/origin.js'
+import { validHook } from '../../core/jobs/lifecycle/origin.js'
 
 /** One attempt GitHub recorded. */
 export interface HookDelivery {

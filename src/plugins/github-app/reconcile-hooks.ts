@@ -9,8 +9,8 @@
 import { setTimeout as wait } from 'node:timers/promises'
 import type { Octokit } from '@octokit/core'
 import { messageOf } from '../../core/errors.js'
-import type { JobsView } from '../../core/jobs/state-backend.js'
-import { validHook } from '../../core/jobs/origin.js'
+import type { JobsView } from '../../core/jobs/lifecycle/jobs-view.js'
+import { validHook } from '../../core/jobs/lifecycle/origin.js'
 import { APP_HOOK } from './deliveries.js'
 import { reconcile, redeliveryGap, type ReconcileOptions, type ReconcileResult, type ReconcileSummary } from './reconcile.js'
 

@@ -13,7 +13,7 @@
 import type { Octokit } from '@octokit/core'
 import { setTimeout as wait } from 'node:timers/promises'
 import { messageOf } from '../../core/errors.js'
-import type { JobsView } from '../../core/jobs/state-backend.js'
+import type { JobsView } from '../../core/jobs/lifecycle/jobs-view.js'
 import type { Clock, Logger } from '../../core/types.js'
 import { APP_HOOK, listDeliveries, redeliver, type HookDelivery } from './deliveries.js'
 

@@ -7,7 +7,7 @@
 import type { Octokit } from '@octokit/core'
 import { messageOf } from '../../core/errors.js'
 import type { GatewayEvents } from '../../core/events.js'
-import type { StateBackend } from '../../core/jobs/state-backend.js'
+import type { StateBackend } from '../../core/jobs/lifecycle/state-backend.js'
 import type { Logger } from '../../core/types.js'
 import type { GithubApp } from './app.js'
 import type { GithubAppConfig } from './options.js'

@@ -7,7 +7,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { GatewayEvents } from '../../core/events.js'
 import { json, type GatewayResponse } from '../../core/http/responses.js'
-import type { StateBackend } from '../../core/jobs/state-backend.js'
+import type { StateBackend } from '../../core/jobs/lifecycle/state-backend.js'
 import type { Endpoint } from '../../core/http/endpoint.js'
 import { matchesAnyToken } from '../shared/secure-compare.js'
 

@@ -1,8 +1,8 @@
 /**
  * Where the code hosts' events come from, read at accept time: the page the event is about and, for GitHub, the
- * webhook that delivered it. The gateway checks what these return (core/jobs/origin.ts) before a job keeps it.
+ * webhook that delivered it. The gateway checks what these return (core/jobs/lifecycle/origin.ts) before a job keeps it.
  */
-import { field, hookOf } from '../../core/jobs/origin.js'
+import { field, hookOf } from '../../core/jobs/lifecycle/origin.js'
 import type { JobOrigin, JsonObject } from '../../core/types.js'
 
 /**

@@ -2,7 +2,7 @@
 import * as v from 'valibot'
 import { definePlugin } from '../../core/plugin-api/plugin.js'
 import { boolean, text } from '../../core/config/schema-kit.js'
-import type { StateBackend } from '../../core/jobs/state-backend.js'
+import type { StateBackend } from '../../core/jobs/lifecycle/state-backend.js'
 
 /** The status page plugin; off unless `status_page.enabled: true`, and then only with a token. */
 export const statusPagePlugin = definePlugin({

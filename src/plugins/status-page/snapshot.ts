@@ -4,10 +4,12 @@
  * answer and anything else a sender wrote beyond them never reach the page. Its link is checked again here (an
  * https URL, no credentials): a record another writer stored cannot put a `javascript:` link on the page.
  */
-import { reasonOf } from '../../core/jobs/job-filter.js'
-import { validLink } from '../../core/jobs/origin.js'
-import { reasonGroups, type ReasonGroup } from '../../core/jobs/reason-groups.js'
-import type { FinalState, JobCounts, JobRecord, JobsView } from '../../core/jobs/state-backend.js'
+import { reasonOf } from '../../core/jobs/views/job-filter.js'
+import { validLink } from '../../core/jobs/lifecycle/origin.js'
+import { reasonGroups, type ReasonGroup } from '../../core/jobs/views/reason-groups.js'
+import type { FinalState } from '../../core/job-state.js'
+import type { JobCounts, JobsView } from '../../core/jobs/lifecycle/jobs-view.js'
+import type { JobRecord } from '../../core/jobs/lifecycle/job-record.js'
 
 /** One job as the page shows it. */
 export interface JobLine {

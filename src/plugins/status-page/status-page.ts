@@ -5,7 +5,7 @@
  * is `hookpilot jobs retry`. Every answer carries a strict Content-Security-Policy and is never cached.
  */
 import type { GatewayResponse } from '../../core/http/responses.js'
-import type { JobsView } from '../../core/jobs/state-backend.js'
+import type { JobsView } from '../../core/jobs/lifecycle/jobs-view.js'
 import type { Endpoint, EndpointRequest } from '../../core/http/endpoint.js'
 import type { Clock } from '../../core/types.js'
 import { loginHtml, STATUS_CSS, STATUS_HTML, STATUS_JS } from './assets.js'

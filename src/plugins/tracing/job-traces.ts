@@ -1,5 +1,5 @@
 /**
- * One OpenTelemetry trace per delivery, made from the job events (core/jobs/job-events.ts): the accept, each
+ * One OpenTelemetry trace per delivery, made from the job events (core/jobs/views/job-events.ts): the accept, each
  * try, the agent run and the delivery, as spans with the route, the delivery id and the job id as attributes.
  * A delivery's trace id is derived from its route and delivery id, so the spans of every try, on any instance
  * and after any restart, land in one trace without any state shared between them. Only `@opentelemetry/api`
@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import type { Context, Span, Tracer } from '@opentelemetry/api'
-import { JOB_CHANNEL, type JobEvent } from '../../core/jobs/job-events.js'
+import { JOB_CHANNEL, type JobEvent } from '../../core/jobs/views/job-events.js'
 
 /** The OpenTelemetry API, as `import('@opentelemetry/api')` gives it. */
 export type OpenTelemetryApi = typeof import('@opentelemetry/api')

@@ -2,7 +2,7 @@ import { ConfigError } from '../../../core/errors.js'
 import type { AgentRunner, AgentSandbox } from '../../../core/types.js'
 import { runEnvironment } from '../../../core/gateway/agent-environment.js'
 import { inRunFolder } from '../../../core/gateway/run-folder.js'
-import { runProcess } from '../../process/run-process.js'
+import { runProcess } from '../../../core/agents/run-process.js'
 import { failureReason, retryableFailure } from './failure.js'
 
 /** Options of {@link commandAgent}. */

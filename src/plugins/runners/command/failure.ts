@@ -3,7 +3,7 @@
  * and which configuration key to change when a key can fix it.
  */
 import { redact } from '../../shared/redact.js'
-import type { RunProcessResult } from '../../process/run-process.js'
+import type { RunProcessResult } from '../../../core/agents/run-process.js'
 
 /** How much of the end of stderr goes into a reason: enough for a stack trace's head, short enough for a log line. */
 const STDERR_TAIL_BYTES = 2048

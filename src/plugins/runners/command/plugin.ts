@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import { ConfigError } from '../../../core/errors.js'
 import { definePlugin } from '../../../core/plugin-api/plugin.js'
 import { textList } from '../../../core/config/schema-kit.js'
-import { agentEnv } from '../../../core/gateway/agent-user.js'
+import { agentEnv } from '../../../core/agents/agent-user.js'
 
 /** The command runner: a program (an agent CLI) with the prompt on stdin, its stdout as the answer. */
 export const commandPlugin = definePlugin({
@@ -18,7 +18,7 @@ export const commandPlugin = definePlugin({
       throw new ConfigError([{ path: 'agent.command', message: 'the command runner needs the program to run, e.g. command: ["claude", "-p"]' }])
     }
     const { commandAgent } = await import('./command-runner.js')
-    const { hiddenProgramProblem, missingProgramProblem } = await import('../../process/find-program.js')
+    const { hiddenProgramProblem, missingProgramProblem } = await import('../../../core/agents/find-program.js')
     const { commandPaths } = await import('./command-paths.js')
     const { agent } = ctx.config
     // The agent runs in its own folder: a script beside config.yaml is named by its full path.

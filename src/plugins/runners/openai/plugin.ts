@@ -2,7 +2,7 @@
 import * as v from 'valibot'
 import { definePlugin } from '../../../core/plugin-api/plugin.js'
 import { integer, text, textList } from '../../../core/config/schema-kit.js'
-import { agentEnv } from '../../../core/gateway/agent-user.js'
+import { agentEnv } from '../../../core/agents/agent-user.js'
 
 /** The openai runner: any OpenAI-compatible chat-completions server, with an allow-listed `run_command` tool. */
 export const openaiPlugin = definePlugin({

@@ -3,7 +3,7 @@
  * starts with an allowed prefix (`["gh", "pr", "diff"]`), without a shell, with a timeout and an output cap.
  * A refusal is the tool's result, so the model learns what it may do instead of the run failing.
  */
-import { runProcess } from '../../process/run-process.js'
+import { runProcess } from '../../../core/agents/run-process.js'
 import { redact } from '../../shared/redact.js'
 import type { AgentSandbox } from '../../../core/types.js'
 

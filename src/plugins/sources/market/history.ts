@@ -4,7 +4,7 @@
  * the same write as the alert: so a restart, even after `kill -9`, knows each level's side and each count
  * exactly as far as the stored alerts go, and an alert detected but not stored is detected again.
  */
-import type { JobRecord } from '../../../core/jobs/state-backend.js'
+import type { JobRecord } from '../../../core/jobs/lifecycle/job-record.js'
 import { freshState, type WatchState } from './conditions.js'
 
 const CROSSING = /^price_crosses\/([0-9.]+)\/(up|down)\/(\d+)$/

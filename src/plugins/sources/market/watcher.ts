@@ -5,7 +5,7 @@
  * effect on the state is kept only once the gateway holds it (accepted, or already stored).
  */
 import { messageOf } from '../../../core/errors.js'
-import type { JobsView } from '../../../core/jobs/state-backend.js'
+import type { JobsView } from '../../../core/jobs/lifecycle/jobs-view.js'
 import type { EventIntake } from '../../../core/pipeline/intake.js'
 import type { Clock, JsonObject, Logger } from '../../../core/types.js'
 import type { MarketClient } from '../../../sdk/index.js'

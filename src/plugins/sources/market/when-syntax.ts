@@ -4,7 +4,7 @@
  * (with `/0.02`, the hysteresis band), `trade_size_over=5000`, `resolved`. Each flag becomes the condition a
  * config.yaml watch writes as `{ midpoint_moves: 0.05, within_seconds: 600 }`, checked by the same schema.
  */
-import { suggest } from '../../../core/config/keys.js'
+import { suggest } from '../../../util/suggest.js'
 import type { ConditionConfig } from './options.js'
 
 /** The forms, as the errors and the help show them. */

@@ -5,7 +5,8 @@
  * number. Here the fields that are rarely set share one object made only when one is, the times are kept as
  * one timestamp and small differences from it, and the route and event names are one string each for all jobs.
  */
-import type { JobRecord, JobStage, JobState } from '../../../core/jobs/state-backend.js'
+import type { JobRecord, JobStage } from '../../../core/jobs/lifecycle/job-record.js'
+import type { JobState } from '../../../core/job-state.js'
 import type { JsonObject } from '../../../core/types.js'
 
 /** The fields of a finished record that are usually unset, kept apart (and only when one is set). */

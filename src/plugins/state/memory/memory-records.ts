@@ -3,8 +3,9 @@
  * compact {@link FinishedEntry}), de-dup keys, finish times, the queued ids, concurrency groups, and the
  * queued and running counts. What a job's next record is, the lifecycle decides; this only stores it.
  */
-import type { JobRecord, JobState } from '../../../core/jobs/state-backend.js'
-import { isFinal } from '../../../core/jobs/transitions.js'
+import type { JobRecord } from '../../../core/jobs/lifecycle/job-record.js'
+import type { JobState } from '../../../core/job-state.js'
+import { isFinal } from '../../../core/jobs/lifecycle/transitions.js'
 import type { JsonObject } from '../../../core/types.js'
 import { FinishedEntry, packable } from './finished-entry.js'
 

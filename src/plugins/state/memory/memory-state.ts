@@ -1,17 +1,21 @@
 /**
  * The in-memory state backend: queue, de-dup and jobs view in Maps. Nothing survives the process; use it for
  * tests and for embedding where losing queued work on a restart is acceptable. `hookpilot serve` defaults to
- * SQLite. Every move of a job is the lifecycle's (core/jobs/transitions.ts): this file only keeps records.
+ * SQLite. Every move of a job is the lifecycle's (core/jobs/lifecycle/transitions.ts): this file only keeps records.
  */
 import { GatewayError } from '../../../core/errors.js'
-import type { JobStore, JobTransaction } from '../../../core/jobs/job-store.js'
-import { jobPool, type LeaseTable, type LeasedRow } from '../../../core/jobs/pool.js'
-import { reservationBook } from '../../../core/jobs/reservations.js'
-import type { JobCounts, JobRecord, StateBackend } from '../../../core/jobs/state-backend.js'
-import { addJob, purgeJobs, retryJob } from '../../../core/jobs/store-writes.js'
-import { checkedRetention, DEDUP_WINDOW_MS, isFinal, leasable, leased, leaseOrder, purgeable, retentionCutoff } from '../../../core/jobs/transitions.js'
-import { dedupKeyOf } from '../../../core/jobs/dedup-key.js'
-import { jobMatcher } from '../../../core/jobs/job-filter.js'
+import type { JobStore, JobTransaction } from '../../../core/jobs/worker/job-store.js'
+import { jobPool } from '../../../core/jobs/worker/pool.js'
+import type { LeaseTable, LeasedRow } from '../../../core/jobs/worker/lease-table.js'
+import { reservationBook } from '../../../core/jobs/worker/reservations.js'
+import type { JobCounts } from '../../../core/jobs/lifecycle/jobs-view.js'
+import type { JobRecord } from '../../../core/jobs/lifecycle/job-record.js'
+import type { StateBackend } from '../../../core/jobs/lifecycle/state-backend.js'
+import { addJob, purgeJobs, retryJob } from '../../../core/jobs/worker/store-writes.js'
+import { checkedRetention, DEDUP_WINDOW_MS, isFinal, leased, leaseOrder, purgeable, retentionCutoff } from '../../../core/jobs/lifecycle/transitions.js'
+import { leasable } from '../../../core/jobs/lifecycle/groups.js'
+import { dedupKeyOf } from '../../../core/jobs/lifecycle/dedup-key.js'
+import { jobMatcher } from '../../../core/jobs/views/job-filter.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, JsonObject, Logger } from '../../../core/types.js'
 import { DONE_PAYLOADS, memoryRecords, stateOf, type Entry } from './memory-records.js'

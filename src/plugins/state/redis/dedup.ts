@@ -6,10 +6,10 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { LimitAnswer, LimitAsk, Reservation } from '../../../core/jobs/state-backend.js'
+import type { LimitAnswer, LimitAsk, Reservation } from '../../../core/jobs/lifecycle/state-backend.js'
 import type { RateLimiter } from '../../../core/types.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'
-import { decide, type KeyHolder } from '../../../core/jobs/transitions.js'
+import { decide, type KeyHolder } from '../../../core/jobs/lifecycle/transitions.js'
 import type { Keys } from './keys.js'
 import { booking, hitDecision, member, slotLua } from './limiter.js'
 import { luaScript } from './script.js'

@@ -2,13 +2,13 @@
  * Concurrency groups on Redis, shared by every instance: a hash per group names its queued job (the newest,
  * not started), its running job and its newest job, and each change of it is one script, so two instances
  * admitting pushes of one pull request, or leasing its jobs, take turns. What the scripts keep is the lifecycle's
- * `joinGroup` and `leasable` (core/jobs/transitions.ts): the queued job a newer one replaces is marked and
+ * `joinGroup` and `leasable` (core/jobs/lifecycle/transitions.ts): the queued job a newer one replaces is marked and
  * ends `superseded` when a worker takes it (at once: it is promoted), a running one is marked `outdated`, and a
  * job is run only while no other job of its group holds a live lock.
  */
 import type { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
-import type { JobGroup } from '../../../core/jobs/state-backend.js'
+import type { JobGroup } from '../../../core/jobs/lifecycle/job-record.js'
 import type { Keys } from './keys.js'
 import { MARK_FIELD, type BullJob, type JobData } from './records.js'
 import { luaScript } from './script.js'

@@ -8,8 +8,9 @@
  */
 import type { Job, JobType, Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
-import type { JobRecord, JobStage, JobState, NewJob } from '../../../core/jobs/state-backend.js'
-import { isFinal } from '../../../core/jobs/transitions.js'
+import type { JobRecord, JobStage, NewJob } from '../../../core/jobs/lifecycle/job-record.js'
+import type { JobState } from '../../../core/job-state.js'
+import { isFinal } from '../../../core/jobs/lifecycle/transitions.js'
 import type { JsonObject } from '../../../core/types.js'
 import { compressJson, decompressJson } from '../compress-json.js'
 import type { Keys } from './keys.js'

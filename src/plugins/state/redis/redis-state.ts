@@ -5,8 +5,9 @@
  */
 import { Queue } from 'bullmq'
 import { GatewayError } from '../../../core/errors.js'
-import type { JobRecord, StateBackend } from '../../../core/jobs/state-backend.js'
-import { checkedRetention } from '../../../core/jobs/transitions.js'
+import type { StateBackend } from '../../../core/jobs/lifecycle/state-backend.js'
+import type { JobRecord } from '../../../core/jobs/lifecycle/job-record.js'
+import { checkedRetention } from '../../../core/jobs/lifecycle/transitions.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { SubscriptionStore } from '../../../core/routes/subscriptions/subscription-store.js'
 import type { Clock, Logger, RateLimiter } from '../../../core/types.js'

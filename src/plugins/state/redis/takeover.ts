@@ -6,9 +6,9 @@
  */
 import { hostname } from 'node:os'
 import { Job, type Worker } from 'bullmq'
-import { reportEnded } from '../../../core/jobs/pool.js'
-import type { JobWorker } from '../../../core/jobs/state-backend.js'
-import { recovered } from '../../../core/jobs/transitions.js'
+import { reportEnded } from '../../../core/jobs/worker/try.js'
+import type { JobWorker } from '../../../core/jobs/lifecycle/state-backend.js'
+import { recovered } from '../../../core/jobs/lifecycle/transitions.js'
 import type { Logger } from '../../../core/types.js'
 import { recordOf, type JobData } from './records.js'
 

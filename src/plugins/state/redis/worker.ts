@@ -1,6 +1,6 @@
 /**
  * The worker side of the Redis backend: BullMQ's worker leases jobs (its lock, renewed while an agent runs, is
- * the lease, and its token the lease's token), and each try runs through the worker kit (core/jobs/pool.ts)
+ * the lease, and its token the lease's token), and each try runs through the worker kit (core/jobs/worker/pool.ts)
  * like on every backend: the lifecycle's records, written only while the lock is still this try's, and a try
  * aborted once its lock is lost. A job whose instance died is found stalled by another instance's worker and
  * run again (the lifecycle's `recovered`); the crash-loop rule is the lifecycle's, not BullMQ's. A write Redis
@@ -10,9 +10,13 @@
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { GatewayError, messageOf } from '../../../core/errors.js'
-import { nearlyOut, openTry, runTry, stopOnce, storeTrouble, within, type LeaseAfter, type Try, type TryTable } from '../../../core/jobs/pool.js'
-import type { JobOutcome, JobRecord, JobWorker, StopReport } from '../../../core/jobs/state-backend.js'
-import { finished, isFinal, leased, superseded } from '../../../core/jobs/transitions.js'
+import { nearlyOut, openTry, runTry, storeTrouble, type Try, type TryTable } from '../../../core/jobs/worker/try.js'
+import { stopOnce, within } from '../../../core/jobs/worker/pool.js'
+import type { LeaseAfter } from '../../../core/jobs/worker/lease-table.js'
+import type { JobOutcome, JobWorker, StopReport } from '../../../core/jobs/lifecycle/state-backend.js'
+import type { JobRecord } from '../../../core/jobs/lifecycle/job-record.js'
+import { finished, isFinal, leased } from '../../../core/jobs/lifecycle/transitions.js'
+import { superseded } from '../../../core/jobs/lifecycle/groups.js'
 import type { RedisGroups } from './groups.js'
 import type { Logger } from '../../../core/types.js'
 import { backoffDelay, type Backoff } from '../../../util/backoff.js'

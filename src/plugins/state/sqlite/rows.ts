@@ -1,6 +1,7 @@
 /** Rows of the `jobs` table and the records they stand for. */
 import { GatewayError } from '../../../core/errors.js'
-import type { JobRecord, JobStage, JobState } from '../../../core/jobs/state-backend.js'
+import type { JobRecord, JobStage } from '../../../core/jobs/lifecycle/job-record.js'
+import type { JobState } from '../../../core/job-state.js'
 
 /** The columns of a job without its payload and lease (`state` is the job's state: skipped and superseded included). */
 export const RECORD_COLUMNS = `id, route, event, delivery_id, dedup_key, coalesce(outcome, state) AS state, stage, answer, progress, attempts,

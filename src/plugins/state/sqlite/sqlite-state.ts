@@ -4,12 +4,12 @@
  * serves a file; `hookpilot jobs` may read and change it at the same time.
  */
 import { GatewayError, messageOf } from '../../../core/errors.js'
-import { jobPool } from '../../../core/jobs/pool.js'
-import { reservationBook } from '../../../core/jobs/reservations.js'
-import type { JobStore } from '../../../core/jobs/job-store.js'
-import type { StateBackend } from '../../../core/jobs/state-backend.js'
-import { addJob, purgeJobs, retryJob } from '../../../core/jobs/store-writes.js'
-import { checkedRetention, retentionCutoff } from '../../../core/jobs/transitions.js'
+import { jobPool } from '../../../core/jobs/worker/pool.js'
+import { reservationBook } from '../../../core/jobs/worker/reservations.js'
+import type { JobStore } from '../../../core/jobs/worker/job-store.js'
+import type { StateBackend } from '../../../core/jobs/lifecycle/state-backend.js'
+import { addJob, purgeJobs, retryJob } from '../../../core/jobs/worker/store-writes.js'
+import { checkedRetention, retentionCutoff } from '../../../core/jobs/lifecycle/transitions.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, Logger } from '../../../core/types.js'
 import { workerCompressor, type Compressor } from '../compressor.js'

@@ -1,22 +1,22 @@
 /**
- * The queue's table: the SQLite state backend as the kit's store (core/jobs/job-store.ts: its writes run inside
- * the group commit, one savepoint each) and as the worker kit's lease table (core/jobs/pool.ts), over the
- * `jobs` table. Every record it writes is one the lifecycle (core/jobs/transitions.ts) returned, in the order
- * the kit (core/jobs/store-writes.ts) applies them; this file decides how rows are read and written, nothing
+ * The queue's table: the SQLite state backend as the kit's store (core/jobs/worker/job-store.ts: its writes run inside
+ * the group commit, one savepoint each) and as the worker kit's lease table (core/jobs/worker/lease-table.ts), over the
+ * `jobs` table. Every record it writes is one the lifecycle (core/jobs/lifecycle/transitions.ts) returned, in the order
+ * the kit (core/jobs/worker/store-writes.ts) applies them; this file decides how rows are read and written, nothing
  * about a job's life.
  *
  * A lease names its owner (the kit's crash recovery names this process) and its try (a token of its own), and
  * lasts until `lease_until`, renewed by the pool while the try runs. A write of a try names its token, so once
  * another process took the job over, the old try can write nothing. Which jobs of other owners go back, and
- * which process groups they left are killed, is the kit's (core/jobs/crash-recovery.ts): this table keeps the
+ * which process groups they left are killed, is the kit's (core/jobs/worker/crash-recovery.ts): this table keeps the
  * owner, the lease and the recorded groups.
  */
 import { GatewayError } from '../../../core/errors.js'
-import { crashRecovery, type Recovery } from '../../../core/jobs/crash-recovery.js'
-import type { JobStore, JobTransaction } from '../../../core/jobs/job-store.js'
-import type { LeaseTable, LeasedRow } from '../../../core/jobs/pool.js'
-import type { JobRecord } from '../../../core/jobs/state-backend.js'
-import { leased, type KeyHolder } from '../../../core/jobs/transitions.js'
+import { crashRecovery, type Recovery } from '../../../core/jobs/worker/crash-recovery.js'
+import type { JobStore, JobTransaction } from '../../../core/jobs/worker/job-store.js'
+import type { LeaseTable, LeasedRow } from '../../../core/jobs/worker/lease-table.js'
+import type { JobRecord } from '../../../core/jobs/lifecycle/job-record.js'
+import { leased, type KeyHolder } from '../../../core/jobs/lifecycle/transitions.js'
 import type { JsonObject } from '../../../core/types.js'
 import type { Db } from './open.js'
 import { payloadCache } from './payload-cache.js'

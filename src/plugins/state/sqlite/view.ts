@@ -3,16 +3,16 @@
  * one (WAL lets both work on the file at once; the server notices a retried job at its next poll). Its writes
  * (retry, purge) are the kit's, over the table.
  */
-import type { JobCounts, JobFilter, JobsView } from '../../../core/jobs/state-backend.js'
-import { dedupKeyOf } from '../../../core/jobs/dedup-key.js'
-import { reasonLike } from '../../../core/jobs/job-filter.js'
+import type { JobCounts, JobFilter, JobsView } from '../../../core/jobs/lifecycle/jobs-view.js'
+import { dedupKeyOf } from '../../../core/jobs/lifecycle/dedup-key.js'
+import { reasonLike } from '../../../core/jobs/views/job-filter.js'
 import type { Db } from './open.js'
 import { RECORD_COLUMNS, stateIs, toRecord, type JobRow } from './rows.js'
 
 /** The job-filter module's `reasonOf`, as SQL over the stored columns (skipped and superseded are stored done with an outcome). */
 const REASON = `(CASE WHEN outcome IS NOT NULL THEN note WHEN state = 'done' THEN NULL ELSE last_error END)`
 
-/** The reads of the jobs view; its writes (retry, purge) are the kit's, over the table (core/jobs/store-writes.ts). */
+/** The reads of the jobs view; its writes (retry, purge) are the kit's, over the table (core/jobs/worker/store-writes.ts). */
 export type SqliteJobsView = Omit<JobsView, 'retry' | 'purge'>
 
 /** Creates the view. */

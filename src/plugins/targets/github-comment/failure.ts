@@ -3,7 +3,7 @@
  * request not found, a passing GitHub failure (retried), or anything else with gh's stderr, tokens removed.
  */
 import { DeliveryError } from '../../../core/errors.js'
-import type { RunProcessResult } from '../../process/run-process.js'
+import type { RunProcessResult } from '../../../core/agents/run-process.js'
 import { redact } from '../../shared/redact.js'
 
 /** What the classification needs to know about the call. */

@@ -3,7 +3,7 @@
  * limit and environment, and a failed run turned into the {@link DeliveryError} that says why.
  */
 import type { DeliveryError } from '../../../core/errors.js'
-import { runProcess } from '../../process/run-process.js'
+import { runProcess } from '../../../core/agents/run-process.js'
 import { ghFailure } from './failure.js'
 
 /** What every gh run of one delivery shares. */

@@ -6,8 +6,8 @@
  * the gateway's folder: the agents' folder is made when the gateway starts).
  */
 import type { StartupFinding } from '../../../core/types.js'
-import { missingProgramProblem } from '../../process/find-program.js'
-import { runProcess } from '../../process/run-process.js'
+import { missingProgramProblem } from '../../../core/agents/find-program.js'
+import { runProcess } from '../../../core/agents/run-process.js'
 
 /** `gh auth status` may ask GitHub; a start waits this long at most for its answer. */
 export const AUTH_CHECK_MS = 10_000

@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { isRunning, ownerName, parseOwner, sameNamespace, thisOwner, type LeaseOwner } from './lease-owner.js'
 import { killOrphans, parseRecorded } from './orphans.js'
-import type { JobRecord } from './state-backend.js'
-import { recovered } from './transitions.js'
+import type { JobRecord } from '../lifecycle/job-record.js'
+import { recovered } from '../lifecycle/transitions.js'
 
 /** A running job as the store holds it: its record and its lease. */
 export interface HeldJob {

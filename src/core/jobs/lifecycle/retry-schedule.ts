@@ -5,7 +5,7 @@
  * hours), as the webhook services people trust do. A retry is a queued job with a `notBefore` in the store, so
  * a schedule survives restarts: the dispatcher only decides the time. The doubling is the one backoff helper's.
  */
-import { backoffDelay, type Backoff } from '../../util/backoff.js'
+import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 
 /** How a kind of failure is retried: tries in all, and the growing wait between them. */
 export interface RetrySchedule {

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { HeadBuffer, TailBuffer } from '../../src/plugins/process/output-buffer.js'
-import { runProcess } from '../../src/plugins/process/run-process.js'
+import { HeadBuffer, TailBuffer } from '../../src/core/agents/output-buffer.js'
+import { runProcess } from '../../src/core/agents/run-process.js'
 import { fixtureAgent, isAlive, killIfAlive, waitForDeath } from '../fixtures/process.js'
 
 const pidIn = (stdout: string): number => Number(stdout.trim().split('\n')[0])

@@ -5,7 +5,7 @@
  * The payload is the job's names and times, never its payload or answer (sender text).
  */
 import { channel } from 'node:diagnostics_channel'
-import type { JobRecord } from './state-backend.js'
+import type { JobRecord } from '../lifecycle/job-record.js'
 
 /** The channel's name: `diagnostics_channel.subscribe('hookpilot:job', (event) => ...)`. */
 export const JOB_CHANNEL = 'hookpilot:job'

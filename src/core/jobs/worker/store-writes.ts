@@ -9,10 +9,13 @@
 import type { JobStore, JobTransaction } from './job-store.js'
 import type { JobPool } from './pool.js'
 import type { ReservationBook } from './reservations.js'
-import { retriedAs } from './retry-mode.js'
-import type { AddResult, JobGroup, JobRecord, NewJob, Reservation, RetryMode } from './state-backend.js'
-import { accepted, admit, joinGroup, keyMoved, purgeCutoff, queuedAgain, refusal, type Joined } from './transitions.js'
-import type { Clock } from '../types.js'
+import { retriedAs } from '../lifecycle/retry-mode.js'
+import type { AddResult, Reservation } from '../lifecycle/state-backend.js'
+import type { JobGroup, JobRecord, NewJob } from '../lifecycle/job-record.js'
+import type { RetryMode } from '../lifecycle/jobs-view.js'
+import { accepted, admit, keyMoved, purgeCutoff, queuedAgain, refusal } from '../lifecycle/transitions.js'
+import { joinGroup, type Joined } from '../lifecycle/groups.js'
+import type { Clock } from '../../types.js'
 
 /** What one write of an add did: the queue's answer, and the running jobs it outdated (the new job is their newer one). */
 export type Admitted = AddResult & { readonly outdated?: readonly string[] | undefined }

@@ -2,7 +2,7 @@
  * Failed jobs grouped by why they failed, as `hookpilot jobs list --by reason` and the status page show them:
  * after an incident, the one reason behind hundreds of failures is one line, with how many and since when.
  */
-import type { JobRecord } from './state-backend.js'
+import type { JobRecord } from '../lifecycle/job-record.js'
 import { reasonOf } from './job-filter.js'
 
 /** One reason and the jobs that share it. */

@@ -6,8 +6,8 @@
  */
 import { accessSync, constants, readdirSync, realpathSync, statSync } from 'node:fs'
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
-import { suggest } from '../../core/config/keys.js'
-import type { AgentSandbox } from '../../core/types.js'
+import { suggest } from '../../util/suggest.js'
+import type { AgentSandbox } from '../types.js'
 
 /** The full path of `program`, or undefined when it is not there or not executable. */
 export function findProgram(program: string, env: NodeJS.ProcessEnv | undefined = process.env): string | undefined {

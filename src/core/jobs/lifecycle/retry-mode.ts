@@ -2,8 +2,9 @@
  * Which edge of the lifecycle an operator's retry takes, so that every backend's `JobsView.retry` stores the
  * record the same function returned (the backends decide no rule; see transitions.ts).
  */
-import { GatewayError } from '../errors.js'
-import type { JobRecord, RetryMode } from './state-backend.js'
+import { GatewayError } from '../../errors.js'
+import type { JobRecord } from './job-record.js'
+import type { RetryMode } from './jobs-view.js'
 import { rerun, resent, retried } from './transitions.js'
 
 /**

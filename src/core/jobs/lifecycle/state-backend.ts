@@ -7,13 +7,9 @@
  * A state backend provides the three views of one resource: the de-dup store, the queue and the jobs view.
  * Memory, SQLite and Redis backends pass the same contract suites (`hookpilot/testing`).
  */
-import type { JsonObject, Logger, RateBooking, RateDecision, RateLimiter } from '../types.js'
+import type { JsonObject, Logger, RateBooking, RateDecision, RateLimiter } from '../../types.js'
 import type { JobRecord, NewJob } from './job-record.js'
 import type { JobsView } from './jobs-view.js'
-
-export type { FinalState, JobState } from '../job-state.js'
-export type { JobGroup, JobRecord, JobStage, NewJob } from './job-record.js'
-export type { JobCounts, JobFilter, JobsView, RetryMode } from './jobs-view.js'
 
 /** How one try of a job ended, as the worker reports it; the queue stores it. */
 export type JobOutcome =

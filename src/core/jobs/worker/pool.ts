@@ -6,16 +6,14 @@
  * runs, and a try whose lease is lost (its renewals failed until it ran out, or the store gave the job to
  * another worker) is aborted and may write nothing more, so a post is never made twice.
  */
-import { backoffDelay, type Backoff } from '../../util/backoff.js'
-import { GatewayError, messageOf } from '../errors.js'
-import type { JobOutcome, JobRecord, JobWorker, StopReport } from './state-backend.js'
-import { finished } from './transitions.js'
+import { backoffDelay, type Backoff } from '../../../util/backoff.js'
+import { GatewayError, messageOf } from '../../errors.js'
+import type { JobOutcome, JobWorker, StopReport } from '../lifecycle/state-backend.js'
+import type { JobRecord } from '../lifecycle/job-record.js'
+import { finished } from '../lifecycle/transitions.js'
 import type { LeaseTable, LeasedRow } from './lease-table.js'
 import { nearlyOut, openTry, renewEvery, reportEnded, runTry, storeTrouble, type Try } from './try.js'
-import type { Clock, Logger } from '../types.js'
-
-export type { LeaseAfter, LeaseTable, LeasedRow } from './lease-table.js'
-export { leaseLost, nearlyOut, openTry, renewEvery, reportEnded, runTry, storeTrouble, supersededBy, type Try, type TryOptions, type TryTable } from './try.js'
+import type { Clock, Logger } from '../../types.js'
 
 /**
  * Between tries to store an outcome the store refused: soon at first (a write lock is usually short), then no

@@ -2,8 +2,8 @@
  * What the worker kit needs of a backend's table: four atomic primitives and two reads, no rules. A backend
  * of your own implements this over its rows (docs/plugins.md); the pool and the tries do the rest.
  */
-import type { JobRecord } from './state-backend.js'
-import type { JsonObject } from '../types.js'
+import type { JobRecord } from '../lifecycle/job-record.js'
+import type { JsonObject } from '../../types.js'
 import type { RecordedProcess } from './orphans.js'
 
 /** A job as a table hands it out: leased under `token`, which every later write of this try names. */

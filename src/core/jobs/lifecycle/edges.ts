@@ -2,7 +2,7 @@
  * The drawing of the job lifecycle: every edge the transitions (transitions.ts, groups.ts) take, as data.
  * docs/durability.md draws exactly these, and a test keeps the two equal.
  */
-import type { JobState } from './state-backend.js'
+import type { JobState } from '../../job-state.js'
 
 
 /** Where an edge starts: a state, or `accepted` for an event not yet stored. */

@@ -4,8 +4,7 @@
  * against pid reuse: a pid that now belongs to another program is left alone.
  */
 import { readFileSync } from 'node:fs'
-// The process library is still a plugin folder; it moves into the core beside this file in a later step.
-import { GROUPS_SUPPORTED } from '../../plugins/process/process-group.js'
+import { GROUPS_SUPPORTED } from '../../agents/process-group.js'
 
 /** A process group a job started. */
 export interface RecordedProcess {

@@ -2,8 +2,8 @@
  * The job record: what a stored job is, whatever backend keeps it. The lifecycle (transitions.ts) computes it,
  * backends persist it, and operators read it (jobs-view.ts). Re-exported by state-backend.ts.
  */
-import type { JobState } from '../job-state.js'
-import type { JsonObject } from '../types.js'
+import type { JobState } from '../../job-state.js'
+import type { JsonObject } from '../../types.js'
 
 /**
  * A route's concurrency group for one event (the route's `concurrency`, with its key rendered from the payload):

@@ -2,7 +2,7 @@
  * The operators' view of the jobs (`hookpilot jobs list|show|retry|purge`, the status page): which jobs to list,
  * how to queue a finished one again, counts. Re-exported by state-backend.ts.
  */
-import type { JobState } from '../job-state.js'
+import type { JobState } from '../../job-state.js'
 import type { JobRecord } from './job-record.js'
 
 /**

@@ -2,7 +2,8 @@
  * Every job a filter matches, a page at a time (the view's `before` cursor): what a bulk replay or a grouping
  * walks, holding one page of records however many jobs match.
  */
-import type { JobFilter, JobRecord, JobsView } from './state-backend.js'
+import type { JobFilter, JobsView } from '../lifecycle/jobs-view.js'
+import type { JobRecord } from '../lifecycle/job-record.js'
 
 /** Records read per page. */
 export const JOB_PAGE = 200

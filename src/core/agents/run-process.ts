@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { isAbsolute, resolve } from 'node:path'
-import type { AgentSandbox } from '../../core/types.js'
+import type { AgentSandbox } from '../types.js'
 import { findProgram } from './find-program.js'
 import { HeadBuffer, TailBuffer } from './output-buffer.js'
 import { GROUPS_SUPPORTED, processGroup } from './process-group.js'

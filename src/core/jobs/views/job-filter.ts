@@ -2,7 +2,8 @@
  * A {@link JobFilter}'s fields as one rule, for the backends that filter records in JavaScript (memory, Redis,
  * a plugin's) and, as SQL, for SQLite: the same jobs match on every backend.
  */
-import type { JobFilter, JobRecord } from './state-backend.js'
+import type { JobFilter } from '../lifecycle/jobs-view.js'
+import type { JobRecord } from '../lifecycle/job-record.js'
 
 /**
  * Why a job is where it is, as `hookpilot jobs` and the status page show and group it: why it failed (or waits

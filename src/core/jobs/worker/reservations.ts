@@ -5,10 +5,8 @@
  * only when the first one's job was stored (a first copy refused 429 or 503 stored nothing, and its copy must
  * not be told otherwise). The store's own unique key catches the rare race between processes.
  */
-import type { Reservation } from './state-backend.js'
-import { decide, type KeyHolder } from './transitions.js'
-
-export type { KeyHolder } from './transitions.js'
+import type { Reservation } from '../lifecycle/state-backend.js'
+import { decide, type KeyHolder } from '../lifecycle/transitions.js'
 
 /** Reservations held by this process. */
 export interface ReservationBook {

@@ -2,7 +2,7 @@
  * The lifecycle's rules for concurrency groups (a route's `concurrency`), part of the one owner of the job
  * lifecycle: transitions.ts re-exports them, and EDGES (edges.ts) draws them with the rest.
  */
-import type { JobGroup, JobRecord } from './state-backend.js'
+import type { JobGroup, JobRecord } from './job-record.js'
 
 
 /** What storing the newest job of a group does to it and to the group's other unfinished jobs. */

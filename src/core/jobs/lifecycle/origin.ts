@@ -6,7 +6,7 @@
  * credentials, at most {@link MAX_LINK_LENGTH} characters (never `javascript:` or `data:`), and a hook is one of
  * those shapes over GitHub's own name characters, so it can name a REST path and nothing else.
  */
-import type { JobOrigin, JsonObject, JsonValue } from '../types.js'
+import type { JobOrigin, JsonObject, JsonValue } from '../../types.js'
 
 /** The longest link kept; a longer one is dropped, not cut (a cut URL points somewhere else). */
 export const MAX_LINK_LENGTH = 2048

@@ -6,12 +6,11 @@
  * (memory, SQLite, Redis, yours) stores what these functions return, atomically, and decides nothing itself.
  * {@link EDGES} (edges.ts) lists the edges; docs/durability.md draws them, and a test keeps the two equal.
  */
-import { GatewayError } from '../errors.js'
-import type { AddResult, FinalState, JobOutcome, JobRecord, JobState, NewJob, Reservation } from './state-backend.js'
+import { GatewayError } from '../../errors.js'
+import type { AddResult, JobOutcome, Reservation } from './state-backend.js'
+import type { FinalState, JobState } from '../../job-state.js'
+import type { JobRecord, NewJob } from './job-record.js'
 import { superseded } from './groups.js'
-
-export { groupWait, joinGroup, leasable, outdated, superseded, type Joined } from './groups.js'
-export { EDGES, type Edge, type EdgeEnd, type EdgeStart } from './edges.js'
 
 /** How long a done job keeps its delivery id after it finished, by default: a redelivery within it is a duplicate. */
 export const DEDUP_WINDOW_MS = 60 * 60 * 1000

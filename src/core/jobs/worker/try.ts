@@ -4,13 +4,15 @@
  * token, and which is aborted once its lease is lost. The pool (pool.ts) and the Redis worker both open tries
  * here, so the crash-loop rule and the fencing are written once.
  */
-import { GatewayError, messageOf } from '../errors.js'
+import { GatewayError, messageOf } from '../../errors.js'
 import type { LeaseAfter, LeaseTable, LeasedRow } from './lease-table.js'
-import type { JobOutcome, JobRecord, JobWorker, LeasedJob } from './state-backend.js'
-import { publishEnded, publishJob } from './job-events.js'
+import type { JobOutcome, JobWorker, LeasedJob } from '../lifecycle/state-backend.js'
+import type { JobRecord } from '../lifecycle/job-record.js'
+import { publishEnded, publishJob } from '../views/job-events.js'
 import { recordProcess } from './orphans.js'
-import { answered, crashLoop, outdated, progressed } from './transitions.js'
-import type { Clock, Logger } from '../types.js'
+import { answered, crashLoop, progressed } from '../lifecycle/transitions.js'
+import { outdated } from '../lifecycle/groups.js'
+import type { Clock, Logger } from '../../types.js'
 
 /** The error a try's signal carries when its lease is lost. */
 export function leaseLost(id: string): GatewayError {

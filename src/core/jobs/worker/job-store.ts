@@ -5,8 +5,8 @@
  * so the order of those rules is written once for every backend. The worker side of a backend (leases,
  * renewals, a try's fenced writes) is the worker kit's {@link LeaseTable}.
  */
-import type { JobRecord, NewJob } from './job-record.js'
-import type { PurgeCutoff } from './transitions.js'
+import type { JobRecord, NewJob } from '../lifecycle/job-record.js'
+import type { PurgeCutoff } from '../lifecycle/transitions.js'
 
 /**
  * The primitives of one atomic write. They are synchronous: the kit decides every record between two of them

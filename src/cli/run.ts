@@ -20,7 +20,7 @@ Commands:
   jobs        list, show, retry and purge the gateway's jobs (list | show <id> | retry <id> | purge)
   reconcile   ask GitHub to redeliver the GitHub App's failed deliveries the gateway has no job for
   import-subscriptions  copy the subscriptions file into the shared store (state.driver: redis)
-  market      query prediction-market data (search, events, markets, book, history, trades, oi, watch, export)
+  market      query prediction-market data (search, events, markets, book, history, trades, oi, watch, export, mcp)
 
 Run "hookpilot <command> --help" for a command's options, "hookpilot --version" for the version.
 Docs: docs/README.md

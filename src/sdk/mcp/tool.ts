@@ -51,8 +51,8 @@ export interface MarketTool {
  * ```
  */
 export function defineTool<S extends z.ZodObject>(tool: MarketToolDefinition<S>): MarketTool {
-  // The erasure is sound because server.ts passes `run` only what `input` parsed.
-  return tool as unknown as MarketTool
+  // The erasure (method parameters are checked bivariantly) is sound because server.ts passes `run` only what `input` parsed.
+  return tool
 }
 
 /** An argument that the schema accepted alone but not with the others (both `token` and `slug`, a window too long). */

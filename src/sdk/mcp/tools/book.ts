@@ -23,12 +23,14 @@ export const book = defineTool({
     const depth = args.depth ?? 10
     const [bid, ask] = [b.bids[0], b.asks[0]]
     const level = (l: Level) => ({ price: l.price, size: l.size })
+    // Prices are on a tick of at least 0.0001: rounding drops the float noise of a sum (0.010000000000000009).
+    const round = (x: number) => Math.round(x * 1e6) / 1e6
     return {
       tokenId: b.tokenId,
       conditionId: b.market,
       timestamp: b.timestamp,
-      midpoint: bid && ask ? (bid.price + ask.price) / 2 : null,
-      spread: bid && ask ? ask.price - bid.price : null,
+      midpoint: bid && ask ? round((bid.price + ask.price) / 2) : null,
+      spread: bid && ask ? round(ask.price - bid.price) : null,
       lastTradePrice: b.lastTradePrice,
       tickSize: b.tickSize,
       minOrderSize: b.minOrderSize,

@@ -3,7 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLI, ROOT, assertBuilt, startCli } from '../fixtures/cli.js'
+import { CLI, ROOT, assertBuilt, runMain, startCli } from '../fixtures/cli.js'
 
 const FED = 'will-2-fed-rate-cuts-happen-in-2025'
 const SPAIN = 'will-spain-win-the-2026-world-cup'
@@ -155,6 +155,15 @@ describe('hookpilot market mcp budget', () => {
     } finally {
       await client.close()
     }
+  })
+
+  it('refuses a bad --rate or --max-wait before it serves', async () => {
+    const rate = await runMain(['market', 'mcp', '--rate', '0', '--mock'])
+    expect(rate.code).toBe(2)
+    expect(rate.stderr).toContain('--rate must be a whole number from 1 to 10000 (got "0")')
+    const wait = await runMain(['market', 'mcp', '--max-wait', 'soon'])
+    expect(wait.code).toBe(2)
+    expect(wait.stderr).toContain('--max-wait must be a whole number')
   })
 
   it('ends when its stdin closes', async () => {

@@ -21,7 +21,7 @@ Commands:
   reconcile   ask GitHub to redeliver the GitHub App's failed deliveries the gateway has no job for
   import-subscriptions  copy the subscriptions file into the shared store (state.driver: redis)
   dev         stand-ins to try the gateway on one machine: "dev github", a fake GitHub for the review flow
-  market      query prediction-market data (search, events, markets, book, history, trades, oi, watch, export)
+  market      query prediction-market data (search, events, markets, book, history, trades, oi, watch, export, mock, mcp)
 
 Run "hookpilot <command> --help" for a command's options, "hookpilot --version" for the version.
 Docs: docs/README.md

@@ -1,6 +1,6 @@
 /** The shape of one `hookpilot market` subcommand. */
 import type { ParseArgsConfig } from 'node:util'
-import type { MarketClient } from '../../sdk/index.js'
+import type { MarketClient, MarketClientOptions } from '../../sdk/index.js'
 import type { CliIO } from '../io.js'
 
 /** What a subcommand runs with. */
@@ -30,6 +30,8 @@ interface CommandHelp {
 export interface ClientCommand extends CommandHelp {
   /** Validates the input and returns the work to do, so bad input fails before a server or client starts. */
   prepare(parsed: Parsed): (env: MarketEnv) => Promise<void>
+  /** Client options of its own (the MCP server's request budget), over the base URLs; checked after `prepare`. */
+  clientOptions?(parsed: Parsed): MarketClientOptions
 }
 
 /** A subcommand that runs on its own, with no client (`market mock` serves the services itself). */

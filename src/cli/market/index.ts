@@ -3,17 +3,18 @@
  * `--json` for scripts, `--mock` to run against the built-in mock services.
  */
 import { suggest } from '../../util/suggest.js'
-import { MarketError, createMarketClient, type MarketClient } from '../../sdk/index.js'
+import { MarketError, createMarketClient, type MarketClient, type MarketClientOptions } from '../../sdk/index.js'
 import type { CliIO, Subcommand } from '../io.js'
 import { book, history, oi, trades } from './tokens.js'
 import { events, markets, search } from './catalog.js'
 import { flag, type MarketCommand } from './command.js'
 import { watch } from './watch.js'
 import { ExportInterrupted, exportCommand } from './export.js'
+import { mcp } from './mcp.js'
 import { mock } from './mock.js'
 import { CliUsageError, parse } from './options.js'
 
-const COMMANDS: Readonly<Record<string, MarketCommand>> = { search, events, markets, book, history, trades, oi, watch, export: exportCommand, mock }
+const COMMANDS: Readonly<Record<string, MarketCommand>> = { search, events, markets, book, history, trades, oi, watch, export: exportCommand, mock, mcp }
 
 const COMMON_HELP = `Common options:
   --json            print JSON instead of tables
@@ -66,7 +67,7 @@ export const runMarket: Subcommand = async (args, io) => {
     }
     if ('run' in command) return await command.run(parsed, io)
     const work = command.prepare(parsed)
-    return await withClient(io, flag(parsed, 'mock') ?? false, async (pm) => {
+    return await withClient(io, flag(parsed, 'mock') ?? false, command.clientOptions?.(parsed) ?? {}, async (pm) => {
       await work({ pm, io, json: flag(parsed, 'json') ?? false })
       return 0
     })
@@ -75,10 +76,15 @@ export const runMarket: Subcommand = async (args, io) => {
   }
 }
 
-async function withClient(io: CliIO, mock: boolean, run: (pm: MarketClient) => Promise<number>): Promise<number> {
+async function withClient(
+  io: CliIO,
+  mock: boolean,
+  options: MarketClientOptions,
+  run: (pm: MarketClient) => Promise<number>,
+): Promise<number> {
   if (!mock) {
     const { HOOKPILOT_GAMMA_URL: gammaUrl, HOOKPILOT_CLOB_URL: clobUrl, HOOKPILOT_DATA_URL: dataUrl, HOOKPILOT_WS_URL: wsUrl } = io.env
-    return run(createMarketClient({ gammaUrl, clobUrl, dataUrl, wsUrl }))
+    return run(createMarketClient({ ...options, gammaUrl, clobUrl, dataUrl, wsUrl }))
   }
   // Only the node:http server: msw is an optional peer dependency and may be absent.
   const { startMockMarketServer } = await import('../../sdk/mock/server.js')
@@ -86,7 +92,7 @@ async function withClient(io: CliIO, mock: boolean, run: (pm: MarketClient) => P
   // Trades answers of 500 as the real service gives, so an export of the busy mock market takes seconds, not minutes.
   const server = await startMockMarketServer({ port: 0, tickMs: 250, tradesPage: 500 })
   try {
-    return await run(createMarketClient(server))
+    return await run(createMarketClient({ ...options, ...server }))
   } finally {
     await server.close()
   }

@@ -117,7 +117,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
       if (lost !== undefined) throw new GatewayError('ERR_STATE', lost)
       return open().table.prepare(job)
     },
-    transaction: (work) => open().table.transaction(work),
+    transaction: (work, options) => open().table.transaction(work, options),
   }
 
   const every = (ms: number, work: () => Promise<void>) => {

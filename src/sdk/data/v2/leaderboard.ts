@@ -65,7 +65,7 @@ export class LeaderboardQuery extends V2Query<LeaderboardEntry, LeaderboardFilte
   }
 
   /** One wallet's standing on this board (same period and category); `null` when the wallet is not ranked. */
-  standing(user: string, options: CallOptions = {}): Promise<Standing | null> {
+  async standing(user: string, options: CallOptions = {}): Promise<Standing | null> {
     return standing(this.ctx, { ...boardParams(this.state.filter), sort_by: undefined, user: wallet('user', user) }, options)
   }
 }

@@ -90,13 +90,13 @@ function required(name: string, user: string): string {
 }
 
 /** `/v2/value`: a wallet's portfolio value, optionally within some markets (at most 20). */
-export function portfolioValue(ctx: ClientContext, user: string, options: CallOptions & { readonly condition?: string | readonly string[] | undefined } = {}): Promise<PortfolioValue> {
+export async function portfolioValue(ctx: ClientContext, user: string, options: CallOptions & { readonly condition?: string | readonly string[] | undefined } = {}): Promise<PortfolioValue> {
   const query = { user: required('user', user), condition: idList('condition', options.condition) }
   return ctx.request({ service: 'data', path: '/v2/value', query, schema: ValueSchema, signal: options.signal })
 }
 
 /** `/v2/user-pnl`: a wallet's cumulative PnL series. */
-export function pnlSeries(
+export async function pnlSeries(
   ctx: ClientContext,
   user: string,
   options: CallOptions & { readonly interval?: PnlInterval | undefined; readonly fidelity?: PnlFidelity | undefined } = {},
@@ -106,13 +106,13 @@ export function pnlSeries(
 }
 
 /** `/v2/oi`: open interest of markets (at most 20), or the global figure (one `GLOBAL` row) without any. */
-export function openInterestV2(ctx: ClientContext, conditionIds: string | readonly string[] | undefined, options: CallOptions = {}): Promise<OpenInterestV2[]> {
+export async function openInterestV2(ctx: ClientContext, conditionIds: string | readonly string[] | undefined, options: CallOptions = {}): Promise<OpenInterestV2[]> {
   const query = { condition: idList('condition', conditionIds) }
   return ctx.request({ service: 'data', path: '/v2/oi', query, schema: OpenInterestSchema, signal: options.signal })
 }
 
 /** `/v2/live-volume`: taker volume per market of events (at most 20 event ids). */
-export function liveVolume(ctx: ClientContext, eventIds: string | readonly string[], options: CallOptions = {}): Promise<LiveVolume> {
+export async function liveVolume(ctx: ClientContext, eventIds: string | readonly string[], options: CallOptions = {}): Promise<LiveVolume> {
   const query = { event_id: idList('eventId', eventIds) }
   return ctx.request({ service: 'data', path: '/v2/live-volume', query, schema: LiveVolumeSchema, signal: options.signal })
 }

@@ -92,7 +92,6 @@ export function createTransport(options: TransportOptions): Transport {
 
   async function once<T>(spec: RequestSpec<T>, url: string): Promise<T> {
     let text = ''
-    let traceHeader: string | undefined
     // Given to ky as its `fetch`, so ky calls it inside its timeout: reading the body here puts the body under the
     // same timer as the headers, and ky's abort on timeout (which the Request's signal follows) ends a body that
     // stalls after the headers. A fetch that ignores the signal still cannot hang the call: ky's timeout rejects.
@@ -131,7 +130,7 @@ export function createTransport(options: TransportOptions): Transport {
     }
     const body = parseJson(text)
     const message = serviceMessage(body)
-    traceHeader = response.headers.get('x-trace-id') ?? undefined
+    const traceHeader = response.headers.get('x-trace-id') ?? undefined
     if (response.ok && message === undefined && body !== NOT_JSON && !(body === null && spec.notFound !== undefined)) {
       const fast = spec.fast?.(body)
       if (fast !== undefined) return fast

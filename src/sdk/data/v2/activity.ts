@@ -4,7 +4,7 @@ import { MarketUsageError } from '../../errors.js'
 import type { QueryInit } from '../../http.js'
 import { V2ActivitySchema } from '../../wire/data-v2.js'
 import { toActivity, type Activity, type ActivityType } from './model.js'
-import { V2Query, idList, v2Page, wallet, windowParams } from './query.js'
+import { V2Query, type V2Schema, idList, v2Page, wallet, windowParams } from './query.js'
 
 /** Filters of {@link ActivityQuery}; the wallet is given to `pm.v2.activity(user)`. */
 export interface ActivityFilter {
@@ -37,7 +37,7 @@ const schema = v2Page(V2ActivitySchema, toActivity)
  */
 export class ActivityQuery extends V2Query<Activity, ActivityFilter> {
   protected readonly path = '/v2/activity'
-  protected readonly schema = schema
+  protected readonly schema: V2Schema<Activity> = schema
 
   protected params(f: ActivityFilter): QueryInit {
     const user = wallet('user', f.user)

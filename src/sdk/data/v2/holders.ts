@@ -4,7 +4,7 @@ import { MarketUsageError } from '../../errors.js'
 import type { QueryInit } from '../../http.js'
 import { V2HolderGroupSchema } from '../../wire/data-v2.js'
 import { toHolder, type HolderGroup } from './model.js'
-import { V2Query, idList, v2Page } from './query.js'
+import { V2Query, type V2Schema, idList, v2Page } from './query.js'
 
 /** Filters of {@link HoldersQuery}; the markets are given to `pm.v2.holders(condition)`. */
 export interface HolderFilter {
@@ -29,7 +29,7 @@ const schema = v2Page(V2HolderGroupSchema, (w: v.InferOutput<typeof V2HolderGrou
  */
 export class HoldersQuery extends V2Query<HolderGroup, HolderFilter> {
   protected readonly path = '/v2/holders'
-  protected readonly schema = schema
+  protected readonly schema: V2Schema<HolderGroup> = schema
 
   protected params(f: HolderFilter): QueryInit {
     const condition = idList('condition', f.condition)

@@ -5,7 +5,7 @@ import type { QueryInit } from '../../http.js'
 import { toNumber } from '../../wire/fields.js'
 import { V2LeaderboardRowSchema, V2StandingSchema, singleSchema } from '../../wire/data-v2.js'
 import { text, toLeaderboardEntry, type LeaderboardEntry } from './model.js'
-import { V2Query, v2Page, wallet } from './query.js'
+import { V2Query, type V2Schema, v2Page, wallet } from './query.js'
 
 /** The window a board covers (`all` counts realized PnL only). */
 export type LeaderboardPeriod = 'day' | 'week' | 'month' | 'all'
@@ -58,7 +58,7 @@ function boardParams(f: LeaderboardFilter): QueryInit {
  */
 export class LeaderboardQuery extends V2Query<LeaderboardEntry, LeaderboardFilter> {
   protected readonly path = '/v2/leaderboard'
-  protected readonly schema = schema
+  protected readonly schema: V2Schema<LeaderboardEntry> = schema
 
   protected params(f: LeaderboardFilter): QueryInit {
     return boardParams(f)

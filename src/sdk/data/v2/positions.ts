@@ -3,7 +3,7 @@ import { MarketUsageError } from '../../errors.js'
 import type { QueryInit } from '../../http.js'
 import { V2PositionSchema } from '../../wire/data-v2.js'
 import { toPosition, type Position } from './model.js'
-import { V2Query, idList, sizeFloor, v2Page, wallet, windowParams } from './query.js'
+import { V2Query, type V2Schema, idList, sizeFloor, v2Page, wallet, windowParams } from './query.js'
 
 /**
  * Which positions: `OPEN` (the default: every position still held, resolved-but-unredeemed included),
@@ -48,7 +48,7 @@ const schema = v2Page(V2PositionSchema, toPosition)
  */
 export class PositionsQuery extends V2Query<Position, PositionFilter> {
   protected readonly path = '/v2/positions'
-  protected readonly schema = schema
+  protected readonly schema: V2Schema<Position> = schema
 
   protected params(f: PositionFilter): QueryInit {
     const user = wallet('user', f.user)

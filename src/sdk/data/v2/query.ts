@@ -22,12 +22,15 @@ export interface V2PageOf<T> {
   readonly hasMore: boolean
 }
 
+/** The schema of a paged answer whose rows become `T` (typed this way so valibot's types stay out of the public ones). */
+export type V2Schema<T> = v.GenericSchema<unknown, V2PageOf<T>>
+
 /** Builds the schema of a paged answer whose rows become `T`; call it once per module. */
 export function v2Page<R extends v.GenericSchema, T>(row: R, convert: (w: v.InferOutput<R>) => T) {
   return v.pipe(
     pagedSchema(row),
     v.transform((w): V2PageOf<T> => ({
-      items: w.data.map((r) => convert(r as v.InferOutput<R>)),
+      items: w.data.map((r) => convert(r)),
       nextCursor: w.pagination.next_cursor ?? undefined,
       hasMore: w.pagination.has_more,
     })),
@@ -46,7 +49,7 @@ export abstract class V2Query<T, F extends object> extends PagedQuery<T, V2State
   /** @internal `/v2/trades` */
   protected abstract readonly path: string
   /** @internal The answer's schema (built once per module). */
-  protected abstract readonly schema: v.GenericSchema<unknown, V2PageOf<T>>
+  protected abstract readonly schema: V2Schema<T>
   /** @internal The filter as query parameters; throws MarketUsageError for a filter the service would refuse or misread. */
   protected abstract params(filter: F): QueryInit
 

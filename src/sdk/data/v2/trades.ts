@@ -4,7 +4,7 @@ import { MarketUsageError } from '../../errors.js'
 import type { QueryInit } from '../../http.js'
 import { V2TradeSchema } from '../../wire/data-v2.js'
 import { toTradeV2, type TradeV2 } from './model.js'
-import { V2Query, idList, sizeFloor, v2Page, wallet, windowParams } from './query.js'
+import { V2Query, type V2Schema, idList, sizeFloor, v2Page, wallet, windowParams } from './query.js'
 
 /** Filters of {@link TradesV2Query}. */
 export interface TradeV2Filter {
@@ -39,7 +39,7 @@ const schema = v2Page(V2TradeSchema, toTradeV2)
  */
 export class TradesV2Query extends V2Query<TradeV2, TradeV2Filter> {
   protected readonly path = '/v2/trades'
-  protected readonly schema = schema
+  protected readonly schema: V2Schema<TradeV2> = schema
 
   protected params(f: TradeV2Filter): QueryInit {
     if (f.condition !== undefined && f.eventId !== undefined) {

@@ -12,6 +12,7 @@ import { TokenHandle } from './clob/token.js'
 import type { CallOptions, ClientContext } from './context.js'
 import { openInterest, type OpenInterest } from './data/open-interest.js'
 import { TradesQuery } from './data/trades.js'
+import { dataV2, type DataV2 } from './data/v2/client.js'
 import { MarketUsageError } from './errors.js'
 import { createTransport } from './http.js'
 import { MarketHandle } from './market-handle.js'
@@ -68,8 +69,18 @@ export interface MarketClient {
   readonly events: EventsQuery
   /** Catalog tags. */
   readonly tags: TagsQuery
-  /** Recent trades. */
+  /** Recent trades from the older Data API v1 (`/trades`, offset-paged, capped at offset 10,000); see {@link MarketClient.v2}. */
   readonly trades: TradesQuery
+  /**
+   * The Data API v2: trades, activity, positions, holders, value, PnL, leaderboards, open interest and live volume,
+   * cursor-paged with no depth cap.
+   *
+   * @example
+   * ```ts
+   * for await (const t of pm.v2.trades.where({ condition: m.conditionId }).limit(1000)) console.log(t.size)
+   * ```
+   */
+  readonly v2: DataV2
   /** The order-book service's list of every market, walked with `next_cursor`. */
   readonly clobMarkets: ClobMarketsQuery
   /** Searches events, tags and profiles. */
@@ -86,7 +97,7 @@ export interface MarketClient {
   midpoints(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, number | null>>
   /** Spreads of many tokens: a key for every token asked for, `null` for those the service does not know. */
   spreads(tokenIds: readonly string[], options?: CallOptions): Promise<Map<string, number | null>>
-  /** Open interest of markets by condition id. */
+  /** Open interest of markets by condition id, from the older Data API v1 (`/oi`); see `pm.v2.openInterest`. */
   openInterest(conditionIds: string | readonly string[], options?: CallOptions): Promise<OpenInterest[]>
   /**
    * Live events of tokens (ids, outcomes, token or market handles) from the market channel, with `reconnected`
@@ -152,6 +163,7 @@ export function createMarketClient(options: MarketClientOptions = {}): MarketCli
     events: new EventsQuery(ctx, { filter: {} }),
     tags: new TagsQuery(ctx, {}),
     trades: new TradesQuery(ctx, { filter: {} }),
+    v2: dataV2(ctx),
     clobMarkets: new ClobMarketsQuery(ctx, {}),
     search: (text) => new SearchQuery(ctx, { q: text }),
     token(token) {

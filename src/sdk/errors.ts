@@ -16,12 +16,21 @@ export type MarketErrorCode =
   | 'ERR_MARKET_HTTP'
   | 'ERR_MARKET_USAGE'
   | 'ERR_MARKET_STREAM'
+  | 'ERR_MARKET_CURSOR'
 
 /** What a response told us, shared by every error that came from one. */
 export interface MarketErrorDetails {
   readonly status?: number | undefined
   readonly url?: string | undefined
   readonly serviceMessage?: string | undefined
+  /** The Data API v2's own error code (`rate_limited`, `invalid_request`, `request_timeout`, ...), when it sent one. */
+  readonly serviceCode?: string | undefined
+  /** The service's trace id (v2 body `trace_id`, or the `x-trace-id` header): quote it when reporting a failure. */
+  readonly traceId?: string | undefined
+  /** Whether the service said trying again may help (v2 body `retryable`). */
+  readonly retryable?: boolean | undefined
+  /** The query parameter the service blamed (v2 body `parameter`). */
+  readonly parameter?: string | undefined
   readonly cause?: unknown
 }
 
@@ -44,6 +53,14 @@ export class MarketError extends Error {
   readonly url: string | undefined
   /** The service's own `error` text, when its body had one. */
   readonly serviceMessage: string | undefined
+  /** The Data API v2's error code (`rate_limited`, `invalid_request`, `request_timeout`, ...); `undefined` on v1 and the other services. */
+  readonly serviceCode: string | undefined
+  /** The service's trace id of the failed request (v2 answers carry one), for a report to the service. */
+  readonly traceId: string | undefined
+  /** What the service said about trying again (v2 `retryable`); `undefined` when it did not say. */
+  readonly retryable: boolean | undefined
+  /** The query parameter the service blamed (v2 `parameter`), when it named one. */
+  readonly parameter: string | undefined
 
   constructor(code: MarketErrorCode, message: string, details: MarketErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause })
@@ -51,6 +68,10 @@ export class MarketError extends Error {
     this.status = details.status
     this.url = details.url
     this.serviceMessage = details.serviceMessage
+    this.serviceCode = details.serviceCode
+    this.traceId = details.traceId
+    this.retryable = details.retryable
+    this.parameter = details.parameter
     Object.defineProperty(this, BRAND, { value: true })
   }
 
@@ -145,5 +166,36 @@ export class MarketStreamError extends MarketError {
   override readonly name = 'MarketStreamError'
   constructor(message: string, details?: MarketErrorDetails) {
     super('ERR_MARKET_STREAM', message, details)
+  }
+}
+
+/** Why a cursor walk stopped: a page said there was more but gave no cursor, or gave a cursor the walk had already used. */
+export type CursorFault = 'missing' | 'repeated'
+
+/**
+ * A cursor walk could not go on safely: a page said there was more but gave no cursor (`missing`), or handed back a
+ * cursor the walk had already followed (`repeated`, which is how an ignored cursor shows: the same page again,
+ * forever). Thrown instead of stopping quietly (rows would be missing) or looping (the official client once restarted
+ * from page one). `cursor` is the cursor of the last page read, to resume from once the service is fixed.
+ */
+export class MarketCursorError extends MarketError {
+  override readonly name = 'MarketCursorError'
+  readonly fault: CursorFault
+  /** `data GET /v2/trades`: which list. */
+  readonly endpoint: string
+  /** The cursor that fetched the faulty page (`undefined` for the first page). */
+  readonly cursor: string | undefined
+  /** Pages read before the fault, the faulty one included. */
+  readonly pages: number
+  constructor(fault: CursorFault, endpoint: string, cursor: string | undefined, pages: number, details?: MarketErrorDetails) {
+    const what =
+      fault === 'missing'
+        ? 'said it has more rows but gave no next cursor'
+        : 'gave back a cursor this walk had already followed (the service ignored it, or is looping)'
+    super('ERR_MARKET_CURSOR', `${endpoint}: page ${pages} of the walk ${what}; stopped instead of ${fault === 'missing' ? 'ending short' : 'looping'}`, details)
+    this.fault = fault
+    this.endpoint = endpoint
+    this.cursor = cursor
+    this.pages = pages
   }
 }

@@ -12,8 +12,8 @@ import {
   MarketTimeoutError,
   NotFoundError,
   RateLimitedError,
+  MarketError,
   ShapeMismatchError,
-  type MarketError,
   type MarketErrorDetails,
 } from './errors.js'
 import { backoffDelay } from '../util/backoff.js'
@@ -130,13 +130,14 @@ export function createTransport(options: TransportOptions): Transport {
     }
     const body = parseJson(text)
     const message = serviceMessage(body)
+    const traceHeader = response.headers.get('x-trace-id') ?? undefined
     if (response.ok && message === undefined && body !== NOT_JSON && !(body === null && spec.notFound !== undefined)) {
       const fast = spec.fast?.(body)
       if (fast !== undefined) return fast
       const result = v.safeParse(spec.schema, body)
       if (result.success) return result.output
       const issues = result.issues.map((i) => ({ path: v.getDotPath(i) ?? '', message: i.message }))
-      const details = { status: response.status, url, serviceMessage: message }
+      const details = { status: response.status, url, serviceMessage: message, traceId: traceHeader }
       throw new ShapeMismatchError(endpointOf(spec), issues, { ...details, cause: new v.ValiError(result.issues) })
     }
     throw failure(spec, response, url, text, body, message)
@@ -208,7 +209,7 @@ function failure(
   message: string | undefined,
 ): MarketError {
   const endpoint = endpointOf(spec)
-  const details = { status: response.status, url, serviceMessage: message }
+  const details = { status: response.status, url, serviceMessage: message, ...v2ErrorFields(body, response.headers.get('x-trace-id')) }
   if (!response.ok) return statusError(endpoint, details, text, response.headers.get('retry-after'))
   if (message !== undefined) {
     // The data service answers bursts with `200 {"error":"Too Many Requests"}`: still a throttle.
@@ -272,6 +273,21 @@ function serviceMessage(body: unknown): string | undefined {
   return typeof error === 'string' ? error : undefined
 }
 
+/**
+ * The Data API v2's error body `{ error, code, retryable, trace_id, parameter? }` (and the `x-trace-id` header every
+ * v2 answer carries): read leniently, since v1 and the other services send only `error`.
+ */
+function v2ErrorFields(body: unknown, traceHeader: string | null): Pick<MarketErrorDetails, 'serviceCode' | 'traceId' | 'retryable' | 'parameter'> {
+  const o = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
+  const text = (x: unknown): string | undefined => (typeof x === 'string' && x !== '' ? x : undefined)
+  return {
+    serviceCode: text(o['code']),
+    traceId: text(o['trace_id']) ?? text(traceHeader),
+    retryable: typeof o['retryable'] === 'boolean' ? o['retryable'] : undefined,
+    parameter: text(o['parameter']),
+  }
+}
+
 function statusError(endpoint: string, d: MarketErrorDetails, text: string, retryAfter: string | null): MarketError {
   const why = d.serviceMessage ?? (text.trim().slice(0, 120) || 'no body')
   const message = `${endpoint} answered ${d.status}: ${why}`
@@ -284,6 +300,8 @@ function statusError(endpoint: string, d: MarketErrorDetails, text: string, retr
 
 /** Throttles, timeouts, 5xx and network failures may pass on a later try; everything else will not. */
 function isRetryable(err: unknown): boolean {
+  // The v2 service says so itself: trust a `retryable: false` (a 503 it knows will not pass) over the status.
+  if (err instanceof MarketError && err.retryable === false) return false
   if (err instanceof RateLimitedError || err instanceof MarketTimeoutError) return true
   if (!(err instanceof MarketHttpError)) return false
   return err.status === undefined || err.status >= 500

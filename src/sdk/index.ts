@@ -18,7 +18,7 @@ export type { RateLimitOptions } from './budget/request-budget.js'
 export type { LimitKey, Limits } from './budget/limits.js'
 export type { Service } from './service.js'
 export { PUBLISHED_LIMITS, LIMIT_WINDOW_MS } from './budget/limits.js'
-export type { Page, ToArrayOptions, PagedQuery } from './query.js'
+export type { Page, CursorPage, ToArrayOptions, PagedQuery } from './query.js'
 export {
   MarketError,
   NotFoundError,
@@ -29,8 +29,9 @@ export {
   MarketHttpError,
   MarketUsageError,
   MarketStreamError,
+  MarketCursorError,
 } from './errors.js'
-export type { MarketErrorCode, MarketErrorDetails, ShapeIssue } from './errors.js'
+export type { MarketErrorCode, MarketErrorDetails, ShapeIssue, CursorFault } from './errors.js'
 export type { Market, Event, Tag, Outcome, Profile, SearchResult } from './catalog/model.js'
 export type {
   CatalogFilter,
@@ -54,10 +55,31 @@ export type { ClobMarketsQuery, ClobMarketsState } from './clob/markets.js'
 export type { Trade, TradeFilter, TradesQuery, TradesState } from './data/trades.js'
 export { MAX_TRADES_OFFSET } from './data/trades.js'
 export type { OpenInterest } from './data/open-interest.js'
+export type { DataV2 } from './data/v2/client.js'
+export { MAX_V2_PAGE, MAX_V2_IDS } from './data/v2/query.js'
+export type { V2Query, V2State, V2Schema, V2PageOf } from './data/v2/query.js'
+export type { TradesV2Query, TradeV2Filter } from './data/v2/trades.js'
+export type { ActivityQuery, ActivityFilter } from './data/v2/activity.js'
+export type { PositionsQuery, PositionFilter, PositionStatus, PositionSort } from './data/v2/positions.js'
+export type { HoldersQuery, HolderFilter } from './data/v2/holders.js'
+export type { LeaderboardQuery, LeaderboardFilter, LeaderboardPeriod, Standing } from './data/v2/leaderboard.js'
+export type { PortfolioValue, PnlSeries, PnlPoint, PnlInterval, PnlFidelity, OpenInterestV2, LiveVolume } from './data/v2/reads.js'
+export type {
+  TradeV2,
+  Activity,
+  ActivityType,
+  Position,
+  PositionState,
+  Holder,
+  HolderGroup,
+  LeaderboardEntry,
+  Trader,
+} from './data/v2/model.js'
 export type { MarketHandle } from './market-handle.js'
 export type { GammaMarketWire, GammaEventWire, GammaTagWire, GammaSearchWire } from './wire/gamma.js'
 export type { ClobBookWire, ClobMarketWire } from './wire/clob.js'
 export type { DataTradeWire } from './wire/data.js'
+export type { V2TradeWire, V2ActivityWire, V2PositionWire, V2HolderWire, V2LeaderboardRowWire } from './wire/data-v2.js'
 export type {
   StreamEvent,
   MarketEvent,

@@ -3,7 +3,7 @@
  * and no `then`, so forgetting a terminal is a type error rather than a silent extra request.
  */
 import type { CallOptions, ClientContext } from './context.js'
-import { MarketUsageError } from './errors.js'
+import { MarketCursorError, MarketUsageError } from './errors.js'
 
 /** Options of {@link PagedQuery.toArray}: the bound is required because some lists hold every market ever. */
 export interface ToArrayOptions extends CallOptions {
@@ -67,20 +67,54 @@ export abstract class PagedQuery<T, S extends object> implements AsyncIterable<T
   }
 }
 
-/** Walks a cursor list; stops when there is no next cursor, or when a cursor repeats (an ignored cursor). */
+/**
+ * Walks a cursor list, following `next` until there is none. A cursor the walk has already followed (the start
+ * included) is a MarketCursorError: that is how a cursor sent under a name the service ignores shows (the first page
+ * again, with the same cursor), and stopping quietly there would hide it.
+ */
 export async function* cursorPages<T>(
+  endpoint: string,
   fetchPage: (cursor: string | undefined) => Promise<{ items: readonly T[]; next: string | undefined }>,
   start: string | undefined,
 ): AsyncGenerator<readonly T[]> {
-  const seen = new Set<string>()
-  let cursor = start
-  for (;;) {
+  for await (const page of cursorWalk(endpoint, async (cursor) => {
     const { items, next } = await fetchPage(cursor)
+    return { items, nextCursor: next }
+  }, start)) {
     // A short or even empty page proves nothing (page sizes are clamped): only the cursor says we are done.
-    if (items.length > 0) yield items
-    if (!next || seen.has(next)) return
-    seen.add(next)
-    cursor = next
+    if (page.items.length > 0) yield page.items
+  }
+}
+
+/** One page of a cursor walk: its items, the cursor that fetched it, and the cursor of the next page. */
+export interface CursorPage<T> extends Page<T> {
+  /** The cursor this page was fetched with (`undefined` for the first page): resume here to read this page again. */
+  readonly cursor: string | undefined
+  /** What the service said about more pages; `nextCursor !== undefined` where it does not say. */
+  readonly hasMore: boolean
+}
+
+/**
+ * The guarded walk of every cursor list: yields each page with its cursors, ends when there is no next cursor, and
+ * throws a MarketCursorError when a page says it has more (`hasMore`) but gives no cursor, or gives a cursor the walk
+ * has already followed. Empty pages do not end it.
+ */
+export async function* cursorWalk<T>(
+  endpoint: string,
+  fetchPage: (cursor: string | undefined) => Promise<{ items: readonly T[]; nextCursor: string | undefined; hasMore?: boolean | undefined }>,
+  start: string | undefined,
+): AsyncGenerator<CursorPage<T>> {
+  const seen = new Set<string>()
+  if (start !== undefined) seen.add(start)
+  let cursor = start
+  for (let pages = 1; ; pages++) {
+    const { items, nextCursor, hasMore } = await fetchPage(cursor)
+    if (hasMore === true && nextCursor === undefined) throw new MarketCursorError('missing', endpoint, cursor, pages)
+    if (nextCursor !== undefined && seen.has(nextCursor)) throw new MarketCursorError('repeated', endpoint, cursor, pages)
+    yield { items, cursor, nextCursor, hasMore: hasMore ?? nextCursor !== undefined }
+    if (nextCursor === undefined) return
+    seen.add(nextCursor)
+    cursor = nextCursor
   }
 }
 

@@ -1,8 +1,9 @@
+import { http, HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { MarketError, NotFoundError, BadRequestError, MarketUsageError } from '../../src/sdk/index.js'
-import { testClient, urls, useMarketMock } from './helpers/msw.js'
+import { MarketError, NotFoundError, BadRequestError, MarketUsageError, MarketCursorError } from '../../src/sdk/index.js'
+import { GAMMA, testClient, urls, useMarketMock } from './helpers/msw.js'
 
-const { requests } = useMarketMock()
+const { requests, server } = useMarketMock()
 
 describe('markets', () => {
   it('parses double-encoded fields once into outcomes, Yes first, token ids as exact strings', async () => {
@@ -117,6 +118,31 @@ describe('markets', () => {
     const second = await pm.markets.limit(5).after(first.nextCursor).page()
     expect(second.items[0]?.id).not.toBe(first.items[0]?.id)
     expect(urls(requests)[1]?.searchParams.get('after_cursor')).toBe(first.nextCursor)
+  })
+
+  it('reads the older offset list only after an explicit offset(), which the service still answers when shallow', async () => {
+    const { pm } = testClient()
+    const markets = await pm.markets.offset(2).limit(3).list()
+    expect(markets).toHaveLength(3)
+    expect(urls(requests).map((u) => [u.pathname, u.searchParams.get('offset')])).toEqual([['/markets', '2']])
+  })
+
+  it('stops a keyset walk whose cursor the service ignores with MarketCursorError, instead of looping', async () => {
+    const { pm } = testClient()
+    // A service that ignores the cursor (as Gamma does under any name but after_cursor): page one, forever.
+    let served = 0
+    server.use(
+      http.get(`${GAMMA}/events/keyset`, () => {
+        served++
+        return HttpResponse.json({ events: [{ id: '1', slug: 'a', title: 'A', markets: [] }], next_cursor: 'same-cursor' })
+      }),
+    )
+    const err = await pm.events.toArray({ max: 1000 }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(MarketCursorError)
+    expect(err).toMatchObject({ code: 'ERR_MARKET_CURSOR', fault: 'repeated', endpoint: 'gamma GET /events/keyset', cursor: 'same-cursor' })
+    expect(served).toBe(2)
+    // The cursor went back under the one name the service reads.
+    expect(urls(requests)[1]?.searchParams.get('after_cursor')).toBe('same-cursor')
   })
 
   it('reports a deep offset as BadRequestError with the service message', async () => {
@@ -241,7 +267,12 @@ describe('paging the way the builders say', () => {
     const { pm } = testClient()
     const markets = await pm.markets.where({ closed: false }).limit(8).list()
     expect(markets).toHaveLength(8)
-    expect(urls(requests).map((u) => [u.searchParams.get('offset'), u.searchParams.get('limit')])).toEqual([[null, '8'], ['5', '3']])
+    // By the keyset list: the second request follows the first's cursor, asking only for what is still missing.
+    const [a, b] = urls(requests)
+    expect([a?.pathname, a?.searchParams.get('after_cursor'), a?.searchParams.get('limit')]).toEqual(['/markets/keyset', null, '8'])
+    expect([b?.pathname, b?.searchParams.get('limit')]).toEqual(['/markets/keyset', '3'])
+    expect(b?.searchParams.get('after_cursor')).toBeTruthy()
+    expect(urls(requests).some((u) => u.searchParams.has('offset'))).toBe(false)
     expect(await pm.tags.limit(5).list()).toHaveLength(5)
     expect(await pm.trades.limit(15).list()).toHaveLength(15)
     // Fewer only when there are no more.

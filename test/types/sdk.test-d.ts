@@ -24,6 +24,20 @@ import {
   type StreamEvent,
   type BookUpdate,
   type LiveBook,
+  type MarketCursorError,
+  type CursorPage,
+  type TradesV2Query,
+  type TradeV2,
+  type Activity,
+  type Position,
+  type PositionsQuery,
+  type HolderGroup,
+  type Standing,
+  type LeaderboardEntry,
+  type PortfolioValue,
+  type PnlSeries,
+  type OpenInterestV2,
+  type LiveVolume,
 } from 'hookpilot/sdk'
 import { startMockMarketServer, type MockMarketServer } from 'hookpilot/sdk/mock'
 import { createMarketHandlers, type MarketMockHandlers } from 'hookpilot/sdk/mock/msw'
@@ -135,3 +149,27 @@ async function stream(): Promise<void> {
   for await (const u of pm.watchBooks('1')) expectType<LiveBook>(u.book)
 }
 void stream
+
+// Data API v2: builders keep their query type, terminals infer the row type, pages expose their cursors.
+const v2trades = pm.v2.trades.where({ condition: ['0xabc'], takerOnly: false, minCash: 100 }).limit(1000).after(undefined)
+expectType<TradesV2Query>(v2trades)
+expectType<Promise<TradeV2[]>>(v2trades.list())
+expectType<Promise<CursorPage<TradeV2>>>(v2trades.page())
+expectType<AsyncGenerator<CursorPage<TradeV2>>>(v2trades.eachPage())
+expectType<Promise<Activity[]>>(pm.v2.activity('0x1').where({ type: ['TRADE', 'REDEEM'], direction: 'asc' }).list())
+expectType<Promise<Position[]>>(pm.v2.positions({ user: '0x1', status: 'REDEEMABLE' }).toArray({ max: 10 }))
+expectType<PositionsQuery>(pm.v2.closedPositions('0x1').where({ sortBy: 'REALIZED_PNL' }))
+expectType<Promise<HolderGroup[]>>(pm.v2.holders('0xabc').limit(20).list())
+expectType<Promise<Standing | null>>(pm.v2.leaderboard.where({ period: 'week' }).standing('0x1'))
+expectType<Promise<LeaderboardEntry[]>>(pm.v2.leaderboard.where({ sortBy: 'VOLUME' }).list())
+expectType<Promise<PortfolioValue>>(pm.v2.value('0x1'))
+expectType<Promise<PnlSeries>>(pm.v2.pnl('0x1', { interval: '1w', fidelity: '1h' }))
+expectType<Promise<OpenInterestV2[]>>(pm.v2.openInterest())
+expectType<Promise<LiveVolume>>(pm.v2.liveVolume(['1', '2']))
+expectError(pm.v2.trades.where({ market: '0xabc' }))
+expectError(pm.v2.positions({ user: '0x1', status: 'LOST' }))
+expectError(pm.v2.leaderboard.where({ period: 'year' }))
+expectError(pm.v2.pnl('0x1', { interval: '2d' }))
+declare const cursorErr: MarketCursorError
+expectType<'missing' | 'repeated'>(cursorErr.fault)
+expectType<string | undefined>(cursorErr.traceId)

@@ -1,7 +1,8 @@
 /**
- * The shared builder of the catalog's market and event lists: `list()` reads one page of the offset list,
- * `page()` one page of the keyset list, iteration walks the keyset list (deep offsets fail with 422), and
- * `byId()`/`bySlug()` read one object.
+ * The shared builder of the catalog's market and event lists. Everything goes through the keyset lists by default
+ * (`/markets/keyset`, `/events/keyset`: the offset lists were retired on 2026-05-01 and refuse deep offsets with a
+ * 422): `list()`, `page()`, iteration and `toArray`. Only `list()` after an explicit `offset(n)` still sends an
+ * offset, to the older offset list, which answers shallow offsets. `byId()`/`bySlug()` read one object.
  */
 import type * as v from 'valibot'
 import type { CallOptions, ClientContext } from '../context.js'
@@ -60,8 +61,9 @@ export abstract class CatalogQuery<T, F extends CatalogFilter, O extends string>
   }
 
   /**
-   * Skips this many items: {@link list} sends it as `offset` (deep ones are refused by the service); iteration and
-   * `toArray` walk the keyset list and drop that many first (for a deep start, use {@link after} with a cursor).
+   * Skips this many items: {@link list} then reads the older offset list from there (deep offsets are refused by the
+   * service); iteration and `toArray` walk the keyset list and drop that many first (for a deep start, use
+   * {@link after} with a cursor).
    */
   offset(n: number): this {
     return this.with({ offset: checkCount('offset', n) })
@@ -82,14 +84,24 @@ export abstract class CatalogQuery<T, F extends CatalogFilter, O extends string>
     return this.one(`/slug/${encodeURIComponent(slug)}`, `slug "${slug}"`, options.signal)
   }
 
-  /** Up to `limit` items of the offset list from `offset` (more requests when the service clamps a page short). */
+  /**
+   * Up to `limit` items (one page of the service's default size without `limit()`), read from the keyset list and
+   * following its cursor when a page comes back short. After `offset(n)`, the older offset list is read instead,
+   * from that offset (the service still answers shallow offsets; deep ones are a 422: walk with `after()` then).
+   */
   async list(options: CallOptions = {}): Promise<T[]> {
     const { limit, offset } = this.state
     const base = await this.query(options.signal)
-    const { path, list } = this.spec()
-    const fetch = (at: number, size: number | undefined) =>
-      this.ctx.request({ service: 'gamma', path, query: { ...base, limit: size, offset: offset === undefined && at === 0 ? undefined : at }, schema: list, signal: options.signal })
-    return this.checkTag(await upTo(fetch, offset ?? 0, limit), options.signal)
+    if (offset !== undefined) {
+      const { path, list } = this.spec()
+      const fetch = (at: number, size: number | undefined) =>
+        this.ctx.request({ service: 'gamma', path, query: { ...base, limit: size, offset: at }, schema: list, signal: options.signal })
+      return this.checkTag(await upTo(fetch, offset, limit), options.signal)
+    }
+    if (limit === undefined) return this.checkTag([...(await this.keysetPage(base, this.state.after, undefined, options.signal)).items], options.signal)
+    const out: T[] = []
+    for await (const page of this.pages(options.signal, limit)) out.push(...page)
+    return out.slice(0, limit)
   }
 
   /** One page of the keyset list: items and the cursor of the next page (`undefined` after the last). */
@@ -104,7 +116,7 @@ export abstract class CatalogQuery<T, F extends CatalogFilter, O extends string>
     let skip = this.state.offset ?? 0
     let left = want
     let first = true
-    yield* cursorPages(async (cursor) => {
+    yield* cursorPages(`gamma GET ${this.spec().path}/keyset`, async (cursor) => {
       // The page-size hint: no more than the caller still wants (plus what is to be skipped).
       const page = await this.keysetPage(query, cursor, Math.min(this.state.limit ?? WALK_PAGE, left + skip), signal)
       if (first) await this.checkTag(page.items, signal)
@@ -135,6 +147,8 @@ export abstract class CatalogQuery<T, F extends CatalogFilter, O extends string>
   private keysetPage(query: QueryInit, after: string | undefined, limit: number | undefined, signal?: AbortSignal) {
     const spec = this.spec()
     const path = `${spec.path}/keyset`
+    // The cursor comes out as `next_cursor` but must go back as `after_cursor`: under any other name the service
+    // ignores it and answers the first page again (the walk's repeated-cursor guard would then stop it).
     return this.ctx.request({ service: 'gamma', path, query: { ...query, limit, after_cursor: after }, schema: spec.keyset, signal })
   }
 

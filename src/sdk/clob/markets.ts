@@ -44,7 +44,7 @@ export class ClobMarketsQuery extends PagedQuery<ClobMarket, ClobMarketsState> {
   }
 
   protected pages(signal: AbortSignal | undefined): AsyncGenerator<readonly ClobMarket[]> {
-    return cursorPages(async (cursor) => {
+    return cursorPages('clob GET /markets', async (cursor) => {
       const page = await this.fetchPage(cursor, signal)
       return { items: page.items, next: page.nextCursor }
     }, this.state.after)

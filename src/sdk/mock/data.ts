@@ -1,5 +1,5 @@
 /**
- * The mock trades service. Quirks kept on purpose: bare arrays, `limit` clamped to 10 (so walks cross pages),
+ * The mock trades service (v1 here; `/v2/...` in data-v2.ts). Quirks kept on purpose: bare arrays, `limit` clamped to 10 (so walks cross pages),
  * 400 past offset 10,000, markets as a comma-separated list of condition ids, open interest `null` for a new market.
  */
 import { MARKETS, pricesOf, tokensOf, type MockMarket } from './fixtures.js'
@@ -22,7 +22,8 @@ let memo: { trades: MockTrade[]; byMarket: Map<unknown, MockTrade[]> } | undefin
  * Every mock trade, newest first, with its age in seconds (`ago`) instead of a time, and by market; made once (the
  * busy market is large), and given a time only when answered.
  */
-function allTrades(): NonNullable<typeof memo> {
+/** @internal Also the source of the v2 routes (data-v2.ts). */
+export function allTrades(): NonNullable<typeof memo> {
   if (memo === undefined) {
     const trades = makeTrades()
     const byMarket = new Map<unknown, MockTrade[]>()

@@ -6,6 +6,7 @@
 import { DEFAULT_URLS } from '../client.js'
 import { clob, type BookSource, type SentPrices } from './clob.js'
 import { data } from './data.js'
+import { dataV2, v2Error } from './data-v2.js'
 import { gamma } from './gamma.js'
 import { createMockLimiter, type MockRateLimits } from './limiter.js'
 import { json } from './respond.js'
@@ -32,9 +33,13 @@ export interface MockRouterOptions {
   readonly tradesPage?: number | undefined
 }
 
-/** How a throttled answer looks: the trades service's `200 {"error":"Too Many Requests"}`, or a 429. */
+/**
+ * How a throttled answer looks: the trades service's `200 {"error":"Too Many Requests"}`, or a 429. On the Data API
+ * v2 (`/v2/...`) it is always the v2 error body with a `Retry-After` (1 s unless given): a 429 `rate_limited` (also
+ * for 200), or with 503 a `request_timeout`.
+ */
 export interface ThrottleOptions {
-  readonly status?: 200 | 429 | undefined
+  readonly status?: 200 | 429 | 503 | undefined
   /** Sent as `Retry-After` on a 429. */
   readonly retryAfterSeconds?: number | undefined
 }
@@ -71,13 +76,15 @@ export function createMockMarketRouter(options: MockRouterOptions = {}, /** @int
     const header = request.headers.get('x-mock-throttle')
     const throttle: ThrottleOptions | undefined =
       header === null ? pending.shift() : { status: header === '429' ? 429 : 200, retryAfterSeconds: 1 }
-    if (throttle !== undefined) return throttled(throttle)
     const [name, base] = service
     const path = url.pathname.slice(new URL(base).pathname.replace(/\/+$/, '').length) || '/'
+    if (throttle !== undefined) return name === 'data' && path.startsWith('/v2/') ? throttledV2(throttle) : throttled(throttle)
     const limited = limiter?.(name, path, now())
     if (limited !== undefined) return limited
     if (name === 'gamma') return gamma(path, url.searchParams)
     if (name === 'clob') return clob(path, url.searchParams, request, now(), live, sent)
+    // The Data API v2 lives beside v1 on the same host, under `/v2/`.
+    if (path.startsWith('/v2/')) return dataV2(path, url.searchParams, now())
     return data(path, url.searchParams, now(), options.tradesPage)
   }
   return Object.assign(route, {
@@ -97,6 +104,11 @@ function throttled(t: ThrottleOptions): Response {
     return json({ error: 'Too Many Requests' }, 429, headers)
   }
   return json({ error: 'Too Many Requests' })
+}
+
+function throttledV2(t: ThrottleOptions): Response {
+  const retryAfter = { 'retry-after': String(t.retryAfterSeconds ?? 1) }
+  return t.status === 503 ? v2Error(503, 'request_timeout', 'request timed out', undefined, retryAfter) : v2Error(429, 'rate_limited', 'rate limited', undefined, retryAfter)
 }
 
 function serviceOf(urls: MockMarketUrls, url: URL): readonly ['gamma' | 'clob' | 'data', string] | undefined {

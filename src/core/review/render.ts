@@ -31,6 +31,9 @@ export const FOLDED_HEADING = '### Findings not on the diff'
 
 const CUT_NOTE = '… *(shortened to fit the review)*'
 
+/** Under the heading when a folded finding's text had to be shortened or left out. */
+const SHORTENED_NOTE = "\n_Some findings' text is shortened to fit the code host's limit on a review's size; each is listed._"
+
 const VERDICT_TEXT: Record<Verdict, string> = {
   approve: 'looks good to merge',
   comment: 'comments only',
@@ -53,12 +56,13 @@ export function renderReview(anchored: AnchoredReview, limit = REVIEW_BODY_LIMIT
   const heading = folded.length === 0 ? '' : `\n\n${FOLDED_HEADING} (${folded.length})\n`
   // Every folded finding's header is kept whole: that is the finding, visible. What is left of the limit goes to
   // the summary first, then to the folded findings' bodies, the shortest served whole.
-  const fixed = verdict.length + heading.length + folded.reduce((sum, f) => sum + f.header.length + 4, 0)
+  const fixed = verdict.length + heading.length + (folded.length === 0 ? 0 : SHORTENED_NOTE.length) + folded.reduce((sum, f) => sum + f.header.length + 4, 0)
   const summaryText = review.summary.trim() === '' ? '_No summary._' : contained(review.summary.trimEnd())
-  const summary = cut(summaryText, Math.max(0, limit - fixed - folded.length * (CUT_NOTE.length + 2)))
+  const summary = cut(summaryText, Math.max(0, limit - fixed))
   const details = share(folded.map((f) => f.details), limit - fixed - summary.length)
+  const shortened = details.some((d, i) => d !== folded[i]!.details)
   const entries = folded.map((f, i) => `\n\n${f.header}${details[i] === '' ? '' : `\n\n${details[i]}`}`)
-  const body = summary + verdict + heading + entries.join('')
+  const body = summary + verdict + heading + (shortened ? SHORTENED_NOTE : '') + entries.join('')
   return { body, comments, folded: folded.map((f) => f.index) }
 }
 

@@ -115,7 +115,7 @@ function placementOf(finding: Finding, diff: ReturnType<typeof diffLines>): Plac
   const position: CommentPosition = single
     ? { path: file.filename, line: finding.line, side: finding.side }
     // GitHub refuses a range whose start is not strictly before its end; an equal one is sent as one line.
-    : { path: file.filename, line: finding.line, side: finding.side, start_line: finding.start_line!, start_side: finding.side }
+    : { path: file.filename, line: finding.line, side: finding.side, start_line: finding.start_line, start_side: finding.side }
   return { kind: 'inline', position }
 }
 

@@ -86,6 +86,7 @@ describe('the inline cap and refold', () => {
     expect(placements.filter((p) => p.kind === 'folded').every((p) => p.kind === 'folded' && p.reason === 'over_cap')).toBe(true)
     expect(anchorReview(review, files, { maxInline: 0 }).placements.every((p) => p.kind === 'folded')).toBe(true)
     expect(() => anchorReview(review, files, { maxInline: -1 })).toThrow(RangeError)
+    expect(anchorReview(review, files).maxInline).toBe(30) // docs/reviews.md names the default
   })
 
   it('refold folds the refused inline findings, and leaves folded ones and unknown indexes as they were', () => {

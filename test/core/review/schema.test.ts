@@ -8,8 +8,10 @@ import { readFileSync } from 'node:fs'
 import Ajv from 'ajv'
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
+import { anchorReview } from '../../../src/core/review/anchor.js'
 import { parseAnswer } from '../../../src/core/review/document.js'
 import { REVIEW_LIMITS, ReviewDocumentSchema } from '../../../src/core/review/schema.js'
+import { CORPUS_FILES } from '../../fixtures/reviews/corpus-diff.js'
 
 const schemaUrl = new URL('../../../schemas/review.schema.json', import.meta.url)
 const jsonSchema = JSON.parse(readFileSync(schemaUrl, 'utf8')) as object
@@ -166,5 +168,24 @@ describe('parseAnswer', () => {
     expect(parseAnswer('Review:\n```json\n{"summary": "S", "findings": [,]}\n```')).toMatchObject({ ok: false })
     const two = '```json\n{"summary": "A"}\n```\n\n```json\n{"summary": "B"}\n```'
     expect(parseAnswer(two)).toMatchObject({ ok: false, issues: [{ path: '', message: expect.stringContaining('2 review documents') as unknown }] })
+  })
+})
+
+describe("docs/reviews.md's example document", () => {
+  const doc = readFileSync(new URL('../../../docs/reviews.md', import.meta.url), 'utf8')
+  const section = doc.slice(doc.indexOf('## Findings'))
+  const example = /```json\n([\s\S]*?)\n```/.exec(section)?.[1] ?? ''
+
+  it('is valid in both schemas, and both of its findings go inline on the corpus diff it names', () => {
+    const value: unknown = JSON.parse(example)
+    expect(ajvValidate(value)).toBe(true)
+    const parsed = parseAnswer(example)
+    expect(parsed.ok).toBe(true)
+    if (!parsed.ok) return
+    const { placements } = anchorReview(parsed.review, CORPUS_FILES)
+    expect(placements).toEqual([
+      { kind: 'inline', position: { path: 'src/server/router.ts', line: 28, side: 'RIGHT' } },
+      { kind: 'inline', position: { path: 'src/server/router.ts', line: 30, side: 'LEFT', start_line: 29, start_side: 'LEFT' } },
+    ])
   })
 })

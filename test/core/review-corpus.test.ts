@@ -266,6 +266,16 @@ describe('the review corpus', () => {
       const position = { path: expected.path, line: finding.line, side: finding.side, ...(single ? {} : { start_line: finding.start_line, start_side: finding.side }) }
       if (placement.kind !== 'inline' || JSON.stringify(placement.position) !== JSON.stringify(position)) {
         mismatches.push(`${IDS[i]}: ${JSON.stringify(placement)}, expected inline at ${JSON.stringify(position)}`)
+        return
+      }
+      // The diff line it carries is the one the fixture's text has there: its kind and its numbers.
+      const map = mapNamed(finding.path)!
+      for (const [at, got] of [[finding.start_line ?? finding.line, placement.lines.start], [finding.line, placement.lines.end]] as const) {
+        const line = map.lines.find((l) => (finding.side === 'RIGHT' ? l.new : l.old) === at)!
+        const kind = { '+': 'added', '-': 'removed', ' ': 'context' }[line.kind]
+        if (got.kind !== kind || (line.old !== undefined && got.old !== line.old) || (line.new !== undefined && got.new !== line.new)) {
+          mismatches.push(`${IDS[i]}: line ${at} is ${JSON.stringify(got)}, the fixture says ${JSON.stringify(line)}`)
+        }
       }
     })
     expect(mismatches, `seed ${random.seed}`).toEqual([])

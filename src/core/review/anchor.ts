@@ -6,7 +6,7 @@
  * finding from making the host refuse the whole review.
  */
 import type { Finding, ReviewDocument, Severity, Side } from './document.js'
-import { diffLines, hunkIndexOf, type ChangedFile } from './diff-lines.js'
+import { diffLines, hunkIndexOf, type ChangedFile, type DiffLine } from './diff-lines.js'
 import { SEVERITIES } from './schema.js'
 
 /** Why a finding is folded into the body instead of being an inline comment. */
@@ -44,7 +44,11 @@ export interface CommentPosition {
 
 /** Where one finding goes. */
 export type Placement =
-  | { readonly kind: 'inline', readonly position: CommentPosition }
+  /**
+   * `position`: GitHub's words; `lines`: the diff's lines at the range's ends (`start` is `end` for one line), with
+   * both numbers, for a host that addresses lines otherwise (GitLab: `old_line`/`new_line`, line codes).
+   */
+  | { readonly kind: 'inline', readonly position: CommentPosition, readonly lines: { readonly start: DiffLine, readonly end: DiffLine } }
   | { readonly kind: 'folded', readonly reason: FoldReason }
 
 /** A review and, for each of its findings (same index), where it goes. */
@@ -116,7 +120,9 @@ function placementOf(finding: Finding, diff: ReturnType<typeof diffLines>): Plac
     ? { path: file.filename, line: finding.line, side: finding.side }
     // GitHub refuses a range whose start is not strictly before its end; an equal one is sent as one line.
     : { path: file.filename, line: finding.line, side: finding.side, start_line: finding.start_line, start_side: finding.side }
-  return { kind: 'inline', position }
+  const lines = finding.side === 'RIGHT' ? hunks[end]!.right : hunks[end]!.left
+  const endLine = lines.get(finding.line)!
+  return { kind: 'inline', position, lines: { start: lines.get(finding.start_line ?? finding.line) ?? endLine, end: endLine } }
 }
 
 function folded(reason: FoldReason): Placement {

@@ -25,14 +25,26 @@ export interface ChangedFile {
   readonly patch?: string | undefined
 }
 
+/**
+ * One line a hunk shows: its kind and its numbers. A line on one side only carries the other side's running count
+ * too (where it would be), as GitLab's line codes do; GitLab's positions need both numbers of a context line.
+ */
+export interface DiffLine {
+  readonly kind: 'added' | 'removed' | 'context'
+  /** Its number in the old file (for an added line: the old file's line count before it, plus one). */
+  readonly old: number
+  /** Its number in the new file (for a removed line: the new file's line count before it, plus one). */
+  readonly new: number
+}
+
 /** One hunk: the lines it shows, by side (`RIGHT`: added and context lines, new numbers; `LEFT`: removed and context lines, old numbers). */
 export interface DiffHunk {
   readonly oldStart: number
   readonly oldLines: number
   readonly newStart: number
   readonly newLines: number
-  readonly right: ReadonlySet<number>
-  readonly left: ReadonlySet<number>
+  readonly right: ReadonlyMap<number, DiffLine>
+  readonly left: ReadonlyMap<number, DiffLine>
 }
 
 /** A changed file and what of it a comment may address. */
@@ -79,18 +91,19 @@ function hunksOf(file: ChangedFile): FileLines['hunks'] {
   }
   if (parsed.length !== 1) return 'unreadable'
   return parsed[0]!.hunks.map((hunk) => {
-    const right = new Set<number>()
-    const left = new Set<number>()
-    // jsdiff moves the start of an empty side one up (`-0,0` reads as 1); nothing is counted on that side anyway.
+    const right = new Map<number, DiffLine>()
+    const left = new Map<number, DiffLine>()
+    // jsdiff moves the start of an empty side one up (`-0,0` reads as 1), which is also the running count there.
     let oldLine = hunk.oldStart
     let newLine = hunk.newStart
     for (const text of hunk.lines) {
       const kind = text[0]
-      if (kind === '+') right.add(newLine++)
-      else if (kind === '-') left.add(oldLine++)
+      if (kind === '+') right.set(newLine, { kind: 'added', old: oldLine, new: newLine++ })
+      else if (kind === '-') left.set(oldLine, { kind: 'removed', old: oldLine++, new: newLine })
       else if (kind === ' ' || text === '') {
-        right.add(newLine++)
-        left.add(oldLine++)
+        const line: DiffLine = { kind: 'context', old: oldLine++, new: newLine++ }
+        right.set(line.new, line)
+        left.set(line.old, line)
       }
       // `\ No newline at end of file` is a marker, not a line of either file.
     }

@@ -5,16 +5,20 @@
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { anchorReview, refold, type Placement } from '../../../src/core/review/anchor.js'
+import { anchorReview, refold, type CommentPosition, type Placement } from '../../../src/core/review/anchor.js'
 import type { ChangedFile } from '../../../src/core/review/diff-lines.js'
 import type { Finding, ReviewDocument } from '../../../src/core/review/document.js'
 
 const files = JSON.parse(readFileSync(new URL('../../fixtures/reviews/github-pull-files.json', import.meta.url), 'utf8')) as ChangedFile[]
 const handlers = 'src/app/handlers.py'
 
-function at(finding: Partial<Finding> & Pick<Finding, 'line'>): Placement {
+/** A placement without the diff lines an inline one carries (checked on their own below). */
+type Where = { kind: 'inline', position: CommentPosition } | Extract<Placement, { kind: 'folded' }>
+
+function at(finding: Partial<Finding> & Pick<Finding, 'line'>): Where {
   const review: ReviewDocument = { summary: 's', findings: [{ path: handlers, side: 'RIGHT', severity: 'major', body: 'b', ...finding }] }
-  return anchorReview(review, files).placements[0]!
+  const placement = anchorReview(review, files).placements[0]!
+  return placement.kind === 'inline' ? { kind: 'inline', position: placement.position } : placement
 }
 
 describe('anchoring a finding on the diff (GitHub\'s worked example)', () => {
@@ -26,6 +30,18 @@ describe('anchoring a finding on the diff (GitHub\'s worked example)', () => {
     expect(at({ line: 13, side: 'LEFT' })).toMatchObject({ kind: 'inline' }) // the same context line, old numbering
     expect(at({ line: 42 })).toMatchObject({ kind: 'inline' }) // second hunk
     expect(at({ line: 41, side: 'LEFT' })).toMatchObject({ kind: 'inline' }) // removed in the second hunk
+  })
+
+  it('gives an inline finding the diff lines at its ends, both numbers each, as GitLab\'s positions need them', () => {
+    const lines = (finding: Partial<Finding> & Pick<Finding, 'line'>) => {
+      const placement = anchorReview({ summary: 's', findings: [{ path: handlers, side: 'RIGHT', severity: 'major', body: 'b', ...finding }] }, files).placements[0]!
+      return placement.kind === 'inline' ? placement.lines : undefined
+    }
+    // The worked example's line codes: removed LEFT 12 is _12_12, added RIGHT 13 is _13_13; context RIGHT 14 is old 13.
+    expect(lines({ line: 12, side: 'LEFT' })).toEqual({ start: { kind: 'removed', old: 12, new: 12 }, end: { kind: 'removed', old: 12, new: 12 } })
+    expect(lines({ line: 13 })?.end).toEqual({ kind: 'added', old: 13, new: 13 })
+    expect(lines({ start_line: 12, line: 14 })).toEqual({ start: { kind: 'added', old: 13, new: 12 }, end: { kind: 'context', old: 13, new: 14 } })
+    expect(lines({ line: 42 })?.end).toEqual({ kind: 'added', old: 42, new: 42 })
   })
 
   it('folds a line no hunk shows on its side, and a side the line is not on', () => {

@@ -5,6 +5,8 @@
  * a broken document is an error with every issue's path.
  */
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import Ajv from 'ajv'
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
@@ -113,6 +115,8 @@ describe('the review document: valibot schema and shipped JSON Schema agree', ()
     const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { exports: Record<string, unknown>, files: string[] }
     expect(pkg.exports['./review.schema.json']).toBe('./schemas/review.schema.json')
     expect(pkg.files).toContain('schemas')
+    // Resolved as a user resolves it (the package referring to itself by name, through its exports map).
+    expect(createRequire(import.meta.url).resolve('hookpilot/review.schema.json')).toBe(fileURLToPath(schemaUrl))
   })
 })
 
@@ -183,7 +187,7 @@ describe("docs/reviews.md's example document", () => {
     expect(parsed.ok).toBe(true)
     if (!parsed.ok) return
     const { placements } = anchorReview(parsed.review, CORPUS_FILES)
-    expect(placements).toEqual([
+    expect(placements.map((p) => (p.kind === 'inline' ? { kind: p.kind, position: p.position } : p))).toEqual([
       { kind: 'inline', position: { path: 'src/server/router.ts', line: 28, side: 'RIGHT' } },
       { kind: 'inline', position: { path: 'src/server/router.ts', line: 30, side: 'LEFT', start_line: 29, start_side: 'LEFT' } },
     ])

@@ -7,7 +7,10 @@
 import type { AnchoredReview, CommentPosition, FoldReason } from './anchor.js'
 import type { Finding, Side, Verdict } from './document.js'
 
-/** GitHub refuses a review body or comment over 65,536 characters. */
+/**
+ * GitHub refuses a review body or comment over 65,536 characters. Characters are counted as code points (as the
+ * review schema counts them, and as GitHub's Ruby does); an emoji is one.
+ */
 export const REVIEW_BODY_LIMIT = 65_536
 
 /** One inline comment to post. */
@@ -56,10 +59,10 @@ export function renderReview(anchored: AnchoredReview, limit = REVIEW_BODY_LIMIT
   const heading = folded.length === 0 ? '' : `\n\n${FOLDED_HEADING} (${folded.length})\n`
   // Every folded finding's header is kept whole: that is the finding, visible. What is left of the limit goes to
   // the summary first, then to the folded findings' bodies, the shortest served whole.
-  const fixed = verdict.length + heading.length + (folded.length === 0 ? 0 : SHORTENED_NOTE.length) + folded.reduce((sum, f) => sum + f.header.length + 4, 0)
+  const fixed = size(verdict) + size(heading) + (folded.length === 0 ? 0 : size(SHORTENED_NOTE)) + folded.reduce((sum, f) => sum + size(f.header) + 4, 0)
   const summaryText = review.summary.trim() === '' ? '_No summary._' : contained(review.summary.trimEnd())
   const summary = cut(summaryText, Math.max(0, limit - fixed))
-  const details = share(folded.map((f) => f.details), limit - fixed - summary.length)
+  const details = share(folded.map((f) => f.details), limit - fixed - size(summary))
   const shortened = details.some((d, i) => d !== folded[i]!.details)
   const entries = folded.map((f, i) => `\n\n${f.header}${details[i] === '' ? '' : `\n\n${details[i]}`}`)
   const body = summary + verdict + heading + (shortened ? SHORTENED_NOTE : '') + entries.join('')
@@ -143,12 +146,14 @@ function longestRun(text: string, char: string): number {
  * {@link contained}), so what follows it is not swallowed by a block it opened.
  */
 function cut(text: string, max: number): string {
-  if (text.length <= max) return text
-  let keep = max - CUT_NOTE.length - 1
+  if (size(text) <= max) return text
+  const points = Array.from(text)
+  let keep = max - size(CUT_NOTE) - 1
   while (keep > 0) {
-    const shortened = `${contained(text.slice(0, keep).trimEnd())}\n${CUT_NOTE}`
-    if (shortened.length <= max) return shortened
-    keep -= shortened.length - max
+    // Cut between code points: half a surrogate pair is not text a host stores.
+    const shortened = `${contained(points.slice(0, keep).join('').trimEnd())}\n${CUT_NOTE}`
+    if (size(shortened) <= max) return shortened
+    keep -= size(shortened) - max
   }
   return ''
 }
@@ -183,11 +188,18 @@ export function contained(text: string): string {
 function share(texts: readonly string[], budget: number): string[] {
   const out = texts.map(() => '')
   let left = Math.max(0, budget)
-  const order = texts.map((text, index) => ({ text, index })).sort((a, b) => a.text.length - b.text.length)
-  order.forEach(({ text, index }, position) => {
+  const order = texts.map((text, index) => ({ text, index, size: size(text) })).sort((a, b) => a.size - b.size)
+  order.forEach(({ text, index, size: length }, position) => {
     const room = Math.floor(left / (order.length - position))
-    out[index] = text.length + 2 <= room ? text : cut(text, room - 2)
-    left -= out[index] === '' ? 0 : out[index].length + 2
+    out[index] = length + 2 <= room ? text : cut(text, room - 2)
+    left -= out[index] === '' ? 0 : size(out[index]) + 2
   })
   return out
+}
+
+/** The length of `text` in code points. */
+export function size(text: string): number {
+  let count = 0
+  for (const _ of text) count++
+  return count
 }

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { anchorReview } from '../../../src/core/review/anchor.js'
 import type { ChangedFile } from '../../../src/core/review/diff-lines.js'
 import type { Finding, ReviewDocument } from '../../../src/core/review/document.js'
-import { FOLDED_HEADING, REVIEW_BODY_LIMIT, renderReview } from '../../../src/core/review/render.js'
+import { FOLDED_HEADING, REVIEW_BODY_LIMIT, renderReview, size } from '../../../src/core/review/render.js'
 import { REVIEW_LIMITS } from '../../../src/core/review/schema.js'
 
 const files: ChangedFile[] = [{ filename: 'src/a.ts', status: 'modified', patch: '@@ -1,3 +1,4 @@\n one\n-two\n+2\n+2b\n three' }]
@@ -94,6 +94,21 @@ describe('renderReview', () => {
     expect(body.startsWith(summary)).toBe(true)
     for (const [i, f] of findings.entries()) expect(body.split(`· ${f.title}\n`).length - 1, `finding ${i}`).toBe(1)
     expect(body).toContain("Some findings' text is shortened")
+  })
+
+  it('fits the limit, counted in code points, with a document at every bound written in emoji, and cuts no pair in half', () => {
+    const e = (n: number, tag: string) => `${tag}${'😀'.repeat(n - tag.length)}`
+    const findings: Finding[] = Array.from({ length: REVIEW_LIMITS.findings }, (_, i) => ({
+      path: e(REVIEW_LIMITS.path, `p${i}/`), line: 7, start_line: 3, side: 'LEFT', severity: 'nit',
+      title: e(REVIEW_LIMITS.title, `T${i}:`), body: e(REVIEW_LIMITS.body, 'b'),
+    }))
+    const summary = e(REVIEW_LIMITS.summary, 'S')
+    const { body } = render(findings, summary)
+    expect(size(body)).toBeLessThanOrEqual(REVIEW_BODY_LIMIT)
+    expect(body.startsWith(`${summary}\n`)).toBe(true)
+    expect(body.length).toBeGreaterThan(REVIEW_BODY_LIMIT) // in UTF-16 units it is longer: the count matters
+    expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(body)).toBe(false)
+    for (const f of findings) expect(body.split(`· ${f.title}\n`).length - 1).toBe(1)
   })
 
   it('cuts an over-long plain-text answer (a summary-only review) to fit, saying so', () => {

@@ -20,6 +20,7 @@ export const CORE_LAYERS = Object.freeze([
   KERNEL,
   'log',
   'secrets',
+  'review',
   'agents',
   'jobs/lifecycle',
   'jobs/views',

@@ -24,7 +24,7 @@ describe('npm pack', () => {
     for (const name of ['state.db', 'state.db-wal', 'listening.json']) if (!existsSync(join(stray, name))) writeFileSync(join(stray, name), 'local')
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
     const files = (JSON.parse(out) as Array<{ files: Array<{ path: string }> }>)[0]?.files.map((f) => f.path) ?? []
-    for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/cli/main.js', 'dist/backend-kit/index.d.ts', 'docs/durability.md', 'examples/config.yaml']) {
+    for (const needed of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/cli/main.js', 'dist/backend-kit/index.d.ts', 'docs/durability.md', 'examples/config.yaml', 'schemas/review.schema.json']) {
       expect(files, needed).toContain(needed)
     }
     const unwanted = files.filter((path) => /(^|\/)\.hookpilot\/|\.db(-wal|-shm)?$|listening\.json$|\.subscriptions\.json$|\.test\.|^test\/|^\.ci\//.test(path))

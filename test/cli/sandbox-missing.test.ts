@@ -49,7 +49,7 @@ describe('agent.sandbox where bubblewrap is missing', () => {
   it('auto: serve starts and warns', async () => {
     const { dir, env } = await withoutBwrap('auto')
     serving = startCli(['serve', '--config', join(dir, 'config.yaml'), '--port', '0'], { cwd: dir, env })
-    await serving.waitFor(new RegExp(`WARNING: ${WARNING.source}`))
+    await serving.waitFor(new RegExp(`WARN +${WARNING.source}`))
     await serving.waitFor(/listening/i)
   })
 

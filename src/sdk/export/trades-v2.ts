@@ -18,11 +18,13 @@ const SEEN_CURSORS = 64
 
 /** The state of a v2 trades export between steps. */
 export interface TradesV2State {
+  /** Which walk this state is of. */
   readonly api: 'v2'
   /** The cursor of the next page: the `nextCursor` of the last page written (`null` before the first). */
   readonly after: string | null
-  /** Pages read, rows kept. */
+  /** Pages read. */
   readonly steps: number
+  /** Rows kept (those from `since` on). */
   readonly rows: number
   /** The latest cursors followed, so a resumed walk still refuses one the service repeats. */
   readonly seen: readonly string[]
@@ -30,13 +32,11 @@ export interface TradesV2State {
   readonly ended: 'end' | 'since' | null
   /** Unix seconds the feed's window starts at (three years before the export started). */
   readonly windowStart: number
-  /** The oldest trade time kept. */
-  readonly oldest: number | null
 }
 
 /** The state before the first v2 page. */
 export function startV2(nowSeconds: number): TradesV2State {
-  return { api: 'v2', after: null, steps: 0, rows: 0, seen: [], ended: null, windowStart: nowSeconds - V2_TRADES_WINDOW_SECONDS, oldest: null }
+  return { api: 'v2', after: null, steps: 0, rows: 0, seen: [], ended: null, windowStart: nowSeconds - V2_TRADES_WINDOW_SECONDS }
 }
 
 /** A v2 trade as an export row (the same columns as a v1 one). */
@@ -75,7 +75,6 @@ export async function stepV2(
   // across a resume, so a service that hands back an earlier cursor stops the export instead of looping it.
   if (next !== undefined && (next === state.after || state.seen.includes(next))) throw new MarketCursorError('repeated', ENDPOINT, page.cursor, state.steps + 1)
   const ended = reachedSince ? 'since' : next === undefined ? 'end' : null
-  const oldest = kept.reduce<number | null>((o, t) => (o === null || t.timestamp < o ? t.timestamp : o), state.oldest)
   return {
     rows: kept.map(v2Row),
     state: {
@@ -85,7 +84,6 @@ export async function stepV2(
       rows: state.rows + kept.length,
       seen: next === undefined ? state.seen : [...state.seen, next].slice(-SEEN_CURSORS),
       ended,
-      oldest,
     },
     done: ended !== null,
   }

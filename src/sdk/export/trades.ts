@@ -52,6 +52,7 @@ interface SideInfo {
 
 /** The state of a v1 trades export between steps (a checkpoint written before v2 has no `api`: it is this). */
 export interface TradesV1State {
+  /** Which walk this state is of (absent in a checkpoint written before v2 was read). */
   readonly api?: 'v1'
   /** Why v1 is read, when it is a fallback from v2. */
   readonly fallback?: string

@@ -36,8 +36,18 @@ describe('hookpilot market export', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 98, format: 'csv', resumed: false, gapCount: 0, unreached: [] })
   })
 
-  it("exports the busy market's trades, saying what the offset cap kept out, with counts", async () => {
-    const r = await market(false, 'export', 'trades', 'will-spain-win-the-2026-world-cup', '--mock', '--format', 'csv')
+  it("exports the busy market's whole trade feed on v2 by cursor, ending with a completeness line", async () => {
+    const r = await market(false, 'export', 'trades', 'will-spain-win-the-2026-world-cup', '--mock')
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^Exported 36,000 rows to .*trades-will-spain-win-the-2026-world-cup\.jsonl\n/)
+    expect(r.stdout).not.toContain('Not reached')
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(
+      'Complete: 36,000 rows from Data API v2 /v2/trades, read to the last page (72 page(s)); the service reports no total to check against; no holes',
+    )
+  })
+
+  it("exports the busy market's trades on v1 when asked, saying what the offset cap kept out, with counts and as holes", async () => {
+    const r = await market(false, 'export', 'trades', 'will-spain-win-the-2026-world-cup', '--mock', '--format', 'csv', '--api', 'v1')
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^Exported [\d,]+ rows to .*trades-will-spain-win-the-2026-world-cup\.csv\n/)
     expect(r.stdout).toMatch(/Not reached: side=BUY: the offset cap \(10,000\) stopped the walk of this side; 2 wallet\(s\) walked on their own found [\d,]+ older trade\(s\).*\(21,000 reached; older than .* UTC left out\)/)
@@ -46,6 +56,8 @@ describe('hookpilot market export', () => {
     // A wallet whose trades up to the cap were all in the export already says so, not "(0 reached)".
     expect(r.stdout).not.toContain('(0 reached')
     expect(r.stdout).toMatch(/user=0x\w+: this wallet alone reached the offset cap \(10,000\) \(nothing new: the trades it reached were in the export already; older than/)
+    expect(r.stdout).toMatch(/\nIncomplete: [\d,]+ rows from Data API v1 \/trades \(v1 was asked for \(--api v1\)\), each side read to its last page or to the offset cap; the service reports no total to check against; 5 hole\(s\):\n {2}hole: side=BUY: trades older than /)
+    expect(r.stdout.match(/^ {2}hole: /gm)).toHaveLength(5)
   })
 
   it('exports the catalog through the keyset list, with its filters', async () => {
@@ -70,6 +82,7 @@ describe('hookpilot market export', () => {
     })
     expect(await market(false, 'export', 'markets', 'x')).toMatchObject({ code: 2, stderr: expect.stringContaining('markets takes no <target>') })
     expect(await market(false, 'export', 'trades')).toMatchObject({ code: 2, stderr: expect.stringContaining('trades needs <slug|conditionId>') })
+    expect(await market(false, 'export', 'trades', SLUG, '--api', 'v3')).toMatchObject({ code: 2, stderr: expect.stringContaining('--api must be one of auto, v2, v1') })
     const help = await market(false, 'export', '--help')
     expect(help.stdout).toContain('Resumable: a checkpoint')
   })

@@ -18,7 +18,7 @@ describe('trades export', () => {
     // Answers of 500 (the real service allows more than the mock's default 10); no budget, so no waiting.
     const { pm, requests } = routerClient({ rateLimit: false }, { tradesPage: 500 })
     const path = await file('t.jsonl')
-    const summary = await runExport(await tradesExport(pm, BUSY), { file: path, format: 'jsonl' })
+    const summary = await runExport(await tradesExport(pm, BUSY, { api: 'v1' }), { file: path, format: 'jsonl' })
 
     // Everything the mock has, read in one answer at offset 0 (past the service's rules, for the test only).
     const all = await routerClient({ rateLimit: false }, { tradesPage: 50_000 }).pm.trades.where({ market: (await pm.markets.bySlug(BUSY)).conditionId }).limit(50_000).list()
@@ -55,7 +55,7 @@ describe('trades export', () => {
     const all = await pm.market(await pm.markets.bySlug('will-1-fed-rate-cut-happen-in-2025')).trades().limit(100).list()
     const since = all[19]?.timestamp ?? 0
     const path = await file('t.csv')
-    const summary = await runExport(await tradesExport(pm, 'will-1-fed-rate-cut-happen-in-2025', { since }), { file: path, format: 'csv' })
+    const summary = await runExport(await tradesExport(pm, 'will-1-fed-rate-cut-happen-in-2025', { since, api: 'v1' }), { file: path, format: 'csv' })
     expect(summary).toMatchObject({ rows: 20, unreached: [], from: since, to: all[0]?.timestamp })
     const [head, first] = (await readFile(path, 'utf8')).split('\r\n')
     expect(head).toBe('timestamp,time,side,outcome,outcomeIndex,price,size,tokenId,wallet,transactionHash,conditionId')

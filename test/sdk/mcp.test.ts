@@ -8,6 +8,9 @@ import { CLI, ROOT, assertBuilt, runMain, startCli } from '../fixtures/cli.js'
 const FED = 'will-2-fed-rate-cuts-happen-in-2025'
 const SPAIN = 'will-spain-win-the-2026-world-cup'
 const TOKEN = '10051672510051672510051672510051672510051672510051672510051672510051672510051'
+const SPAIN_ID = '0x0070010300700103007001030070010300700103007001030070010300700103'
+// The mock's second wallet holds open positions; its first only sells.
+const WALLET = '0x1111111111111111111111111111111111111111'
 
 interface ToolAnswer {
   readonly isError?: boolean
@@ -51,7 +54,7 @@ describe('hookpilot market mcp', () => {
 
   it('lists the read tools, each with a strict input schema and marked read-only', async () => {
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name)).toEqual(['search', 'market', 'book', 'price_history', 'trades'])
+    expect(tools.map((t) => t.name)).toEqual(['search', 'market', 'book', 'price_history', 'trades', 'holders', 'positions', 'activity', 'leaderboard'])
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(40)
       expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false })
@@ -117,6 +120,82 @@ describe('hookpilot market mcp', () => {
     expect(page.nextOffset).toBe(15)
   })
 
+  it("reads a market's top holders one page at a time, the next page by its cursor", async () => {
+    type Page = { conditionId: string; cursor: string | null; nextCursor: string | null; hasMore: boolean; tokens: { tokenId: string; holders: { wallet: string; shares: number }[] }[] }
+    const first = json<Page>(await call(client, 'holders', { slug: SPAIN, limit: 1 }))
+    expect(first.conditionId).toBe(SPAIN_ID)
+    expect(first.cursor).toBeNull()
+    expect(first.tokens.length).toBeGreaterThan(0)
+    for (const group of first.tokens) {
+      expect(group.holders).toHaveLength(1)
+    }
+    expect(first.hasMore).toBe(true)
+    const second = json<Page>(await call(client, 'holders', { conditionId: SPAIN_ID, limit: 1, cursor: first.nextCursor }))
+    expect(second.cursor).toBe(first.nextCursor)
+    const walletsOf = (p: Page) => p.tokens.flatMap((g) => g.holders.map((h) => `${g.tokenId}|${h.wallet}`))
+    expect(walletsOf(second).length).toBeGreaterThan(0)
+    expect(walletsOf(second).filter((w) => walletsOf(first).includes(w))).toEqual([])
+    // Largest first across pages: no holder of the second page holds more than the first page's of the same token.
+    for (const g of second.tokens) {
+      const before = first.tokens.find((f) => f.tokenId === g.tokenId)?.holders[0]?.shares
+      if (before !== undefined) expect(g.holders[0]?.shares).toBeLessThanOrEqual(before)
+    }
+  })
+
+  it("reads a wallet's positions by status, and a wallet's activity in one market", async () => {
+    const open = json<{ positions: { wallet: string; status: string; shares: number }[]; nextCursor: string | null }>(
+      await call(client, 'positions', { user: WALLET, limit: 5 }),
+    )
+    expect(open.positions.length).toBeGreaterThan(0)
+    expect(open.positions.length).toBeLessThanOrEqual(5)
+    expect(open.positions.every((p) => p.wallet === WALLET && p.status !== 'CLOSED' && p.shares > 0)).toBe(true)
+    const closed = json<{ positions: { status: string }[] }>(await call(client, 'positions', { user: '0xceb57e549f8aa0627f4a4c6004bc8951d78ea27b', status: 'CLOSED', limit: 5 }))
+    expect(closed.positions.length).toBeGreaterThan(0)
+    expect(closed.positions.every((p) => p.status === 'CLOSED')).toBe(true)
+
+    const feed = json<{ activity: { type: string; slug: string; time: string }[]; hasMore: boolean }>(
+      await call(client, 'activity', { user: WALLET, slug: 'microstrategy-sells-any-bitcoin-by-may-31-2026', limit: 3 }),
+    )
+    expect(feed.activity.length).toBeGreaterThan(0)
+    expect(feed.activity.length).toBeLessThanOrEqual(3)
+    expect(feed.activity.every((a) => a.type === 'TRADE' && a.slug === 'microstrategy-sells-any-bitcoin-by-may-31-2026')).toBe(true)
+    const times = feed.activity.map((a) => Date.parse(a.time))
+    expect(times).toEqual([...times].sort((a, b) => b - a))
+  })
+
+  it("reads a page of the leaderboard in rank order, and one wallet's standing", async () => {
+    const board = json<{ traders: { rank: number; wallet: string }[]; nextCursor: string | null; hasMore: boolean }>(
+      await call(client, 'leaderboard', { period: 'week', sortBy: 'VOLUME', limit: 2 }),
+    )
+    expect(board.traders).toHaveLength(2)
+    expect(board.hasMore).toBe(true)
+    const ranks = board.traders.map((t) => t.rank)
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b))
+    const next = json<{ traders: { rank: number }[] }>(await call(client, 'leaderboard', { period: 'week', sortBy: 'VOLUME', limit: 2, cursor: board.nextCursor }))
+    expect(next.traders[0]?.rank).toBeGreaterThanOrEqual(ranks.at(-1) ?? 0)
+    const standing = json<{ standing: { wallet: string } | null }>(await call(client, 'leaderboard', { period: 'week', user: WALLET }))
+    expect(standing.standing?.wallet).toBe(WALLET)
+  })
+
+  it('refuses invalid arguments of the v2 tools, naming the argument', async () => {
+    const badWallet = await call(client, 'positions', { user: '0x12' })
+    expect(badWallet.isError).toBe(true)
+    expect(textOf(badWallet)).toMatch(/wallet is 0x and 40 hex digits[\s\S]*user/)
+    const noMarket = await call(client, 'holders', {})
+    expect(textOf(noMarket)).toBe('holders: invalid arguments: give slug or conditionId: the market whose holders to read')
+    const noAnchor = await call(client, 'positions', { status: 'OPEN' })
+    expect(textOf(noAnchor)).toMatch(/^positions: invalid arguments: give user \(a wallet\)/)
+    const tooMany = await call(client, 'leaderboard', { limit: 500 })
+    expect(tooMany.isError).toBe(true)
+    expect(textOf(tooMany)).toMatch(/limit/)
+    const needsUser = await call(client, 'activity', { slug: SPAIN })
+    expect(needsUser.isError).toBe(true)
+    expect(textOf(needsUser)).toMatch(/user/)
+    const foreignCursor = await call(client, 'activity', { user: WALLET, cursor: 'not-a-cursor' })
+    expect(foreignCursor.isError).toBe(true)
+    expect(textOf(foreignCursor)).toMatch(/^activity: .*cursor/i)
+  })
+
   it('refuses invalid arguments as tool errors that name the argument', async () => {
     const tooDeep = await call(client, 'book', { slug: FED, depth: 5000 })
     expect(tooDeep.isError).toBe(true)
@@ -170,6 +249,6 @@ describe('hookpilot market mcp budget', () => {
     // startCli gives the child no stdin: it reads end of input at once, as when an MCP client closes the pipe.
     const cli = startCli(['market', 'mcp', '--mock'])
     expect(await cli.exited).toBe(0)
-    expect(cli.stderr()).toContain('serving 5 tools over stdio')
+    expect(cli.stderr()).toContain('serving 9 tools over stdio')
   })
 })

@@ -12,7 +12,9 @@ import {
   runExport,
   tradesExport,
   type ExportProgress,
+  type Completeness,
   type ExportSummary,
+  type TradesApi,
   type Unreached,
   type Walk,
 } from '../../sdk/export/index.js'
@@ -34,7 +36,8 @@ const KINDS: Readonly<Record<string, (parsed: Parsed, target: string | undefined
   trades(parsed, target) {
     if (target === undefined) throw new CliUsageError('trades needs <slug|conditionId>: usage: ' + USAGE)
     const since = instant('since', str(parsed, 'since'))
-    return (pm) => tradesExport(pm, target, { since })
+    const api = oneOf('api', str(parsed, 'api'), TRADES_APIS) ?? 'auto'
+    return (pm) => tradesExport(pm, target, { since, api })
   },
   markets(parsed, target) {
     noTarget('markets', target)
@@ -50,6 +53,7 @@ const KINDS: Readonly<Record<string, (parsed: Parsed, target: string | undefined
   },
 }
 
+const TRADES_APIS: readonly TradesApi[] = ['auto', 'v2', 'v1']
 const MARKET_ORDER: readonly MarketOrderField[] = ['volume', 'volume24hr', 'liquidity', 'createdAt', 'updatedAt', 'startDate', 'endDate']
 const EVENT_ORDER: readonly EventOrderField[] = ['volume', 'volume24hr', 'liquidity', 'openInterest', 'createdAt', 'updatedAt', 'startDate', 'endDate']
 
@@ -76,14 +80,16 @@ export const exportCommand: MarketCommand = {
   history <slug|token>   every outcome's price history (one token's, given a token id), in windows of 15 days
                          (the most the service answers), merged and de-duplicated
   trades <slug|conditionId>
-                         every trade the service will give, newest first: each side walked on its own, and a
-                         side that reaches the offset cap (10,000) split by wallet; what could not be reached is
-                         reported with counts
+                         every trade the service will give, newest first: on the Data API v2, one cursor walk
+                         with no depth cap; on v1 (where v2 answers 404, or --api v1), each side walked on its
+                         own and a side that reaches the offset cap (10,000) split by wallet. Ends with a
+                         completeness line: the rows, the source, and every hole named
   markets | events       the catalog's list with its filters, through the keyset list
 
 Options:
   --since <date>         history: start (required); trades: only trades from then on. A date such as 2026-05-01,
                          a time such as 2026-05-01T12:00Z, or unix seconds
+  --api auto|v2|v1       trades: the Data API to read (default auto: v2, and v1 where v2 answers 404)
   --until <date>         history: end (default now, fixed when the export starts)
   --fidelity <minutes>   history: minutes between points (default 60)
   --closed               markets, events: resolved ones (default open ones)
@@ -100,6 +106,7 @@ be reached (trades past the offset cap).
 `,
   options: {
     since: { type: 'string' },
+    api: { type: 'string' },
     until: { type: 'string' },
     fidelity: { type: 'string' },
     format: { type: 'string' },
@@ -176,7 +183,21 @@ function describe(s: ExportSummary): string {
     for (const g of s.gaps) lines.push(`  ${day(g.from)} to ${day(g.to)} UTC  ${g.series}`)
   }
   for (const u of s.unreached) lines.push(unreachedLine(u))
+  if (s.completeness !== undefined) lines.push(...completenessLines(s.rows, s.completeness))
   return `${lines.join('\n')}\n`
+}
+
+/**
+ * The last lines of a trades export: the rows against the service's total where it reports one (neither trades API
+ * does, and the line says so rather than imply a check), how the walk ended, and each hole on a line of its own.
+ */
+export function completenessLines(rows: number, c: Completeness): string[] {
+  const against = c.reported === null ? 'the service reports no total to check against' : `the service reports ${c.reported.toLocaleString('en-US')}`
+  const via = c.fallback === null ? c.source : `${c.source} (${c.fallback})`
+  const head = c.complete
+    ? `Complete: ${rows.toLocaleString('en-US')} rows from ${via}, ${c.ended}; ${against}; no holes`
+    : `Incomplete: ${rows.toLocaleString('en-US')} rows from ${via}, ${c.ended}; ${against}; ${c.holes.length} hole(s):`
+  return [head, ...c.holes.map((h) => `  hole: ${h}`)]
 }
 
 /**

@@ -27,12 +27,30 @@ export interface Unreached {
   readonly reason: string
 }
 
+/** How complete an export is: the rows against what the service says it has, and every hole named. */
+export interface Completeness {
+  /** What the rows were read from (`Data API v2 /v2/trades`, `Data API v1 /trades`). */
+  readonly source: string
+  /** Why this source and not another (v2 answered 404, `--api v1` was asked), when it is not the default. */
+  readonly fallback: string | null
+  /** The rows the service says there are, where it reports a total; `null` where it gives none. */
+  readonly reported: number | null
+  /** True when nothing is known to be missing: the walk read to the service's last page and no hole is named. */
+  readonly complete: boolean
+  /** How the walk ended (`read to the last page`, `reached --since`). */
+  readonly ended: string
+  /** Each stretch or part of the data the export does not hold, in words. */
+  readonly holes: readonly string[]
+}
+
 /** What a walk says about itself in the summary; kept in its state so a resumed export reports the whole run. */
 export interface WalkReport {
   readonly gaps: readonly Gap[]
   /** Gaps found, when more than `gaps` lists. */
   readonly gapCount: number
   readonly unreached: readonly Unreached[]
+  /** The completeness line's facts, for the walks that can state them (trades). */
+  readonly completeness?: Completeness
 }
 
 /** The result of one step. */

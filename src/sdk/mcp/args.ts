@@ -43,3 +43,34 @@ export async function tokenOf(
   if (args.slug === undefined) throw new ToolArgumentError('give token (an outcome token id) or slug (a market slug)')
   return pm.market(await pm.markets.bySlug(args.slug, { signal })).outcome(args.outcome ?? 0)
 }
+
+/** A market's condition id. */
+export const conditionArg = z
+  .string()
+  .trim()
+  .regex(/^0x[0-9a-fA-F]{64}$/, 'a condition id is 0x and 64 hex digits')
+  .describe("the market's condition id (a market's conditionId)")
+
+/** A proxy wallet, as the Data API names traders. */
+export const walletArg = z
+  .string()
+  .trim()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'a wallet is 0x and 40 hex digits')
+  .describe("a trader's proxy wallet (0x and 40 hex digits; trades and holders name them)")
+
+/** Where a v2 page starts: the `nextCursor` of the page before, as the tool returned it. */
+export const cursorArg = z
+  .string()
+  .min(1)
+  .max(2_000)
+  .describe('the nextCursor of the previous page, to read the next one (leave out for the first page)')
+
+/** The market `slug` or `conditionId` names, when either is given; giving both is refused. */
+export async function conditionOf(
+  pm: MarketClient,
+  args: { readonly slug?: string | undefined; readonly conditionId?: string | undefined },
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  if (args.slug !== undefined && args.conditionId !== undefined) throw new ToolArgumentError('give either slug or conditionId, not both')
+  return args.slug !== undefined ? (await pm.markets.bySlug(args.slug, { signal })).conditionId : args.conditionId
+}

@@ -91,3 +91,11 @@ export function eventSummary(e: Event) {
     marketsTotal: markets.total,
   }
 }
+
+/** The most rows one page of a Data API v2 tool returns (holders: per outcome token). */
+export const MAX_V2_ROWS = 50
+
+/** The cursors of a v2 page as a tool returns them: `nextCursor` is what the agent passes back as `cursor`. */
+export function cursors(page: { readonly cursor: string | undefined; readonly nextCursor: string | undefined; readonly hasMore: boolean }) {
+  return { cursor: page.cursor ?? null, nextCursor: page.hasMore ? (page.nextCursor ?? null) : null, hasMore: page.hasMore }
+}

@@ -17,13 +17,15 @@ import { FAKE_API_ORIGIN, fakeGhEnvironment, writeFakeGhConfig } from './gh-env.
 import { graphqlRoutes } from './graphql.js'
 import { issueCommentRoutes } from './issue-comments.js'
 import { metaRoutes } from './meta.js'
+import { pullFileRoutes } from './pulls-files.js'
 import { pullRoutes } from './pulls.js'
+import { reviewRoutes } from './reviews.js'
 import { findRoute, type FakeAccount, type FakeAnswer, type FakeRequest, type FakeRoute } from './router.js'
-import { createFakeGithubState, type CommentWrite, type FakeComment, type FakeGithubState } from './state.js'
+import { createFakeGithubState, type CommentWrite, type FakeComment, type FakeFile, type FakeGithubState, type FakeReview } from './state.js'
 import { userRoutes } from './users.js'
 
 /** Every area the fake serves, in the order they are tried. */
-const ROUTES: readonly FakeRoute[] = [...adminRoutes, ...metaRoutes, ...userRoutes, ...pullRoutes, ...issueCommentRoutes, ...graphqlRoutes]
+const ROUTES: readonly FakeRoute[] = [...adminRoutes, ...metaRoutes, ...userRoutes, ...pullFileRoutes, ...reviewRoutes, ...pullRoutes, ...issueCommentRoutes, ...graphqlRoutes]
 
 /** The token the fake accepts unless told another. */
 export const DEFAULT_FAKE_TOKEN = 'fake-gh-token-0123456789'
@@ -49,6 +51,8 @@ export interface FakeFailure {
   readonly path?: RegExp
   readonly status: number
   readonly message?: string
+  /** The whole answer's body instead of `{ message }` (a GitHub error body such as a review's 422). */
+  readonly body?: unknown
   /** How many requests fail; 1 by default. */
   readonly times?: number
 }
@@ -95,6 +99,10 @@ export interface FakeGithub {
   env(base?: NodeJS.ProcessEnv): NodeJS.ProcessEnv
   /** Declares a pull request, or moves its head. */
   setHead(repo: string, number: number, head: string): void
+  /** Sets the changed files the pull request shows at `head` (`GET /pulls/{n}/files` lists them while it is the head; reviews at `head` are checked against them). */
+  setFiles(repo: string, number: number, head: string, files: readonly FakeFile[]): void
+  /** The pull request's reviews, oldest first, with their inline comments. */
+  reviews(repo: string, number: number): FakeReview[]
   /** Another token the fake accepts, standing for another account. */
   addAccount(token: string, login: string): void
   /** A comment written outside the API (someone else's), not recorded in {@link writes}. */
@@ -142,7 +150,7 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     const failure = failures.find(({ failure: f, left }) => left > 0 && (f.method ?? req.method) === req.method && (f.path?.test(req.path) ?? true))
     if (failure !== undefined) {
       failure.left -= 1
-      return { answer: [failure.failure.status, { message: failure.failure.message ?? 'Fake failure' }] }
+      return { answer: [failure.failure.status, failure.failure.body ?? { message: failure.failure.message ?? 'Fake failure' }] }
     }
     const found = findRoute(ROUTES, req)
     if (found?.route.unauthenticated === true) return { answer: found.route.answer(req, found.match, { state, account: undefined, note }) }
@@ -214,6 +222,8 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
       return { ...rest, ...ghEnv }
     },
     setHead: (repo, number, head) => void state.setHead(repo, number, head),
+    setFiles: (repo, number, head, files) => state.setFiles(repo, number, head, files),
+    reviews: (repo, number) => state.reviews(repo, number),
     addAccount: (other, otherLogin) => void accounts.set(other, otherLogin),
     addComment: (repo, number, body, author) => state.createComment(repo, number, body, author, false),
     comments: (repo, number) => state.comments(repo, number),

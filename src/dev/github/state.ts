@@ -31,6 +31,41 @@ export interface CommentWrite {
   readonly body: string
 }
 
+/** One changed file of a pull request at a head, in GitHub's `GET /pulls/{n}/files` shape (the fields a test sets). */
+export interface FakeFile {
+  readonly filename: string
+  readonly status: 'added' | 'removed' | 'modified' | 'renamed' | 'copied' | 'changed' | 'unchanged'
+  /** The hunks, GitHub's format (no `---`/`+++` header); absent for a binary file or one too large to show. */
+  readonly patch?: string | undefined
+  readonly previous_filename?: string | undefined
+}
+
+/** An inline comment of a review, as the fake holds it. */
+export interface FakeReviewComment {
+  readonly id: number
+  readonly reviewId: number
+  readonly path: string
+  readonly line: number
+  readonly side: 'LEFT' | 'RIGHT'
+  readonly start_line?: number | undefined
+  readonly start_side?: 'LEFT' | 'RIGHT' | undefined
+  readonly body: string
+  readonly commitId: string
+  readonly login: string
+}
+
+/** A submitted pull-request review, as the fake holds it. */
+export interface FakeReview {
+  readonly id: number
+  readonly repo: string
+  readonly number: number
+  readonly login: string
+  readonly body: string
+  readonly state: 'COMMENTED' | 'CHANGES_REQUESTED' | 'APPROVED' | 'PENDING'
+  readonly commitId: string
+  readonly comments: readonly FakeReviewComment[]
+}
+
 /** The fake's state; every area of the API reads and writes this one. */
 export interface FakeGithubState {
   /** Declares a pull request, or moves its head. */
@@ -45,6 +80,14 @@ export interface FakeGithubState {
   comment(repo: string, id: number): FakeComment | undefined
   comments(repo: string, number: number): FakeComment[]
   writes(): CommentWrite[]
+  /** Sets the changed files a pull request shows at `head` (what `GET /pulls/{n}/files` lists while that is its head). */
+  setFiles(repo: string, number: number, head: string, files: readonly FakeFile[]): void
+  /** The changed files at `head`; undefined when none were set. */
+  files(repo: string, number: number, head: string): readonly FakeFile[] | undefined
+  /** Stores a review and its comments (each given its id). */
+  createReview(review: Omit<FakeReview, 'id' | 'comments'>, comments: readonly Omit<FakeReviewComment, 'id' | 'reviewId' | 'commitId' | 'login'>[]): FakeReview
+  /** A pull request's reviews, oldest first. */
+  reviews(repo: string, number: number): FakeReview[]
 }
 
 /** An empty state; comment ids start at 1001, as small fixed numbers read well in a log. */
@@ -53,6 +96,10 @@ export function createFakeGithubState(): FakeGithubState {
   const comments: FakeComment[] = []
   const writes: CommentWrite[] = []
   let nextId = 1001
+  const files = new Map<string, readonly FakeFile[]>()
+  const reviews: FakeReview[] = []
+  let nextReviewId = 5001
+  let nextReviewCommentId = 7001
   const record = (kind: CommentWrite['kind'], c: FakeComment): FakeComment => {
     writes.push({ kind, id: c.id, repo: c.repo, number: c.number, login: c.login, body: c.body })
     return c
@@ -81,5 +128,18 @@ export function createFakeGithubState(): FakeGithubState {
     comment: (repo, id) => comments.find((c) => c.repo === repo && c.id === id),
     comments: (repo, number) => comments.filter((c) => c.repo === repo && c.number === number),
     writes: () => [...writes],
+    setFiles: (repo, number, head, list) => void files.set(`${repo}#${number}@${head}`, [...list]),
+    files: (repo, number, head) => files.get(`${repo}#${number}@${head}`),
+    createReview(fields, comments) {
+      const id = nextReviewId++
+      const review: FakeReview = {
+        ...fields,
+        id,
+        comments: comments.map((c) => ({ ...c, id: nextReviewCommentId++, reviewId: id, commitId: fields.commitId, login: fields.login })),
+      }
+      reviews.push(review)
+      return review
+    },
+    reviews: (repo, number) => reviews.filter((r) => r.repo === repo && r.number === number),
   }
 }

@@ -12,6 +12,9 @@ import { installationScope, type InstallationScope } from '../../github-app/inst
 import { notAppRoute } from '../../github-app/app-routes.js'
 import { requestFailure, type RequestCall } from './request-failure.js'
 import { PER_PAGE, type CommentApi } from './comment-api.js'
+import { errorStrings, REVIEW_PER_PAGE, type ReviewApi } from './review-api.js'
+import type { AppPermissions } from '../../github-app/permissions.js'
+import type { ChangedFile } from '../../../core/review/diff-lines.js'
 
 /** What one delivery through the App needs. */
 export interface AppDelivery {
@@ -24,6 +27,8 @@ export interface AppDelivery {
   readonly route: string
   /** Whether that route's deliveries are verified with the App's own webhook secret only (else no token is minted). */
   readonly fromApp: boolean
+  /** The token's permissions; {@link DELIVERY_PERMISSIONS} by default (review mode asks `pull_requests: write`). */
+  readonly permissions?: AppPermissions | undefined
 }
 
 /**
@@ -31,7 +36,7 @@ export interface AppDelivery {
  * any call. Every call, the App's identity included, fails as a {@link DeliveryError} classed like the others
  * (the network, 429 and 5xx are passing failures the delivery schedule retries).
  */
-export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi {
+export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi & ReviewApi {
   const scope = installationScope(delivery.payload)
   const [owner = '', repo = ''] = delivery.repo.split('/')
   const target = { owner, repo }
@@ -51,7 +56,7 @@ export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi {
     const timeout = AbortSignal.timeout(delivery.timeoutMs)
     const signal = AbortSignal.any([delivery.signal, timeout])
     try {
-      client ??= app.installationClient(installation, DELIVERY_PERMISSIONS)
+      client ??= app.installationClient(installation, delivery.permissions ?? DELIVERY_PERMISSIONS)
       return await send(await client, signal)
     } catch (err) {
       client = undefined
@@ -99,6 +104,29 @@ export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi {
     head: () =>
       call({ doing: 'read the pull request head', repeatable: true }, async (octokit, signal) =>
         (await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', { ...target, pull_number: issueNumber, request: { signal } })).data.head.sha),
+    filesPage: (page) =>
+      call({ doing: 'list the changed files', repeatable: true }, async (octokit, signal) => {
+        const { data } = await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}/files', { ...target, pull_number: issueNumber, per_page: REVIEW_PER_PAGE, page, request: { signal } })
+        return data.map((f): ChangedFile => ({ filename: f.filename, status: f.status, patch: f.patch, previous_filename: f.previous_filename }))
+      }),
+    reviewsPage: (page, marker) =>
+      call({ doing: 'list the reviews', repeatable: true }, async (octokit, signal) => {
+        const { data } = await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...target, pull_number: issueNumber, per_page: REVIEW_PER_PAGE, page, request: { signal } })
+        return data.map((r) => ({ login: r.user?.login ?? '', marked: (r.body ?? '').startsWith(marker), url: r.html_url }))
+      }),
+    async createReview(review) {
+      try {
+        // Not repeatable: a review that timed out may have been created; the next try finds it by its marker.
+        return await call({ doing: 'create the review', repeatable: false }, async (octokit, signal) => {
+          const { data } = await octokit.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...target, pull_number: issueNumber, ...review, comments: [...review.comments], request: { signal } })
+          return { ok: true as const, url: data.html_url }
+        })
+      } catch (err) {
+        const cause = DeliveryError.is(err) ? (err.cause as { status?: unknown, response?: { data?: unknown } } | undefined) : undefined
+        if (cause?.status === 422) return { ok: false, errors: errorStrings(cause.response?.data) }
+        throw err
+      }
+    },
   }
 }
 

@@ -23,6 +23,8 @@ export interface GhStep {
   readonly doing?: string | undefined
   /** True for a run whose repetition does no harm (a read, an edit): a timeout is then retried. */
   readonly repeatable: boolean
+  /** Most stdout bytes read (1 MiB by default): a page of patches needs more than a page of one-line rows. */
+  readonly maxOutputBytes?: number | undefined
 }
 
 /** Runs gh: its stdout, or the DeliveryError that says why it failed and whether GitHub answered 404. */
@@ -32,17 +34,21 @@ export async function runGh(gh: GhRunner, args: readonly string[], step: GhStep,
     timeoutMs: gh.timeoutMs,
     signal: gh.signal,
     // A page of 100 comments is listed as one short line each (see sticky-comment.ts), far under this.
-    maxOutputBytes: 1024 * 1024,
+    maxOutputBytes: step.maxOutputBytes ?? 1024 * 1024,
     env: gh.env,
     cwd: gh.cwd,
   })
   if (result.error === undefined && !result.timedOut && !result.aborted && result.code === 0) return { ok: true, stdout: result.stdout }
   const error = ghFailure(result, { ghPath: gh.ghPath, repo: gh.repo, prNumber: gh.prNumber, timeoutMs: gh.timeoutMs, ...step }, gh.env)
-  return { ok: false, error, notFound: result.code === 1 && /\(HTTP 404\)/.test(result.stderr) }
+  // gh api prints GitHub's error body on stdout; review mode reads a 422's `errors` from it.
+  return { ok: false, error, notFound: result.code === 1 && /\(HTTP 404\)/.test(result.stderr), unprocessable: result.code === 1 && /\(HTTP 422\)/.test(result.stderr), stdout: result.stdout }
 }
 
 /** How a gh run ended: its output, or why it failed (`notFound`: GitHub answered 404). */
-export type GhOutcome = { readonly ok: true; readonly stdout: string } | { readonly ok: false; readonly error: DeliveryError; readonly notFound: boolean }
+export type GhOutcome =
+  | { readonly ok: true; readonly stdout: string }
+  /** `unprocessable`: GitHub answered 422; `stdout`: what gh printed (GitHub's error body for an HTTP error). */
+  | { readonly ok: false; readonly error: DeliveryError; readonly notFound: boolean; readonly unprocessable: boolean; readonly stdout: string }
 
 /** gh's stdout, or the failure thrown. */
 export async function ghOutput(gh: GhRunner, args: readonly string[], step: GhStep, input = ''): Promise<string> {

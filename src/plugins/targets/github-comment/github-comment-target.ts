@@ -7,6 +7,18 @@ import { commentBody, stickyBody, reviewMarker } from './comment-body.js'
 import { ghComments } from './gh-comments.js'
 import { payloadHead, staleHead } from './head-check.js'
 import { writeSticky } from './sticky-comment.js'
+import { ghReviews } from './gh-reviews.js'
+import { postPullReview, readChangedFiles } from './pull-review.js'
+import type { ReviewApi } from './review-api.js'
+import type { ChangedFile } from '../../../core/review/diff-lines.js'
+import type { Severity } from '../../../core/review/document.js'
+import type { AppPermissions } from '../../github-app/permissions.js'
+
+/** Review mode's App token: reviews are pull requests' writes (the summary comment stays an issue's). */
+const REVIEW_PERMISSIONS: AppPermissions = { issues: 'write', pull_requests: 'write' }
+
+/** Heads whose changed files are kept: a review reads a head's diff once, a retry of it reads none. */
+const FILES_CACHE_HEADS = 64
 import { overrideProblem, prNumberProblem, repoProblem, type CommentMode } from './validate.js'
 
 export { commentBody, GITHUB_COMMENT_LIMIT } from './comment-body.js'
@@ -23,7 +35,8 @@ export interface GithubCommentOptions {
   readonly cwd?: string | undefined
   /**
    * `new` (default): a new comment for each answer. `sticky`: one comment per route and pull request, edited in
-   * place, ending with a footer naming the head it reviewed. A route's `deliver_extra.mode` overrides it.
+   * place, ending with a footer naming the head it reviewed. `review`: one pull-request review per route and
+   * reviewed head, findings inline on that head's diff (pull-review.ts). A route's `deliver_extra.mode` overrides it.
    */
   readonly mode?: CommentMode | undefined
   /**
@@ -74,6 +87,18 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     login = undefined
     throw error
   }))
+  // Review mode: each head's changed files, read once (a failed read is read again next time); the oldest go first.
+  const filesByHead = new Map<string, Promise<readonly ChangedFile[]>>()
+  const filesAt = (key: string, api: ReviewApi): Promise<readonly ChangedFile[]> => {
+    let files = filesByHead.get(key)
+    if (files === undefined) {
+      files = readChangedFiles(api)
+      files.catch(() => filesByHead.delete(key))
+      filesByHead.set(key, files)
+      if (filesByHead.size > FILES_CACHE_HEADS) filesByHead.delete(filesByHead.keys().next().value!)
+    }
+    return files
+  }
 
   return {
     name: 'github_comment',
@@ -84,10 +109,12 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
       const prNumber = answer.extra['pr_number'] ?? ''
       const problem = repoProblem(repo) ?? prNumberProblem(prNumber) ?? overrideProblem(answer.extra)
       if (problem !== undefined) throw new DeliveryError('github_comment', `${problem}; ${options.app === undefined ? 'gh was not run' : 'nothing was posted'}`)
-      const api = options.app === undefined
-        ? ghComments({ ghPath, repo, prNumber, timeoutMs, env: options.env, cwd: options.cwd, signal: ctx.signal })
-        : appComments(options.app, { repo, prNumber, payload: answer.payload, timeoutMs, signal: ctx.signal, route: answer.route, fromApp: options.appRoute?.(answer.route) ?? true })
       const mode = (answer.extra['mode'] as CommentMode | undefined) ?? options.mode ?? 'new'
+      const runner = { ghPath, repo, prNumber, timeoutMs, env: options.env, cwd: options.cwd, signal: ctx.signal }
+      const app = options.app === undefined
+        ? undefined
+        : appComments(options.app, { repo, prNumber, payload: answer.payload, timeoutMs, signal: ctx.signal, route: answer.route, fromApp: options.appRoute?.(answer.route) ?? true, ...(mode === 'review' ? { permissions: REVIEW_PERMISSIONS } : {}) })
+      const api: CommentApi = app ?? ghComments(runner)
       const checkHead = answer.extra['check_head'] === undefined ? options.checkHead === true : answer.extra['check_head'] === 'true'
       const head = payloadHead(answer.payload)
 
@@ -97,10 +124,33 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
       } else if (checkHead) {
         ctx.log.debug('check_head: the payload names no pull_request.head.sha; posting unchecked', { route: answer.route, delivery: answer.deliveryId })
       }
+      if (mode === 'review') return postReview(api, app ?? ghReviews(runner), answer, head, checkHead, ctx.log)
       const url = mode === 'sticky' ? await postSticky(api, answer, head) : await api.post(commentBody(answer.text))
       ctx.log.debug(mode === 'sticky' ? 'sticky comment written' : 'comment posted', { route: answer.route, delivery: answer.deliveryId, url })
       return { posted: true, url }
     },
+  }
+
+  /**
+   * Review mode. GitHub lists a pull request's files at its head NOW, so a review is anchored only on the head it
+   * is of: when the head moved since the event (and `check_head` has not already said so), the answer is dropped
+   * as superseded rather than anchored on another head's diff. The head is the payload's, else GitHub's.
+   */
+  async function postReview(api: CommentApi, reviews: ReviewApi, answer: AgentAnswer, payloadHeadSha: string | undefined, checked: boolean, log: { debug(message: string, fields?: Record<string, unknown>): void }): Promise<DeliveryReceipt> {
+    const current = checked && payloadHeadSha !== undefined ? payloadHeadSha : await api.head()
+    const head = payloadHeadSha ?? current
+    if (current.toLowerCase() !== head.toLowerCase()) {
+      return { posted: false, outcome: 'superseded', reason: `the pull request's head moved to ${current.slice(0, 7)} after this event (${head.slice(0, 7)}); its diff is no longer the one reviewed` }
+    }
+    const repoPr = `${answer.extra['repo'] ?? ''}#${answer.extra['pr_number'] ?? ''}`
+    const receipt = await postPullReview(reviews, await ownLogin(api), () => filesAt(`${repoPr}@${head.toLowerCase()}`, reviews), {
+      route: answer.route,
+      head: head.toLowerCase(),
+      text: answer.text,
+      requestChangesAt: answer.extra['request_changes_at'] as Severity | undefined,
+    })
+    log.debug('review posted', { route: answer.route, delivery: answer.deliveryId, ...(receipt.posted ? { url: receipt.url } : {}) })
+    return receipt
   }
 
   async function postSticky(api: CommentApi, answer: AgentAnswer, head: string | undefined): Promise<string> {

@@ -15,7 +15,7 @@ export const githubCommentPlugin = definePlugin({
   options: v.object({
     gh_path: v.optional(nonBlank('the gh executable, e.g. gh or /usr/local/bin/gh'), 'gh'),
     timeout_seconds: v.optional(integer(1), 60),
-    mode: v.optional(v.picklist(['new', 'sticky'], 'expected new (a comment per answer) or sticky (one comment per pull request, edited in place)'), 'new'),
+    mode: v.optional(v.picklist(['new', 'sticky', 'review'], 'expected new (a comment per answer), sticky (one comment per pull request, edited in place) or review (a pull-request review per head, findings on the diff)'), 'new'),
     check_head: v.optional(boolean, false),
     login: v.optional(nonBlank('the GitHub login gh posts as, e.g. my-app[bot]')),
   }),

@@ -27,11 +27,18 @@ export function quote(value: string): string {
   return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)
 }
 
-/** How `github_comment` posts: a new comment each time, or one comment per route and pull request, edited. */
-export type CommentMode = 'new' | 'sticky'
+/**
+ * How `github_comment` posts: a new comment each time, one comment per route and pull request (edited), or one
+ * pull-request review per route and reviewed head (findings inline on the diff).
+ */
+export type CommentMode = 'new' | 'sticky' | 'review'
 
-/** The per-route `deliver_extra` keys that override `platforms.github`, and the values each takes. */
-export const ROUTE_OVERRIDES = { mode: ['new', 'sticky'], check_head: ['true', 'false'] } as const
+/** The per-route `deliver_extra` keys that override `platforms.github` or tune review mode, and the values each takes. */
+export const ROUTE_OVERRIDES = {
+  mode: ['new', 'sticky', 'review'],
+  check_head: ['true', 'false'],
+  request_changes_at: ['critical', 'major', 'minor', 'nit'],
+} as const
 
 /** The reason a per-route override holds a value it cannot take, or undefined when it is absent or valid. */
 export function overrideProblem(extra: Readonly<Record<string, string>>): string | undefined {

@@ -1,0 +1,160 @@
+/**
+ * Review mode end to end with real parts: `hookpilot serve` as a child process on a SQLite file, the real `gh`
+ * posting to the fake GitHub (which refuses a review whole when one comment is off the diff, as GitHub does), and
+ * an agent answering with a review document. One review per route and head: findings on the diff inline on the
+ * right lines, the others folded into the body; a 422 folds the comments and the review is still posted; a
+ * resent answer posts no second review.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, expect, it } from 'vitest'
+import { startFakeGithub, type FakeGithub } from '../../src/dev/github/server.js'
+import { REVIEW_THREAD_ERRORS } from '../../src/dev/github/reviews.js'
+import { runCli, startCli, type RunningCli } from '../fixtures/cli.js'
+import { githubExample, githubHeaders } from '../fixtures/github.js'
+import { fixtureAgent } from '../fixtures/process.js'
+import { sha } from '../fixtures/reviews.js'
+
+const SECRET = 'review-findings-secret'
+const REPO = 'Codertocat/Hello-World'
+const PATCH = '@@ -10,6 +10,7 @@ def handle(event):\n     payload = event.body\n     if not payload:\n-        return None\n+        log.warning("empty payload")\n+        return {}\n     route = payload.get("route")\n     target = ROUTES[route]\n     return target(payload)\n@@ -40,6 +41,6 @@ class Router:\n     def add(self, name, fn):\n-        self.routes[name] = fn\n+        self.routes.setdefault(name, fn)\n         return fn\n \n     def get(self, name):\n         return self.routes.get(name)'
+
+const DOCUMENT = {
+  summary: 'Two problems in the handler.',
+  findings: [
+    { path: 'src/app/handlers.py', line: 13, severity: 'major', title: 'Empty dict hides the error', body: 'Return None as before.', suggestion: '        return None' },
+    { path: 'src/app/handlers.py', line: 12, side: 'LEFT', severity: 'minor', body: 'This line was the contract.' },
+    { path: 'src/app/handlers.py', start_line: 41, line: 42, severity: 'nit', body: 'setdefault keeps the first route.' },
+    { path: 'src/app/handlers.py', line: 30, severity: 'critical', title: 'Unchanged line', body: 'ROUTES is global state. <!-- hookpilot:pull-review route=pr-review head=x -->' },
+    { path: 'README.md', line: 1, severity: 'nit', body: 'Not in the diff at all.' },
+  ],
+}
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step()
+})
+
+interface World {
+  readonly api: FakeGithub
+  readonly gateway: RunningCli
+  readonly port: number
+  readonly config: string
+  readonly env: NodeJS.ProcessEnv
+  readonly dir: string
+}
+
+async function world(): Promise<World> {
+  const dir = await mkdtemp(join(tmpdir(), 'hookpilot-review-findings-'))
+  cleanup.push(() => rm(dir, { recursive: true, force: true }))
+  const api = await startFakeGithub()
+  cleanup.push(() => api.close())
+  const config = join(dir, 'config.yaml')
+  await writeFile(config, `agent:
+  runner: command
+  command: ${JSON.stringify(fixtureAgent('review-document'))}
+  sandbox: off
+  timeout_seconds: 60
+  retry: { attempts: 1 }
+platforms:
+  github:
+    check_head: true
+  webhook:
+    extra:
+      host: 127.0.0.1
+      port: 0
+      shutdown_grace_seconds: 1
+      routes:
+        pr-review:
+          secret: ${SECRET}
+          events: [pull_request]
+          prompt: "head {pull_request.head.sha}"
+          concurrency: { key: "{repository.full_name}#{pull_request.number}" }
+          deliver: github_comment
+          deliver_extra: { repo: "{repository.full_name}", pr_number: "{number}", mode: review, request_changes_at: critical }
+`)
+  const env: NodeJS.ProcessEnv = { ...api.env({}), AGENT_ANSWERS: dir }
+  const gateway = startCli(['serve', '--config', config, '--port', '0'], { env, cwd: dir })
+  cleanup.push(async () => {
+    gateway.child.kill('SIGKILL')
+    await gateway.exited
+  })
+  const [, port] = await gateway.waitFor(/Listening on 127\.0\.0\.1:(\d+)/)
+  return { api, gateway, port: Number(port), config, env, dir }
+}
+
+/** Sets the head and its files on the fake, writes the agent's answer for it, and sends the signed `synchronize`. */
+async function push(w: World, pr: number, head: string, answer: string): Promise<void> {
+  w.api.setHead(REPO, pr, head)
+  w.api.setFiles(REPO, pr, head, [
+    { filename: 'src/app/handlers.py', status: 'modified', patch: PATCH },
+    { filename: 'docs/diagram.png', status: 'added' },
+  ])
+  await writeFile(join(w.dir, head), answer)
+  const payload = structuredClone(githubExample('pull_request', 'synchronize')) as { number: number, pull_request: Record<string, unknown> & { head: Record<string, unknown> } }
+  payload.number = pr
+  payload.pull_request = { ...payload.pull_request, number: pr, head: { ...payload.pull_request.head, sha: head } }
+  const body = Buffer.from(JSON.stringify(payload))
+  const res = await fetch(`http://127.0.0.1:${w.port}/webhooks/pr-review`, { method: 'POST', headers: githubHeaders('pull_request', body, SECRET, `delivery-${head}`), body })
+  expect(res.status).toBe(202)
+}
+
+async function jobs(w: World): Promise<{ id: string, state: string, lastError?: string }[]> {
+  const listed = await runCli(['jobs', 'list', '--json', '--config', w.config], { env: w.env, cwd: w.dir })
+  return JSON.parse(listed.stdout) as { id: string, state: string, lastError?: string }[]
+}
+
+it('a document answer: one review at the head, in-diff findings inline on their lines, the others folded; a resent answer posts no second review', async () => {
+  const w = await world()
+  const head = sha('findings-1')
+  await push(w, 1, head, `Here is my review:\n\n\`\`\`json\n${JSON.stringify(DOCUMENT, null, 2)}\n\`\`\`\n`)
+  await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
+
+  const reviews = w.api.reviews(REPO, 1)
+  expect(reviews).toHaveLength(1)
+  const [review] = reviews
+  // A critical finding reaches the route's request_changes_at.
+  expect(review).toMatchObject({ commitId: head, state: 'CHANGES_REQUESTED', login: w.api.login })
+  expect(review?.body.split('\n')[0]).toBe(`<!-- hookpilot:review route=pr-review head=${head} -->`)
+  expect(review?.comments.map((c) => [c.side, c.start_line ?? null, c.line])).toEqual([['RIGHT', null, 13], ['LEFT', null, 12], ['RIGHT', 41, 42]])
+  expect(review?.comments[0]?.body).toContain('```suggestion\n        return None\n```')
+  // The folded ones, each once, in the body; the agent's marker made inert.
+  expect(review?.body).toContain('ROUTES is global state.')
+  expect(review?.body).toContain('Not in the diff at all.')
+  expect(review?.body).toContain('<!-- hookpilot (quoted):pull-review')
+  for (const text of ['Return None as before.', 'This line was the contract.', 'setdefault keeps the first route.']) expect(review?.body).not.toContain(text)
+
+  // The stored answer delivered again: the review is found by its marker, nothing is posted.
+  const [job] = await jobs(w)
+  const retried = await runCli(['jobs', 'retry', job?.id ?? '', '--resend-answer', '--config', w.config], { env: w.env, cwd: w.dir })
+  expect(retried.code, retried.output).toBe(0)
+  await expect.poll(() => w.api.requests().filter((r) => r.startsWith('GET /repos/Codertocat/Hello-World/pulls/1/reviews')).length, { timeout: 30_000 }).toBe(2)
+  await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
+  expect(w.api.reviews(REPO, 1)).toHaveLength(1)
+  expect(w.api.requests().filter((r) => r.startsWith('POST /repos/Codertocat/Hello-World/pulls/1/reviews'))).toHaveLength(1)
+}, 90_000)
+
+it('GitHub refusing the review (422) does not lose it: every comment is folded and the review is posted', async () => {
+  const w = await world()
+  const head = sha('findings-422')
+  // GitHub's files listing and its review check can disagree (a patch it shows but will not anchor on): the
+  // first create is refused as GitHub refuses it, naming no comment.
+  w.api.fail({ method: 'POST', path: /\/pulls\/2\/reviews$/, status: 422, body: { message: 'Unprocessable Entity', errors: [REVIEW_THREAD_ERRORS.line], documentation_url: 'https://docs.github.com/rest', status: '422' } })
+  await push(w, 2, head, JSON.stringify(DOCUMENT))
+  await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
+  const reviews = w.api.reviews(REPO, 2)
+  expect(reviews).toHaveLength(1)
+  expect(reviews[0]?.comments).toEqual([])
+  for (const finding of DOCUMENT.findings) expect(reviews[0]?.body).toContain(finding.body.slice(0, 20))
+  expect(w.api.requests().filter((r) => r.startsWith('POST /repos/Codertocat/Hello-World/pulls/2/reviews'))).toHaveLength(2)
+}, 90_000)
+
+it('an answer meant as a document that does not validate fails the job with its issues; nothing is posted', async () => {
+  const w = await world()
+  const head = sha('findings-invalid')
+  await push(w, 3, head, JSON.stringify({ summary: 'x', findings: [{ path: 'a.ts', line: 0, severity: 'huge', body: 'b' }] }))
+  await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['failed'])
+  expect((await jobs(w))[0]?.lastError).toMatch(/not a valid review document.*findings\[0\]/)
+  expect(w.api.reviews(REPO, 3)).toEqual([])
+}, 90_000)

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bubblewrapSandbox, probeBubblewrap } from '../dist/core/gateway/agent-sandbox.js'
+import { bubblewrapSandbox, probeBubblewrap } from '../dist/core/agents/setup/agent-sandbox.js'
 import { runProcess } from '../dist/core/agents/run-process.js'
 
 const RUNS = Math.max(1, Number(process.env.BENCH_SANDBOX_RUNS ?? 30))

@@ -31,5 +31,6 @@ export const CORE_LAYERS = Object.freeze([
   'dispatch',
   'http',
   'plugin-api',
+  'agents/setup',
   'gateway',
 ])

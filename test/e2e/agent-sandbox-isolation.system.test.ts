@@ -12,7 +12,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { bubblewrapSandbox, probeBubblewrap } from '../../src/core/gateway/agent-sandbox.js'
+import { bubblewrapSandbox, probeBubblewrap } from '../../src/core/agents/setup/agent-sandbox.js'
 import { commandAgent } from '../../src/plugins/runners/command/command-runner.js'
 import { runProcess } from '../../src/core/agents/run-process.js'
 import { openaiAgent } from '../../src/plugins/runners/openai/openai-runner.js'

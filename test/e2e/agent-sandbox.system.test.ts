@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { probeBubblewrap, bubblewrapSandbox } from '../../src/core/gateway/agent-sandbox.js'
+import { probeBubblewrap, bubblewrapSandbox } from '../../src/core/agents/setup/agent-sandbox.js'
 import { runProcess } from '../../src/core/agents/run-process.js'
 import { createGateway, loadConfig, type AgentAnswer, type Gateway } from '../../src/index.js'
 import { asPlugin } from '../fixtures/gateway.js'

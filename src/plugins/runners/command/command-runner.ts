@@ -1,7 +1,7 @@
 import { ConfigError } from '../../../core/errors.js'
 import type { AgentRunner, AgentSandbox } from '../../../core/types.js'
-import { runEnvironment } from '../../../core/gateway/agent-environment.js'
-import { inRunFolder } from '../../../core/gateway/run-folder.js'
+import { runEnvironment } from '../../../core/agents/setup/agent-environment.js'
+import { inRunFolder } from '../../../core/agents/run-folder.js'
 import { runProcess } from '../../../core/agents/run-process.js'
 import { failureReason, retryableFailure } from './failure.js'
 

@@ -1,5 +1,5 @@
-import { runEnvironment } from '../../../core/gateway/agent-environment.js'
-import { inRunFolder } from '../../../core/gateway/run-folder.js'
+import { runEnvironment } from '../../../core/agents/setup/agent-environment.js'
+import { inRunFolder } from '../../../core/agents/run-folder.js'
 import { ConfigError, type ConfigIssue } from '../../../core/errors.js'
 import type { AgentInput, AgentResult, AgentRunner, AgentContext, AgentSandbox } from '../../../core/types.js'
 import { openingMessages } from './messages.js'

@@ -5,9 +5,9 @@
  * each leased job's environment with the try, and a runner that starts programs applies the variables with
  * {@link runEnvironment}.
  */
-import type { JobEnvironment } from '../dispatch/dispatcher.js'
-import type { LeasedJob } from '../jobs/lifecycle/state-backend.js'
-import type { AgentEnvironment, AgentEnvironmentSource } from '../types.js'
+import type { JobEnvironment } from '../../dispatch/dispatcher.js'
+import type { LeasedJob } from '../../jobs/lifecycle/state-backend.js'
+import type { AgentEnvironment, AgentEnvironmentSource } from '../../types.js'
 
 /**
  * The environment `sources` give the agent of `leased` (applied in order, a later one winning), or undefined

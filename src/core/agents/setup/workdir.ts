@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto'
 import { chown, mkdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join, relative, resolve } from 'node:path'
-import { ConfigError } from '../errors.js'
-import type { GatewayPlugin } from '../plugin-api/gateway-plugin.js'
-import type { AgentUser } from '../types.js'
+import { ConfigError } from '../../errors.js'
+import type { GatewayPlugin } from '../../plugin-api/gateway-plugin.js'
+import type { AgentUser } from '../../types.js'
 
 /** A working directory and the plugin that makes it (at start) and removes the one it made (at close). */
 export interface AgentWorkdir {

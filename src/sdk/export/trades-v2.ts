@@ -6,7 +6,6 @@
  */
 import type { MarketClient } from '../client.js'
 import { MarketCursorError } from '../errors.js'
-import type { TradeV2 } from '../data/v2/model.js'
 import type { Row } from './walk.js'
 
 /** How far back `/v2/trades` reads one market's trades (the service's fixed window for a `condition` filter). */
@@ -39,8 +38,13 @@ export function startV2(nowSeconds: number): TradesV2State {
   return { api: 'v2', after: null, steps: 0, rows: 0, seen: [], ended: null, windowStart: nowSeconds - V2_TRADES_WINDOW_SECONDS }
 }
 
-/** A v2 trade as an export row (the same columns as a v1 one). */
-export function v2Row(t: TradeV2): Row {
+/** The columns a trade of either API has, as an export writes them. */
+type TradeColumns = { readonly timestamp: number } & {
+  readonly [K in 'side' | 'outcome' | 'outcomeIndex' | 'price' | 'size' | 'tokenId' | 'wallet' | 'transactionHash' | 'conditionId']: string | number | null
+}
+
+/** A trade as an export row: one shape for v1 and v2, so an export that falls back writes the same columns. */
+export function tradeRow(t: TradeColumns): Row {
   return {
     timestamp: t.timestamp,
     time: new Date(t.timestamp * 1000).toISOString(),
@@ -76,7 +80,7 @@ export async function stepV2(
   if (next !== undefined && (next === state.after || state.seen.includes(next))) throw new MarketCursorError('repeated', ENDPOINT, page.cursor, state.steps + 1)
   const ended = reachedSince ? 'since' : next === undefined ? 'end' : null
   return {
-    rows: kept.map(v2Row),
+    rows: kept.map(tradeRow),
     state: {
       ...state,
       after: next ?? null,

@@ -12,8 +12,8 @@ import type { MarketClient } from '../client.js'
 import { MAX_TRADES_OFFSET, type Trade } from '../data/trades.js'
 import { MarketError, MarketUsageError } from '../errors.js'
 import { resolveConditionId } from './resolve.js'
-import { startV2, stepV2, type TradesV2State } from './trades-v2.js'
-import type { Completeness, Row, Step, Unreached, Walk } from './walk.js'
+import { startV2, stepV2, tradeRow, type TradesV2State } from './trades-v2.js'
+import type { Completeness, Step, Unreached, Walk } from './walk.js'
 
 /** Which trades API an export reads: v2 with v1 where v2 answers 404 (`auto`, the default), or only one of them. */
 export type TradesApi = 'auto' | 'v1' | 'v2'
@@ -141,19 +141,7 @@ export async function tradesExport(pm: MarketClient, target: string, options: Tr
       const oldest = page.at(-1)?.timestamp ?? null
       walletsCapped = [...walletsCapped, { part: nameOf(part), reached: state.partRows + kept.length, olderThan: oldest, reason: 'this wallet alone reached the offset cap (10,000)' }]
     }
-    const rows = kept.map((t): Row => ({
-      timestamp: t.timestamp,
-      time: new Date(t.timestamp * 1000).toISOString(),
-      side: t.side,
-      outcome: t.outcome,
-      outcomeIndex: t.outcomeIndex,
-      price: t.price,
-      size: t.size,
-      tokenId: t.tokenId,
-      wallet: t.wallet,
-      transactionHash: t.transactionHash,
-      conditionId: t.conditionId,
-    }))
+    const rows = kept.map(tradeRow)
     const partDone = ended || capped
     const next: TradesV1State = {
       ...state,

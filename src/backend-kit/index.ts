@@ -1,6 +1,7 @@
 /**
  * `hookpilot/backend-kit`: what a state backend of your own (PostgreSQL, DynamoDB, ...) builds on. You implement
- * a store: the primitives of one atomic write (`JobStore`, `JobTransaction`) and of a lease (`LeaseTable`), and
+ * a store: the primitives of one atomic write (`JobStore`, `JobTransaction`; or `AsyncJobStore`, whose primitives
+ * return promises, for a network database) and of a lease (`LeaseTable`), and
  * decide no rule. The kit runs the job lifecycle over them: every write that applies several rules (`addJob`,
  * `retryJob`, `purgeJobs`), the worker pool with its leases and fencing (`jobPool`), what a crash leaves behind
  * (`crashRecovery`), and the reservation book that holds a key while its request is on its way to your store.
@@ -15,7 +16,7 @@
  * ```
  * @packageDocumentation
  */
-export type { JobStore, JobTransaction } from '../core/jobs/job-store.js'
+export type { AnyJobStore, AsyncJobStore, AsyncJobTransaction, JobStore, JobTransaction, TransactionOptions } from '../core/jobs/job-store.js'
 export { addJob, retryJob, purgeJobs } from '../core/jobs/store-writes.js'
 export { jobPool, type JobPoolOptions, type LeaseTable, type LeasedRow } from '../core/jobs/pool.js'
 export { crashRecovery, type HeldJob } from '../core/jobs/crash-recovery.js'

@@ -1,0 +1,142 @@
+/**
+ * Several `hookpilot serve` processes on one PostgreSQL (`state.driver: postgres`), real child processes on a
+ * PostgreSQL this file starts (never the machine's): shared de-dup, a `kill -9`ed instance's jobs finished by
+ * another once its lease is found dead, two instances starting at once on a new schema, and `hookpilot jobs`
+ * against PostgreSQL (the admin open).
+ */
+import pg from 'pg'
+import { afterEach, describe, expect, it } from 'vitest'
+import { runCli, type CliResult, type RunningCli } from '../fixtures/cli.js'
+import { crash, durableSetup, SECRET, type Durable, type DurableOptions, type Serving } from '../fixtures/durable.js'
+import { killIfAlive, waitForDeath } from '../fixtures/process.js'
+import { usePostgres } from '../fixtures/postgres.js'
+
+const server = usePostgres()
+
+const running: RunningCli[] = []
+const agents: number[] = []
+afterEach(() => {
+  for (const cli of running.splice(0)) cli.child.kill('SIGKILL')
+  for (const pid of agents.splice(0)) killIfAlive(pid)
+})
+
+interface PostgresWorld extends Durable {
+  readonly schema: string
+}
+
+let worlds = 0
+/** A world whose config puts the state in this file's PostgreSQL, in a schema of its own. */
+async function postgresWorld(options: DurableOptions & { leaseSeconds?: number } = {}): Promise<PostgresWorld> {
+  const schema = `e2e${++worlds}`
+  const state = `  driver: postgres\n  url: ${JSON.stringify(server.url)}\n  schema: ${schema}\n  lease_seconds: ${options.leaseSeconds ?? 2}`
+  return { ...(await durableSetup({ ...options, state })), schema }
+}
+
+async function serveOne(world: Durable, env: NodeJS.ProcessEnv = {}): Promise<Serving> {
+  const serving = await world.serve(env)
+  running.push(serving.cli)
+  return serving
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
+const count = (list: readonly number[], n: number) => list.filter((x) => x === n).length
+const prOf = (prompt: string) => Number(prompt.replace(/^review /, ''))
+const starts = (world: Durable, instance?: string) =>
+  world.agentLog().filter((e) => e.what === 'start' && (instance === undefined || e.instance === instance)).map((e) => prOf(e.prompt))
+
+/** The world's jobs by state, read straight from PostgreSQL. */
+async function states(world: PostgresWorld): Promise<Record<string, number>> {
+  const client = new pg.Client({ connectionString: server.url })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ state: string; n: string }>(`SELECT state, count(*) AS n FROM "${world.schema}".jobs GROUP BY state`)
+    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]))
+  } finally {
+    await client.end()
+  }
+}
+
+async function allPosted(world: Durable, prs: readonly number[], timeout = 30_000): Promise<void> {
+  await expect.poll(() => prs.filter((pr) => !world.posted().includes(pr)), { timeout, interval: 100 }).toEqual([])
+}
+
+function postedOnceEach(world: Durable, prs: readonly number[]): void {
+  const posted = world.posted()
+  for (const pr of prs) expect(count(posted, pr), `PR ${pr} posted ${count(posted, pr)} times`).toBe(1)
+  expect(posted.filter((pr) => !prs.includes(pr))).toEqual([])
+}
+
+const cli = (world: Durable, args: readonly string[]): Promise<CliResult> => runCli([...args, '--config', world.config], { env: world.env, cwd: world.dir })
+
+describe('several instances on one PostgreSQL', () => {
+  it('two instances starting at once on a new schema both serve it (each migration applied once); 60 copies of one delivery over both: one 202, one run, one comment', async () => {
+    const world = await postgresWorld({ agentMs: 200 })
+    const servers = await Promise.all([serveOne(world, { AGENT_INSTANCE: '0' }), serveOne(world, { AGENT_INSTANCE: '1' })])
+    const answers = await Promise.all(range(0, 59).map((i) => world.sendTo(servers[i % 2]!.port, 'pr', SECRET, 42, 'one-delivery')))
+    expect(answers.filter((a) => a.status === 202)).toHaveLength(1)
+    expect(answers.filter((a) => a.status === 200 && a.body['status'] === 'duplicate')).toHaveLength(59)
+    await allPosted(world, [42])
+    await expect.poll(() => states(world), { timeout: 10_000 }).toEqual({ done: 1 })
+    for (const { port } of servers) expect(await world.send(port, 42, 'one-delivery')).toMatchObject({ status: 200, body: { status: 'duplicate' } })
+    expect(starts(world)).toEqual([42])
+    postedOnceEach(world, [42])
+    const client = new pg.Client({ connectionString: server.url })
+    await client.connect()
+    const { rows } = await client.query<{ version: number }>(`SELECT version FROM "${world.schema}".migrations ORDER BY version`)
+    await client.end()
+    expect(rows.map((r) => r.version)).toEqual([1])
+  }, 60_000)
+
+  it('kill -9 of an instance with jobs running and queued: the other finishes all of them, each delivered once', async () => {
+    const world = await postgresWorld({ concurrency: 2, leaseSeconds: 2 })
+    const [a, b] = await Promise.all([
+      serveOne(world, { AGENT_INSTANCE: 'a', AGENT_MS: '60000' }),
+      serveOne(world, { AGENT_INSTANCE: 'b', AGENT_MS: '400' }),
+    ])
+    const prs = range(1, 10)
+    const answers = await Promise.all(prs.map((pr, i) => world.send((i % 2 ? a : b)!.port, pr, `stalled-${pr}`)))
+    expect(answers.map((r) => r.status)).toEqual(prs.map(() => 202))
+    await expect.poll(() => starts(world, 'a').length, { timeout: 15_000 }).toBe(2)
+    const onA = starts(world, 'a')
+    const pids = world.agentLog().filter((e) => e.instance === 'a').map((e) => e.pid)
+    agents.push(...pids)
+    expect((await states(world))['queued']).toBeGreaterThan(0) // still queued when A dies
+    await crash(a!)
+    // B's recovery finds A's owner dead, kills the agents it left (their process groups) and runs the jobs again.
+    for (const pid of pids) expect(await waitForDeath(pid, 10_000)).toBe(true)
+    await allPosted(world, prs, 40_000)
+    await expect.poll(() => states(world), { timeout: 15_000 }).toEqual({ done: 10 })
+    postedOnceEach(world, prs)
+    for (const pr of onA) expect(starts(world, 'b')).toContain(pr)
+    expect(b!.cli.child.exitCode).toBe(null)
+  }, 60_000)
+
+  it('hookpilot jobs list, show and retry work against PostgreSQL while an instance runs', async () => {
+    const world = await postgresWorld({ agentMs: 50 })
+    world.gh.setMode('repo-not-found')
+    const a = await serveOne(world)
+    expect((await world.send(a.port, 31, 'jobs-31')).status).toBe(202)
+    expect((await world.send(a.port, 32, 'jobs-32')).status).toBe(202)
+    await expect.poll(async () => (await states(world))['failed'], { timeout: 20_000 }).toBe(2)
+
+    const listed = await cli(world, ['jobs', 'list', '--json'])
+    expect(listed.code, listed.output).toBe(0)
+    const jobs = JSON.parse(listed.stdout) as Array<{ id: string; deliveryId: string; state: string; lastError?: string }>
+    expect(jobs.map((j) => j.deliveryId).sort()).toEqual(['jobs-31', 'jobs-32'])
+    for (const job of jobs) expect(job).toMatchObject({ state: 'failed', lastError: expect.stringContaining('octo/repo') })
+    const job31 = jobs.find((j) => j.deliveryId === 'jobs-31')!
+
+    const shown = await cli(world, ['jobs', 'show', job31.id])
+    expect(shown.code, shown.output).toBe(0)
+    expect(shown.stdout).toMatch(/state:\s+failed/)
+
+    world.gh.setMode('ok')
+    const retried = await cli(world, ['jobs', 'retry', job31.id])
+    expect(retried).toMatchObject({ code: 0, stdout: expect.stringContaining('delivering its stored answer again') })
+    // The retry's NOTIFY (or the poll) wakes the serving instance, which delivers the stored answer.
+    await allPosted(world, [31], 15_000)
+    await expect.poll(() => states(world), { timeout: 10_000 }).toEqual({ done: 1, failed: 1 })
+    expect(starts(world).sort((x, y) => x - y)).toEqual([31, 32])
+    postedOnceEach(world, [31])
+  }, 60_000)
+})

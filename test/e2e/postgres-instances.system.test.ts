@@ -140,3 +140,26 @@ describe('several instances on one PostgreSQL', () => {
     postedOnceEach(world, [31])
   }, 60_000)
 })
+
+describe('PostgreSQL down', () => {
+  it('killed while webhooks arrive: 503 with Retry-After and /ready says why; once it is back, the refused delivery is accepted and every job runs once', async () => {
+    const world = await postgresWorld({ agentMs: 50 })
+    const a = await serveOne(world)
+    expect((await world.send(a.port, 51, 'outage-51')).status).toBe(202)
+    await allPosted(world, [51])
+    await server.kill()
+    const refused = await world.sendTo(a.port, 'pr', SECRET, 52, 'outage-52')
+    expect(refused.status).toBe(503)
+    expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1)
+    const ready = await fetch(`http://127.0.0.1:${a.port}/ready`)
+    expect(ready.status).toBe(503)
+    expect(await ready.text()).toContain('PostgreSQL')
+    await server.restart()
+    // The sender delivers again (GitHub's redelivery); the pool replaces its dead connections at once.
+    await expect.poll(async () => (await world.send(a.port, 52, 'outage-52')).status, { timeout: 15_000, interval: 200 }).toBe(202)
+    await allPosted(world, [51, 52])
+    await expect.poll(async () => (await fetch(`http://127.0.0.1:${a.port}/ready`)).status, { timeout: 10_000 }).toBe(200)
+    await expect.poll(() => states(world), { timeout: 10_000 }).toEqual({ done: 2 })
+    postedOnceEach(world, [51, 52])
+  }, 60_000)
+})

@@ -1,10 +1,15 @@
 /**
  * The PostgreSQL backend against a PostgreSQL this file starts (initdb into a temporary folder, a free port):
- * the shared state-backend contract, restarts and a second instance over one schema included.
+ * the shared state-backend contract, restarts and a second instance over one schema included; a role without
+ * superuser rights, a schema from a newer hookpilot, and a server that cannot be reached.
  */
+import pg from 'pg'
+import { describe, expect, it } from 'vitest'
 import type { StateBackend } from '../../src/core/jobs/state-backend.js'
+import { silentLogger } from '../../src/core/log/logger.js'
 import { postgresState } from '../../src/plugins/state/postgres/postgres-state.js'
-import { stateBackendContract, type BackendOptions } from '../../src/testing/state-backend.js'
+import { SCHEMA_VERSION } from '../../src/plugins/state/postgres/schema.js'
+import { newJob, stateBackendContract, type BackendOptions } from '../../src/testing/state-backend.js'
 import { usePostgres } from '../fixtures/postgres.js'
 
 const server = usePostgres()
@@ -21,4 +26,61 @@ stateBackendContract('postgresState', {
   make: (options) => backendIn(`contract${++counter}`, options),
   reopen: (previous, options) => backendIn(schemas.get(previous) ?? '', options),
   peer: (first, options) => backendIn(schemas.get(first) ?? '', options),
+})
+
+describe('postgresState: the role, the schema and the server', () => {
+  const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: server.url })
+    await client.connect()
+    try {
+      return await work(client)
+    } finally {
+      await client.end()
+    }
+  }
+  const options = { concurrency: 1, maxQueue: 10, pollMs: 5 }
+
+  it('runs as a role without superuser rights that owns only its schema (docs/deploy.md)', async () => {
+    await admin(async (c) => {
+      await c.query('CREATE ROLE limited LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE')
+      await c.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC')
+      await c.query('CREATE SCHEMA limited_state AUTHORIZATION limited')
+    })
+    const url = server.url.replace('hookpilot@', 'limited@')
+    const state = postgresState({ ...options, url, schema: 'limited_state' })
+    await state.start?.({ log: silentLogger })
+    try {
+      expect(await state.queue.add(newJob('limited'), await state.dedup.reserve('pr\u0000limited'))).toMatchObject({ status: 'accepted' })
+      const ran: string[] = []
+      state.queue.start(async (job) => {
+        ran.push(job.job.deliveryId)
+        return { kind: 'done' }
+      })
+      await expect.poll(async () => (await state.jobs.counts()).done).toBe(1)
+      expect(ran).toEqual(['limited'])
+    } finally {
+      await state.queue.stop(0)
+      await state.close?.()
+    }
+    // It could not have put its tables anywhere else.
+    const elsewhere = await admin((c) => c.query(`SELECT table_schema FROM information_schema.tables WHERE table_name = 'jobs' AND table_schema = 'public'`))
+    expect(elsewhere.rows).toEqual([])
+  })
+
+  it('refuses a schema written by a newer hookpilot, naming the versions and the schema', async () => {
+    const first = postgresState({ ...options, url: server.url, schema: 'from_the_future' })
+    await first.start?.({ log: silentLogger })
+    await first.close?.()
+    await admin((c) => c.query(`INSERT INTO from_the_future.migrations (version) VALUES (${SCHEMA_VERSION + 1})`))
+    const older = postgresState({ ...options, url: server.url, schema: 'from_the_future' })
+    await expect(older.start?.({ log: silentLogger })).rejects.toThrow(`the PostgreSQL schema "from_the_future" is at version ${SCHEMA_VERSION + 1}, written by a newer hookpilot`)
+  })
+
+  it('a server that cannot be reached stops the start with a message naming it, never the password', async () => {
+    const state = postgresState({ ...options, url: 'postgres://someone:sekrit@127.0.0.1:1/nowhere', schema: 'absent' })
+    const failed = await state.start?.({ log: silentLogger }).then(() => undefined, (err: unknown) => err as Error)
+    expect(failed?.message).toContain('cannot open the state in PostgreSQL 127.0.0.1:1/nowhere (schema absent)')
+    expect(failed?.message).not.toContain('sekrit')
+    expect(state.where).not.toContain('sekrit')
+  })
 })

@@ -43,7 +43,10 @@ export async function migrate(client: pg.ClientBase, schema: string): Promise<nu
   const s = schemaIdent(schema)
   await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`hookpilot migrate ${schema}`])
   try {
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`)
+    // Created only when missing: even CREATE SCHEMA IF NOT EXISTS needs the right to create schemas in the
+    // database, which a role given a schema of its own (docs/deploy.md) does not have.
+    const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])
+    if (rowCount === 0) await client.query(`CREATE SCHEMA ${s}`)
     await client.query(`CREATE TABLE IF NOT EXISTS ${s}.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`)
     const { rows } = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${s}.migrations`)
     const at = rows[0]?.version ?? 0

@@ -163,3 +163,28 @@ describe('PostgreSQL down', () => {
     postedOnceEach(world, [51, 52])
   }, 60_000)
 })
+
+describe('PostgreSQL frozen', () => {
+  it('frozen (connections open, nothing answers): 503 within GitHub\'s 10 s, never a late 202; once it thaws, the redelivery is accepted and runs once', async () => {
+    // Leases far longer than the freeze: a freeze past a lease is a partition, whose lost try runs again.
+    const world = await postgresWorld({ agentMs: 50, leaseSeconds: 60 })
+    const a = await serveOne(world)
+    expect((await world.send(a.port, 61, 'frozen-61')).status).toBe(202)
+    await allPosted(world, [61])
+    await expect.poll(() => states(world), { timeout: 10_000 }).toEqual({ done: 1 })
+    server.freeze()
+    let answered: Awaited<ReturnType<Durable['sendTo']>>
+    const began = Date.now()
+    try {
+      answered = await world.sendTo(a.port, 'pr', SECRET, 62, 'frozen-62')
+    } finally {
+      server.thaw()
+    }
+    expect(answered.status).toBe(503)
+    expect(Date.now() - began).toBeLessThan(10_000)
+    await expect.poll(async () => (await world.send(a.port, 62, 'frozen-62')).status, { timeout: 15_000, interval: 200 }).toBe(202)
+    await allPosted(world, [61, 62])
+    await expect.poll(() => states(world), { timeout: 10_000 }).toEqual({ done: 2 })
+    postedOnceEach(world, [61, 62])
+  }, 60_000)
+})

@@ -44,6 +44,9 @@ export interface PostgresStateOptions {
   readonly now?: (() => number) | undefined
 }
 
+/** How long one statement may take before the write is given up (and the webhook answered 503). */
+const QUERY_TIMEOUT_MS = 4_000
+
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
@@ -53,8 +56,11 @@ export function connectionConfig(options: Pick<PostgresStateOptions, 'url' | 'ss
     ...(options.url === undefined ? {} : { connectionString: options.url }),
     ...(options.ssl === undefined ? {} : { ssl: options.ssl }),
     application_name: 'hookpilot',
-    // A server that does not answer is an outage, said plainly, not a request that hangs.
+    // A server that does not answer (frozen, cut off with the connection open) is an outage, said plainly, not a
+    // request that hangs: a webhook is answered 503 well inside GitHub's 10 s. A query that times out ends its
+    // connection (the pool drops it), so no late answer is read as another query's.
     connectionTimeoutMillis: 5_000,
+    query_timeout: QUERY_TIMEOUT_MS,
   }
 }
 
@@ -243,7 +249,12 @@ export function postgresState(options: PostgresStateOptions): StateBackend {
     async ready() {
       if (!opened) return { ok: false, reason: 'the PostgreSQL state backend is closed' }
       try {
-        await watched(() => open().pool.query('SELECT 1'))
+        // A probe's answer within 2 s: a frozen server must not hold /ready for the query timeout.
+        let timer: NodeJS.Timeout | undefined
+        const late = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('no answer within 2 s')), 2_000)
+        })
+        await watched(() => Promise.race([open().pool.query('SELECT 1'), late])).finally(() => clearTimeout(timer))
         return { ok: true }
       } catch {
         return { ok: false, reason: problem ?? `${where} does not answer` }

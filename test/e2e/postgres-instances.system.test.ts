@@ -1,11 +1,15 @@
 /**
  * Several `hookpilot serve` processes on one PostgreSQL (`state.driver: postgres`), real child processes on a
  * PostgreSQL this file starts (never the machine's): shared de-dup, a `kill -9`ed instance's jobs finished by
- * another once its lease is found dead, two instances starting at once on a new schema, and `hookpilot jobs`
- * against PostgreSQL (the admin open).
+ * another once its lease is found dead, two instances starting at once on a new schema, `hookpilot jobs`
+ * against PostgreSQL (the admin open), subscriptions and the rate limit shared, and PostgreSQL killed or frozen.
  */
+import { randomUUID } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
+import { SCHEMA_VERSION } from '../../src/plugins/state/postgres/schema.js'
 import { runCli, type CliResult, type RunningCli } from '../fixtures/cli.js'
 import { crash, durableSetup, SECRET, type Durable, type DurableOptions, type Serving } from '../fixtures/durable.js'
 import { killIfAlive, waitForDeath } from '../fixtures/process.js'
@@ -84,7 +88,7 @@ describe('several instances on one PostgreSQL', () => {
     await client.connect()
     const { rows } = await client.query<{ version: number }>(`SELECT version FROM "${world.schema}".migrations ORDER BY version`)
     await client.end()
-    expect(rows.map((r) => r.version)).toEqual([1])
+    expect(rows.map((r) => r.version)).toEqual(range(1, SCHEMA_VERSION))
   }, 60_000)
 
   it('kill -9 of an instance with jobs running and queued: the other finishes all of them, each delivered once', async () => {
@@ -138,6 +142,59 @@ describe('several instances on one PostgreSQL', () => {
     await expect.poll(() => states(world), { timeout: 10_000 }).toEqual({ done: 1, failed: 1 })
     expect(starts(world).sort((x, y) => x - y)).toEqual([31, 32])
     postedOnceEach(world, [31])
+  }, 60_000)
+})
+
+describe('subscriptions and the rate limit in PostgreSQL', () => {
+  const subscribeArgs = (name: string, secret: string) => [
+    'subscribe', name, '--secret', secret, '--events', 'pull_request', '--prompt', 'review {number}',
+    '--deliver', 'github_comment', '--deliver-extra', 'repo=octo/repo', '--deliver-extra', 'pr_number={number}',
+  ]
+
+  it('a subscription made with the CLI is live on both instances within seconds, kept in PostgreSQL; remove removes it everywhere', async () => {
+    const world = await postgresWorld({ agentMs: 50 })
+    const servers = await Promise.all([serveOne(world), serveOne(world)])
+    const secret = `sub-${randomUUID()}`
+    for (const { port } of servers) expect((await world.sendTo(port, 'reviews', secret, 200, 'before')).status).toBe(404)
+    const made = await cli(world, subscribeArgs('reviews', secret))
+    expect(made.code, made.output).toBe(0)
+    expect(existsSync(join(world.dir, '.subscriptions.json'))).toBe(false) // in PostgreSQL, not in a file
+    // Announced by NOTIFY: each instance serves it without a restart (and without polling).
+    for (const [i, { port }] of servers.entries()) {
+      await expect.poll(async () => (await world.sendTo(port, 'reviews', secret, 200 + i, `sub-${i}`)).status, { timeout: 5_000, interval: 50 }).toBe(202)
+    }
+    await allPosted(world, [200, 201])
+    const removed = await cli(world, ['remove', 'reviews'])
+    expect(removed.code, removed.output).toBe(0)
+    for (const [i, { port }] of servers.entries()) {
+      await expect.poll(async () => (await world.sendTo(port, 'reviews', secret, 210 + i, `gone-${i}`)).status, { timeout: 5_000, interval: 50 }).toBe(404)
+    }
+    postedOnceEach(world, [200, 201])
+  }, 60_000)
+
+  it('hookpilot import-subscriptions copies a single instance\'s file into PostgreSQL, where the instances serve it', async () => {
+    const single = await durableSetup()
+    const secret = `alpha-${randomUUID()}`
+    const made = await cli(single, subscribeArgs('alpha', secret))
+    expect(made.code, made.output).toBe(0)
+    const world = await postgresWorld({ agentMs: 50 })
+    const a = await serveOne(world)
+    expect((await world.sendTo(a.port, 'alpha', secret, 300, 'alpha-early')).status).toBe(404)
+    const imported = await cli(world, ['import-subscriptions', '--from', join(single.dir, '.subscriptions.json')])
+    expect(imported.code, imported.output).toBe(0)
+    expect(imported.stdout).toContain('Imported 1 subscription(s)')
+    await expect.poll(async () => (await world.sendTo(a.port, 'alpha', secret, 301, 'alpha-1')).status, { timeout: 5_000, interval: 50 }).toBe(202)
+    await allPosted(world, [301])
+  }, 60_000)
+
+  it('a route limited to 4 a minute answers the fifth request 429, whichever instance gets it', async () => {
+    const world = await postgresWorld({ agentMs: 50, routeRateLimit: 4 })
+    const [a, b] = await Promise.all([serveOne(world), serveOne(world)])
+    const answers = []
+    for (const i of range(0, 5)) answers.push(await world.send((i % 2 ? a : b).port, 100 + i, `limited-${i}`))
+    expect(answers.map((r) => r.status)).toEqual([202, 202, 202, 202, 429, 429])
+    await allPosted(world, range(100, 103))
+    postedOnceEach(world, range(100, 103))
   }, 60_000)
 })
 

@@ -4,11 +4,12 @@
  * superuser rights, a schema from a newer hookpilot, and a server that cannot be reached.
  */
 import pg from 'pg'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import type { StateBackend } from '../../src/core/jobs/state-backend.js'
 import { silentLogger } from '../../src/core/log/logger.js'
-import { postgresState } from '../../src/plugins/state/postgres/postgres-state.js'
+import { postgresState, postgresStores } from '../../src/plugins/state/postgres/postgres-state.js'
 import { SCHEMA_VERSION } from '../../src/plugins/state/postgres/schema.js'
+import { rateLimiterContract } from '../../src/testing/rate-limiter.js'
 import { newJob, stateBackendContract, type BackendOptions } from '../../src/testing/state-backend.js'
 import { usePostgres } from '../fixtures/postgres.js'
 
@@ -82,5 +83,70 @@ describe('postgresState: the role, the schema and the server', () => {
     expect(failed?.message).toContain('cannot open the state in PostgreSQL 127.0.0.1:1/nowhere (schema absent)')
     expect(failed?.message).not.toContain('sekrit')
     expect(state.where).not.toContain('sekrit')
+  })
+})
+
+/** Limiters over schemas of their own, each started before its first hit (the contract makes them synchronously). */
+const limiterBackends: StateBackend[] = []
+afterAll(async () => {
+  for (const backend of limiterBackends.splice(0)) await backend.close?.()
+})
+rateLimiterContract('postgresLimiter', (now) => {
+  const { state, rateLimiter } = postgresStores({ url: server.url, schema: `rate${++counter}`, poolMax: 2, concurrency: 1, maxQueue: 10, rateNow: now })
+  limiterBackends.push(state)
+  const started = state.start?.({ log: silentLogger, admin: true })
+  return {
+    hit: async (key, limit) => (await started, rateLimiter.hit(key, limit)),
+    book: async (key, limit) => (await started, rateLimiter.book!(key, limit)),
+  }
+})
+
+describe('postgresStores: what several instances share besides the jobs', () => {
+  it('two instances hitting one route at once never count past its limit, on PostgreSQL\'s own clock', async () => {
+    const schema = `shared_rate${++counter}`
+    const open = async () => {
+      const stores = postgresStores({ url: server.url, schema, poolMax: 8, concurrency: 1, maxQueue: 10 })
+      await stores.state.start?.({ log: silentLogger, admin: true })
+      return stores
+    }
+    const [a, b] = [await open(), await open()]
+    try {
+      const decisions = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).rateLimiter.hit('pr', 15)))
+      expect(decisions.filter((d) => d.ok)).toHaveLength(15)
+      for (const refused of decisions.filter((d) => !d.ok)) expect(refused).toMatchObject({ ok: false, retryAfterSeconds: expect.any(Number) })
+    } finally {
+      await a.state.close?.()
+      await b.state.close?.()
+    }
+  })
+
+  it('subscriptions changed on one instance reach the other at once, and concurrent changes are all kept', async () => {
+    const schema = `shared_subs${++counter}`
+    const open = async () => {
+      const stores = postgresStores({ url: server.url, schema, poolMax: 4, concurrency: 1, maxQueue: 10 })
+      await stores.state.start?.({ log: silentLogger, admin: true })
+      return stores
+    }
+    const [a, b] = [await open(), await open()]
+    let heard = 0
+    const stop = b.subscriptions.watch(() => void heard++)
+    try {
+      expect(await a.subscriptions.read()).toEqual({ status: 'missing' })
+      await expect.poll(() => heard).toBeGreaterThanOrEqual(1) // once listening
+      const before = heard
+      // Ten commands at once over both instances, each adding a name: none is lost to another.
+      await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).subscriptions.update((file) => ({
+        file: { ...file, subscriptions: { ...file.subscriptions, [`sub${i}`]: { secret: 's'.repeat(16), events: ['push'], prompt: 'p', deliver: 'log' } } },
+        result: undefined,
+      }))))
+      const read = await b.subscriptions.read()
+      expect(read.status).toBe('ok')
+      if (read.status === 'ok') expect(Object.keys(read.file.subscriptions).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `sub${i}`).sort())
+      await expect.poll(() => heard).toBeGreaterThan(before)
+    } finally {
+      stop()
+      await a.state.close?.()
+      await b.state.close?.()
+    }
   })
 })

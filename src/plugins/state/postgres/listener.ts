@@ -1,18 +1,18 @@
 /**
- * Wakes this instance's worker pool when another instance (or this one) stores a job: `LISTEN` on the schema's
- * channel over a connection of its own, outside the pool. A lost connection is opened again with a growing
- * pause (the pool's poll is the backstop meanwhile), and the pool is woken on each reconnect for the
- * notifications that were missed.
+ * `LISTEN` on one channel over a connection of its own, outside the pool: it wakes this instance's worker pool
+ * when any instance stores a job, and re-reads the subscriptions when any instance changes them. A lost
+ * connection is opened again with a growing pause (the pool's poll is the backstop meanwhile), and `wake` is
+ * called on each (re)connect for the notifications that were missed.
  */
 import pg from 'pg'
 
 /** A running listener. */
-export interface JobsListener {
+export interface Listener {
   close(): Promise<void>
 }
 
-/** Listens on `channel` with a client made by `connect`; calls `wake` on each notification and reconnect. */
-export function listenForJobs(config: pg.ClientConfig, channel: string, wake: () => void, failed: (err: unknown) => void): JobsListener {
+/** Listens on `channel` with a client of `config`; calls `wake` once listening, on each notification and reconnect. */
+export function listenOn(config: pg.ClientConfig, channel: string, wake: () => void, failed: (err: unknown) => void): Listener {
   let closed = false
   let client: pg.Client | undefined
   let failures = 0

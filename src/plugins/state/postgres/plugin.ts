@@ -24,7 +24,10 @@ export const postgresStateOptions = v.object({
   ...retentionOptions,
 })
 
-/** The PostgreSQL state backend: jobs, de-dup keys and groups in one table every instance shares. */
+/**
+ * The PostgreSQL state backend: jobs, de-dup keys and groups in one table every instance shares, with the shared
+ * rate limiter and subscription store.
+ */
 export const postgresStatePlugin = definePlugin({
   name: 'postgres',
   section: 'state',
@@ -32,11 +35,11 @@ export const postgresStatePlugin = definePlugin({
   options: postgresStateOptions,
   secrets: ['url'],
   async setup(options, ctx) {
-    const { postgresState } = await import('./postgres-state.js')
+    const { postgresStores } = await import('./postgres-state.js')
     const ca = options.ca_file === undefined ? undefined : readFileSync(resolve(ctx.baseDir, options.ca_file), 'utf8')
     return {
       name: 'postgres',
-      state: postgresState({
+      ...postgresStores({
         url: options.url,
         schema: options.schema,
         poolMax: options.pool_max,

@@ -10,7 +10,11 @@ import {
   addJob, checkedRetention, dedupKeyOf, jobMatcher, jobPool, purgeJobs, reservationBook, retentionCutoff, retryJob,
   type JobCounts, type JobRecord, type Logger, type StateBackend,
 } from '../../../backend-kit/index.js'
-import { listenForJobs, type JobsListener } from './listener.js'
+import type { RateLimiter } from '../../../core/types.js'
+import type { SubscriptionStore } from '../../../core/routes/subscriptions/subscription-store.js'
+import { postgresLimiter } from './limiter.js'
+import { listenOn, type Listener } from './listener.js'
+import { postgresSubscriptionStore } from './subscriptions.js'
 import { migrate, schemaIdent } from './schema.js'
 import { jobsChannel, keyColumn, postgresTable, toRecord, type PostgresTable } from './table.js'
 
@@ -42,6 +46,20 @@ export interface PostgresStateOptions {
   /** Longest sleep of the worker pool between looks at the table (the backstop of LISTEN). Defaults to 1,000 ms. */
   readonly pollMs?: number | undefined
   readonly now?: (() => number) | undefined
+  /**
+   * The rate limit's clock. Unset (a deployment), PostgreSQL's own clock decides the window, the same for every
+   * instance; tests give their fake clock.
+   */
+  readonly rateNow?: (() => number) | undefined
+}
+
+/** The backend, and the rate limiter and subscription store that share its connections. */
+export interface PostgresStores {
+  readonly state: StateBackend
+  /** The per-route limit counted over every instance (rate_hits). */
+  readonly rateLimiter: RateLimiter
+  /** The dynamic subscriptions of every instance (one row, its changes announced by NOTIFY). */
+  readonly subscriptions: SubscriptionStore
 }
 
 /** How long one statement may take before the write is given up (and the webhook answered 503). */
@@ -92,6 +110,20 @@ export function whereOf(options: Pick<PostgresStateOptions, 'url' | 'schema'>): 
  * ```
  */
 export function postgresState(options: PostgresStateOptions): StateBackend {
+  return postgresStores(options).state
+}
+
+/**
+ * Creates a PostgreSQL backend with the rate limiter and subscription store that share its connections (usable
+ * once the backend started), so that several instances need PostgreSQL and nothing else.
+ *
+ * @example
+ * ```ts
+ * const { state, rateLimiter, subscriptions } = postgresStores({ url: process.env.DATABASE_URL, concurrency: 4, maxQueue: 1000 })
+ * const gateway = await createGateway(config, [{ name: 'postgres', state, rateLimiter, subscriptions }])
+ * ```
+ */
+export function postgresStores(options: PostgresStateOptions): PostgresStores {
   const now = options.now ?? Date.now
   const leaseMs = options.leaseMs ?? 30_000
   const schema = options.schema ?? 'hookpilot'
@@ -100,7 +132,7 @@ export function postgresState(options: PostgresStateOptions): StateBackend {
   const book = reservationBook()
   const where = whereOf(options)
   let log: Logger = silent
-  let opened: { pool: pg.Pool; table: PostgresTable; listener?: JobsListener } | undefined
+  let opened: { pool: pg.Pool; table: PostgresTable; listener?: Listener } | undefined
   let timers: NodeJS.Timeout[] = []
   /** The last failure to reach the database, until a query works again (what `/ready` says). */
   let problem: string | undefined
@@ -156,7 +188,7 @@ export function postgresState(options: PostgresStateOptions): StateBackend {
   const store = () => open().table
   const rows = async (sql: string, params: unknown[]) => (await watched(() => open().pool.query<{ id: string; record: string }>(sql, params))).rows
 
-  return {
+  const state: StateBackend = {
     name: 'postgres',
     durable: true,
     where,
@@ -218,11 +250,9 @@ export function postgresState(options: PostgresStateOptions): StateBackend {
         try {
           const { rows: [server] } = await client.query<{ replica: boolean }>('SELECT pg_is_in_recovery() AS replica')
           if (server?.replica) throw new Error('it is a read-only replica (in recovery): point state.url at the primary')
-          // An admin command never creates the tables: there is nothing to show before a gateway made them.
-          if (ctx.admin !== true) {
-            const applied = await migrate(client, schema)
-            if (applied > 0) log.info('migrated the PostgreSQL state schema', { schema, steps: applied })
-          }
+          // An admin command migrates too: `hookpilot subscribe` may be the first to use a new database.
+          const applied = await migrate(client, schema)
+          if (applied > 0) log.info('migrated the PostgreSQL state schema', { schema, steps: applied })
         } finally {
           client.release()
         }
@@ -232,7 +262,7 @@ export function postgresState(options: PostgresStateOptions): StateBackend {
       }
       opened = { pool: connections, table: postgresTable(connections, schema) }
       if (ctx.admin) return
-      opened.listener = listenForJobs(config, jobsChannel(schema), () => pool.wake(), (err) => {
+      opened.listener = listenOn(config, jobsChannel(schema), () => pool.wake(), (err) => {
         log.warn('the PostgreSQL connection that listens for new jobs failed; it reconnects, and jobs are looked for by polling meanwhile', { reason: messageOf(err) })
       })
       await housekeeping()
@@ -260,5 +290,10 @@ export function postgresState(options: PostgresStateOptions): StateBackend {
         return { ok: false, reason: problem ?? `${where} does not answer` }
       }
     },
+  }
+  return {
+    state,
+    rateLimiter: postgresLimiter(() => open().pool, schema, options.rateNow),
+    subscriptions: postgresSubscriptionStore(() => open().pool, () => connectionConfig(options), schema, where),
   }
 }

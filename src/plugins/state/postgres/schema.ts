@@ -27,7 +27,48 @@ export const MIGRATIONS: readonly ((schema: string) => string)[] = [
     CREATE INDEX jobs_running ON ${s}.jobs (grp) WHERE state = 'running';
     CREATE INDEX jobs_group ON ${s}.jobs (grp, received_at DESC, id DESC) WHERE grp IS NOT NULL;
     CREATE INDEX jobs_finished ON ${s}.jobs (finished_at) WHERE finished_at IS NOT NULL;`,
+  // The dynamic subscriptions (the file's JSON, one row) and the shared rate limit's log of counted hits, with the
+  // slot decided in one call under the route's lock (limiter.ts says how).
+  (s) => `
+    CREATE TABLE ${s}.subscriptions (
+      singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+      body text NOT NULL
+    );
+    CREATE TABLE ${s}.rate_hits (
+      route text NOT NULL,
+      at bigint NOT NULL,
+      member text NOT NULL
+    );
+    CREATE INDEX rate_hits_route ON ${s}.rate_hits (route, at);
+    CREATE INDEX rate_hits_member ON ${s}.rate_hits (member);
+    CREATE FUNCTION ${s}.rate_slot(p_route text, p_window bigint, p_limit integer, p_member text, p_mode text, p_now bigint)
+    RETURNS bigint LANGUAGE plpgsql VOLATILE AS $fn$
+    DECLARE
+      now_ms bigint := coalesce(p_now, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint);
+      live integer;
+      nth bigint;
+      at_ms bigint := now_ms;
+    BEGIN
+      -- One decision per route at a time; each statement below reads what the previous holder committed.
+      PERFORM pg_advisory_xact_lock(hashtextextended(${literal(s)} || ' rate ' || p_route, 0));
+      DELETE FROM ${s}.rate_hits WHERE route = p_route AND at <= now_ms - p_window;
+      SELECT count(*) INTO live FROM ${s}.rate_hits WHERE route = p_route;
+      IF live >= p_limit THEN
+        SELECT at INTO nth FROM ${s}.rate_hits WHERE route = p_route ORDER BY at, member OFFSET live - p_limit LIMIT 1;
+        at_ms := greatest(now_ms, nth + p_window);
+      END IF;
+      IF NOT (at_ms - now_ms > 0 AND p_mode = 'hit') THEN
+        INSERT INTO ${s}.rate_hits (route, at, member) VALUES (p_route, at_ms, p_member);
+      END IF;
+      RETURN at_ms - now_ms;
+    END
+    $fn$;`,
 ]
+
+/** A quoted schema identifier (`"name"`) as an SQL string literal of its name. */
+function literal(quoted: string): string {
+  return `'${quoted.replace(/"/g, '')}'`
+}
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length

@@ -150,3 +150,62 @@ describe('postgresStores: what several instances share besides the jobs', () => 
     }
   })
 })
+
+describe('postgresState: connections dropped mid-transaction', () => {
+  it('adds whose connection the server ends answer accepted (stored) or throw (nothing stored); the pool recovers, and each stored job runs once', async () => {
+    const schema = `dropped${++counter}`
+    const state = postgresState({ url: server.url, schema, poolMax: 4, concurrency: 4, maxQueue: 1_000, pollMs: 5 })
+    await state.start?.({ log: silentLogger })
+    const terminator = new pg.Client({ connectionString: server.url })
+    await terminator.connect()
+    try {
+      let dropping = true
+      // Ends every connection of the backend's pool (application_name hookpilot) again and again while adds run.
+      const drops = (async () => {
+        let ended = 0
+        while (dropping) {
+          const { rowCount } = await terminator.query(
+            `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'hookpilot' AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%'`,
+          )
+          ended += rowCount ?? 0
+          await new Promise((resolve) => setTimeout(resolve, 3))
+        }
+        return ended
+      })()
+      const outcomes = await Promise.all(Array.from({ length: 60 }, async (_, i) => {
+        try {
+          const added = await state.queue.add(newJob(`drop-${i}`), await state.dedup.reserve(`pr\u0000drop-${i}`))
+          return added.status === 'accepted' ? `accepted ${added.id}` : added.status
+        } catch {
+          return 'refused'
+        }
+      }))
+      dropping = false
+      expect(await drops).toBeGreaterThan(0)
+      const accepted = outcomes.filter((o) => o.startsWith('accepted')).map((o) => o.slice('accepted '.length))
+      // Every add answered accepted is stored; a refused one may have committed before its connection ended (then
+      // its redelivery is a duplicate, never a second job): no key is ever held by two jobs.
+      const stored = await state.jobs.list()
+      for (const id of accepted) expect(stored.map((j) => j.id)).toContain(id)
+      expect(new Set(stored.map((j) => j.deliveryId)).size).toBe(stored.length)
+      // The pool works again, and the refused deliveries can be sent again.
+      for (const [i, outcome] of outcomes.entries()) {
+        if (outcome !== 'refused') continue
+        const again = await state.queue.add(newJob(`drop-${i}`), await state.dedup.reserve(`pr\u0000drop-${i}`))
+        expect(['accepted', 'duplicate']).toContain(again.status)
+      }
+      const runs = new Map<string, number>()
+      state.queue.start(async (job) => {
+        runs.set(job.job.deliveryId, (runs.get(job.job.deliveryId) ?? 0) + 1)
+        return { kind: 'done' }
+      })
+      await expect.poll(async () => (await state.jobs.counts()).done, { timeout: 15_000 }).toBe(60)
+      expect([...runs.values()].every((n) => n === 1)).toBe(true)
+      expect(runs.size).toBe(60)
+    } finally {
+      await terminator.end()
+      await state.queue.stop(0)
+      await state.close?.()
+    }
+  })
+})

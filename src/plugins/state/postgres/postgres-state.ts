@@ -245,8 +245,14 @@ export function postgresStores(options: PostgresStateOptions): PostgresStores {
       const connections = new pg.Pool({ ...config, max: options.poolMax ?? 10 })
       // An idle connection the server dropped (a restart, a failover) is an error on the pool, not a crash.
       connections.on('error', (err) => log.warn('a pooled PostgreSQL connection failed; it is replaced at the next query', { reason: messageOf(err) }))
+      // And one the server ends while it is held, between two statements: the next statement fails, which its
+      // caller sees; the event itself must be heard, or it would end the process.
+      connections.on('connect', (client) => client.on('error', () => {}))
       try {
         const client = await connections.connect()
+        // Heard while held: a connection the server ends would otherwise be an unhandled error (its query fails).
+        const heard = () => {}
+        client.on('error', heard)
         try {
           const { rows: [server] } = await client.query<{ replica: boolean }>('SELECT pg_is_in_recovery() AS replica')
           if (server?.replica) throw new Error('it is a read-only replica (in recovery): point state.url at the primary')
@@ -254,6 +260,7 @@ export function postgresStores(options: PostgresStateOptions): PostgresStores {
           const applied = await migrate(client, schema)
           if (applied > 0) log.info('migrated the PostgreSQL state schema', { schema, steps: applied })
         } finally {
+          client.off('error', heard)
           client.release()
         }
       } catch (err) {

@@ -9,6 +9,7 @@ import { emptySubscriptions, parseSubscriptionsText } from '../../../core/routes
 import type { SubscriptionsRead } from '../../../core/routes/subscriptions/store.js'
 import type { SubscriptionStore } from '../../../core/routes/subscriptions/subscription-store.js'
 import { listenOn } from './listener.js'
+import { withTransaction } from './table.js'
 
 /** The channel on which a change of `schema`'s subscriptions is announced. */
 export function subscriptionsChannel(schema: string): string {
@@ -30,11 +31,8 @@ export function postgresSubscriptionStore(pool: () => pg.Pool, config: () => pg.
       const { rows } = await pool().query<{ body: string }>(`SELECT body FROM ${s}.subscriptions`)
       return parse(rows[0]?.body)
     },
-    async update(change) {
-      const client = await pool().connect()
-      let broken: Error | undefined
-      try {
-        await client.query('BEGIN')
+    update(change) {
+      return withTransaction(pool(), async (client) => {
         // The row is made once (empty) so there is always one to lock; a second maker waits, then finds it.
         await client.query(`INSERT INTO ${s}.subscriptions (body) VALUES ($1) ON CONFLICT DO NOTHING`, [JSON.stringify(emptySubscriptions(), null, 2)])
         const { rows } = await client.query<{ body: string }>(`SELECT body FROM ${s}.subscriptions FOR UPDATE`)
@@ -47,16 +45,8 @@ export function postgresSubscriptionStore(pool: () => pg.Pool, config: () => pg.
           await client.query(`UPDATE ${s}.subscriptions SET body = $1`, [JSON.stringify(file, null, 2)])
           await client.query('SELECT pg_notify($1, \'\')', [subscriptionsChannel(schema)])
         }
-        await client.query('COMMIT')
         return result
-      } catch (err) {
-        await client.query('ROLLBACK').catch((rollback: unknown) => {
-          broken = rollback instanceof Error ? rollback : new Error(String(rollback))
-        })
-        throw err
-      } finally {
-        client.release(broken)
-      }
+      })
     },
     watch(onChange) {
       // Once listening (and after each reconnect) it calls onChange too: a change made meanwhile is not missed.

@@ -40,6 +40,33 @@ export interface PostgresTable extends LeaseTable, AsyncJobStore<string> {
 const RETRYABLE = new Set(['40001', '40P01'])
 const MAX_TRIES = 5
 
+/**
+ * Runs `work` on a connection of `pool` held for it: one transaction. A connection the server ends while it is
+ * held (a restart, `pg_terminate_backend`, a failover) fails the query on it, which `work` sees; its `error`
+ * event is heard here, or it would be unhandled and end the process. A connection whose ROLLBACK fails is
+ * dropped from the pool, not handed to the next write.
+ */
+export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  const heard = () => {}
+  client.on('error', heard)
+  let broken: Error | undefined
+  try {
+    await client.query('BEGIN')
+    const result = await work(client)
+    await client.query('COMMIT')
+    return result
+  } catch (err) {
+    await client.query('ROLLBACK').catch((rollback: unknown) => {
+      broken = rollback instanceof Error ? rollback : new Error(String(rollback))
+    })
+    throw err
+  } finally {
+    client.off('error', heard)
+    client.release(broken)
+  }
+}
+
 /** The record a row holds, with the id the row has (the record's own `id` may be the empty one of an insert). */
 export function toRecord(row: RecordRow): JobRecord {
   return { ...(JSON.parse(row.record) as JobRecord), id: String(row.id) }
@@ -77,25 +104,15 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
   const params = (job: JobRecord) => [job.id, JSON.stringify(job), job.state, job.notBefore, keyColumn(job.group), keyColumn(job.dedupKey), job.finishedAt ?? null]
   const numeric = (id: string) => /^\d{1,18}$/.test(id)
 
-  /** Runs `work` in one transaction on one connection; a conflict runs it again, a broken connection is dropped. */
+  /** Runs `work` in one transaction on one connection; a conflict (rolled back) runs it again. */
   async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const client = await pool.connect()
-      let broken: Error | undefined
       try {
-        await client.query('BEGIN')
-        const result = await work(client)
-        await client.query('COMMIT')
-        return result
+        return await withTransaction(pool, work)
       } catch (err) {
-        await client.query('ROLLBACK').catch((rollback: unknown) => {
-          broken = rollback instanceof Error ? rollback : new Error(String(rollback))
-        })
         const code = (err as { code?: unknown }).code
-        if (broken === undefined && typeof code === 'string' && RETRYABLE.has(code) && attempt < MAX_TRIES) continue
+        if (typeof code === 'string' && RETRYABLE.has(code) && attempt < MAX_TRIES) continue
         throw err
-      } finally {
-        client.release(broken)
       }
     }
   }

@@ -44,7 +44,8 @@ export const postgresStatePlugin = definePlugin({
         schema: options.schema,
         poolMax: options.pool_max,
         leaseMs: options.lease_seconds * 1000,
-        ssl: ca === undefined ? undefined : { ca },
+        // A CA given: TLS on, the server's certificate checked against it and its name against the URL's host.
+        ssl: ca === undefined ? undefined : { ca, rejectUnauthorized: true },
         concurrency: ctx.config.agent.concurrency,
         maxQueue: ctx.config.agent.max_queue,
         now: ctx.clock,

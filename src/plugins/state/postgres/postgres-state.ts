@@ -29,7 +29,7 @@ export interface PostgresStateOptions {
   readonly schema?: string | undefined
   /** Most connections the pool opens (one more listens for new jobs). Defaults to 10. */
   readonly poolMax?: number | undefined
-  /** TLS options given to `pg` (a CA to trust, a client certificate); merged over what the URL's sslmode says. */
+  /** TLS options given to `pg` (a CA to trust, a client certificate); given, they decide over the URL's `sslmode`. */
   readonly ssl?: pg.ClientConfig['ssl'] | undefined
   /** Agent runs at once. */
   readonly concurrency: number
@@ -68,10 +68,24 @@ const QUERY_TIMEOUT_MS = 4_000
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
-/** The connection settings for `pg`, from the options (and, for what they leave out, the PG* variables). */
+/**
+ * The connection settings for `pg`, from the options (and, for what they leave out, the PG* variables). `pg` lets
+ * a URL's `sslmode` replace the `ssl` option whole, so when TLS options are given the URL's `sslmode` is left out:
+ * they decide (a CA given means the server's certificate is checked against it, as `verify-full`).
+ */
 export function connectionConfig(options: Pick<PostgresStateOptions, 'url' | 'ssl'>): pg.ClientConfig {
+  let url = options.url
+  if (url !== undefined && options.ssl !== undefined) {
+    try {
+      const parsed = new URL(url)
+      parsed.searchParams.delete('sslmode')
+      url = parsed.toString()
+    } catch {
+      // Left as written: pg reports what it cannot parse.
+    }
+  }
   return {
-    ...(options.url === undefined ? {} : { connectionString: options.url }),
+    ...(url === undefined ? {} : { connectionString: url }),
     ...(options.ssl === undefined ? {} : { ssl: options.ssl }),
     application_name: 'hookpilot',
     // A server that does not answer (frozen, cut off with the connection open) is an outage, said plainly, not a

@@ -26,14 +26,15 @@ afterEach(() => {
 
 interface PostgresWorld extends Durable {
   readonly schema: string
+  readonly url: string
 }
 
 let worlds = 0
 /** A world whose config puts the state in this file's PostgreSQL, in a schema of its own. */
-async function postgresWorld(options: DurableOptions & { leaseSeconds?: number } = {}): Promise<PostgresWorld> {
+async function postgresWorld(options: DurableOptions & { leaseSeconds?: number; url?: string } = {}): Promise<PostgresWorld> {
   const schema = `e2e${++worlds}`
-  const state = `  driver: postgres\n  url: ${JSON.stringify(server.url)}\n  schema: ${schema}\n  lease_seconds: ${options.leaseSeconds ?? 2}`
-  return { ...(await durableSetup({ ...options, state })), schema }
+  const state = `  driver: postgres\n  url: ${JSON.stringify(options.url ?? server.url)}\n  schema: ${schema}\n  lease_seconds: ${options.leaseSeconds ?? 2}`
+  return { ...(await durableSetup({ ...options, state })), schema, url: options.url ?? server.url }
 }
 
 async function serveOne(world: Durable, env: NodeJS.ProcessEnv = {}): Promise<Serving> {
@@ -50,7 +51,7 @@ const starts = (world: Durable, instance?: string) =>
 
 /** The world's jobs by state, read straight from PostgreSQL. */
 async function states(world: PostgresWorld): Promise<Record<string, number>> {
-  const client = new pg.Client({ connectionString: server.url })
+  const client = new pg.Client({ connectionString: world.url })
   await client.connect()
   try {
     const { rows } = await client.query<{ state: string; n: string }>(`SELECT state, count(*) AS n FROM "${world.schema}".jobs GROUP BY state`)
@@ -243,5 +244,41 @@ describe('PostgreSQL frozen', () => {
     await allPosted(world, [61, 62])
     await expect.poll(() => states(world), { timeout: 10_000 }).toEqual({ done: 2 })
     postedOnceEach(world, [61, 62])
+  }, 60_000)
+})
+
+describe('PostgreSQL read-only (a failover to a replica, a database made read-only)', () => {
+  it('refuses writes: 503 with Retry-After and /ready says it is read-only; writable again, the redelivery is accepted and runs once', async () => {
+    const url = await server.database()
+    const world = await postgresWorld({ agentMs: 50, url })
+    const a = await serveOne(world)
+    expect((await world.send(a.port, 71, 'ro-71')).status).toBe(202)
+    await allPosted(world, [71])
+    const admin = new pg.Client({ connectionString: server.url })
+    await admin.connect()
+    const database = new URL(url).pathname.slice(1)
+    /** Sets the database read-only or not, and ends its connections (as a failover does): the pool reconnects. */
+    const readOnly = async (on: boolean) => {
+      await admin.query(`ALTER DATABASE ${database} SET default_transaction_read_only = ${on ? 'on' : 'off'}`)
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'hookpilot'", [database])
+    }
+    try {
+      await readOnly(true)
+      await expect.poll(async () => (await world.sendTo(a.port, 'pr', SECRET, 72, 'ro-72')).status, { timeout: 10_000, interval: 100 }).toBe(503)
+      const refused = await world.sendTo(a.port, 'pr', SECRET, 72, 'ro-72')
+      expect(refused.status).toBe(503)
+      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1)
+      await expect.poll(async () => {
+        const ready = await fetch(`http://127.0.0.1:${a.port}/ready`)
+        return `${ready.status} ${await ready.text()}`
+      }, { timeout: 10_000, interval: 100 }).toMatch(/^503 .*read-only/)
+      await readOnly(false)
+      await expect.poll(async () => (await world.send(a.port, 72, 'ro-72')).status, { timeout: 10_000, interval: 100 }).toBe(202)
+      await allPosted(world, [71, 72])
+      await expect.poll(() => states(world), { timeout: 10_000 }).toEqual({ done: 2 })
+      postedOnceEach(world, [71, 72])
+    } finally {
+      await admin.end()
+    }
   }, 60_000)
 })

@@ -305,7 +305,14 @@ export function postgresStores(options: PostgresStateOptions): PostgresStores {
         const late = new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error('no answer within 2 s')), 2_000)
         })
-        await watched(() => Promise.race([open().pool.query('SELECT 1'), late])).finally(() => clearTimeout(timer))
+        // The connection a write would get: a replica after a failover, or a database made read-only, answers
+        // reads and refuses every write, which /ready says plainly.
+        const probe = open().pool.query<{ replica: boolean; read_only: string }>(
+          "SELECT pg_is_in_recovery() AS replica, current_setting('transaction_read_only') AS read_only",
+        )
+        const { rows: [server] } = await watched(() => Promise.race([probe, late])).finally(() => clearTimeout(timer))
+        if (server?.replica) return { ok: false, reason: `${where} is a read-only replica (in recovery): jobs cannot be stored; point state.url at the primary` }
+        if (server?.read_only === 'on') return { ok: false, reason: `${where} is read-only (default_transaction_read_only): jobs cannot be stored` }
         return { ok: true }
       } catch {
         return { ok: false, reason: problem ?? `${where} does not answer` }

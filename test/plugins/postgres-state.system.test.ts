@@ -209,3 +209,31 @@ describe('postgresState: connections dropped mid-transaction', () => {
     }
   })
 })
+
+describe('postgresState: LISTEN/NOTIFY', () => {
+  it('a job another instance stores is run at once by an instance whose poll would wait a minute (woken by NOTIFY)', async () => {
+    const schema = `notify${++counter}`
+    const options = { url: server.url, schema, poolMax: 2, concurrency: 1, maxQueue: 10 }
+    const worker = postgresState({ ...options, pollMs: 60_000 })
+    const adder = postgresState({ ...options, pollMs: 60_000 })
+    await worker.start?.({ log: silentLogger })
+    await adder.start?.({ log: silentLogger, admin: true })
+    try {
+      const ran: string[] = []
+      worker.queue.start(async (job) => {
+        ran.push(job.job.deliveryId)
+        return { kind: 'done' }
+      })
+      // Its first lease round has found nothing; the next look by poll would be a minute away.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const began = Date.now()
+      await adder.queue.add(newJob('woken'), await adder.dedup.reserve('pr\u0000woken'))
+      await expect.poll(() => ran, { timeout: 5_000, interval: 10 }).toEqual(['woken'])
+      expect(Date.now() - began).toBeLessThan(5_000)
+    } finally {
+      await worker.queue.stop(0)
+      await worker.close?.()
+      await adder.close?.()
+    }
+  })
+})

@@ -4,14 +4,16 @@
  * request per turn of the event loop (as keep-alive connections do), for `seconds`. Steadier than req/s over
  * loopback on a busy machine; meant for comparing changes and for `--cpu-prof`.
  *
- *   node bench/handle-cost.js <sqlite|sqlite-full|sqlite-groups|memory|redis|floor|sqlite-floor> [seconds=5] [connections=32] [busy|echo] > /dev/null
+ *   node bench/handle-cost.js <sqlite|sqlite-full|sqlite-groups|memory|redis|postgres|floor|sqlite-floor|postgres-floor> [seconds=5] [connections=32] [busy|echo] > /dev/null
  *
  * With the busy agent it measures the acknowledgement alone; with echo, CPU runs until the queue is drained,
  * so the figure is each event's whole life (202, lease, agent, answer stored, delivery, done): the difference
  * is what the pool costs per job. `floor` runs the floor server's checks (HMAC, strict UTF-8, JSON.parse, a
  * Set) as a function; `sqlite-floor` the durable floor's (bench/floors/sqlite-durable.js: the same, then the raw
  * body and its key committed to SQLite, one transaction per turn). `redis` starts a redis-server of its own (bench/redis.js) and also reports that server's
- * CPU per event. `sqlite-groups` is sqlite with the route's concurrency groups on (gateway.js benchConcurrency,
+ * CPU per event. `postgres` and `postgres-floor` (bench/floors/postgres-durable.js: the floor's checks, then the raw
+ * body and its key in one INSERT … ON CONFLICT DO NOTHING per turn) start a PostgreSQL of their own (bench/postgres.js)
+ * and also report that server's CPU and the statements sent (each a round trip) per event. `sqlite-groups` is sqlite with the route's concurrency groups on (gateway.js benchConcurrency,
  * BENCH_DEBOUNCE), fed the events of 50 pull requests in turn, as is `sqlite` when BENCH_PRS=1 (the run without
  * groups to compare it with). stdout carries the gateway's log; the result is one JSON line on stderr.
  */
@@ -24,6 +26,9 @@ import { benchConcurrency, benchConfig, benchPlugins } from './gateway.js'
 import { ROUTE, SECRET, benchPayload, prPayloads } from './payload.js'
 import { killAll } from './procs.js'
 import { startRedis } from './redis.js'
+import { startPostgres } from './postgres.js'
+import { postgresDurableFloor } from './floors/postgres-durable.js'
+import pg from 'pg'
 
 const [kind = 'sqlite', secondsArg = '5', connectionsArg = '32', agent = 'busy'] = process.argv.slice(2)
 const seconds = Number(secondsArg)
@@ -76,6 +81,11 @@ function durableFloorHandler(dir) {
 
 /** The `state:` section for `kind`, and the backend it builds, built here too so the run can wait for its queue to drain. */
 async function stateFor(dir, redis, limits) {
+  if (kind === 'postgres') {
+    const { postgresStores } = await import('../dist/plugins/state/postgres/postgres-state.js')
+    const options = { url: postgres.url, schema: 'bench' }
+    return { state: { driver: 'postgres', ...options }, plugin: { name: 'postgres', ...postgresStores({ ...options, ...limits }) } }
+  }
   if (kind === 'memory') {
     const { memoryState } = await import('../dist/plugins/state/memory/memory-state.js')
     return { state: { driver: 'memory' }, plugin: { name: 'memory', state: memoryState(limits) } }
@@ -115,10 +125,21 @@ async function drained() {
 
 const dir = mkdtempSync(join(os.tmpdir(), 'hookpilot-handle-'))
 let redis
+let postgres
+/** Statements sent to PostgreSQL by this process (each one round trip), counted by wrapping `pg`'s client. */
+let statements = 0
+const query = pg.Client.prototype.query
+pg.Client.prototype.query = function (...args) {
+  statements++
+  return query.apply(this, args)
+}
 try {
   if (kind === 'redis') redis = await startRedis(join(dir, 'redis'))
+  if (kind === 'postgres' || kind === 'postgres-floor') postgres = await startPostgres()
+  const pgFloor = kind === 'postgres-floor' ? await postgresDurableFloor(postgres.url) : undefined
   const { handle, gateway, backend } = kind === 'floor' ? { handle: floorHandler() }
     : kind === 'sqlite-floor' ? durableFloorHandler(dir)
+    : pgFloor ? { handle: (req) => pgFloor.handle(req, req.body).then((answer) => ({ status: answer.status })) }
     : await gatewayHandler(dir, redis)
   const statuses = {}
   const loop = async (until) => {
@@ -137,6 +158,8 @@ try {
   for (const k of Object.keys(statuses)) delete statuses[k]
   const cpu0 = process.cpuUsage()
   const redisCpu0 = await redis?.cpuMicros()
+  const postgresCpu0 = postgres?.cpuMicros()
+  const statements0 = statements
   const t0 = performance.now()
   await run(seconds * 1000)
   const answeredMs = performance.now() - t0
@@ -144,16 +167,22 @@ try {
   if (backend && agent === 'echo') await drained()
   const cpu = process.cpuUsage(cpu0)
   const redisCpu = redis ? (await redis.cpuMicros()) - redisCpu0 : undefined
+  const postgresCpu = postgres ? postgres.cpuMicros() - postgresCpu0 : undefined
+  const sent = statements - statements0
   const accepted = statuses[202] ?? 0
   process.stderr.write(JSON.stringify({
     kind, agent, connections, seconds, accepted, statuses, acceptedPerSecond: Math.round(accepted / (answeredMs / 1000)),
     cpuMicrosPerEvent: Number(((cpu.user + cpu.system) / accepted).toFixed(1)), queuedAtEnd: backlog?.queued,
     drainMs: agent === 'echo' ? Math.round(performance.now() - t0 - answeredMs) : undefined,
     redisCpuMicrosPerEvent: redis ? Number((redisCpu / accepted).toFixed(1)) : undefined,
+    postgresCpuMicrosPerEvent: postgres ? Number((postgresCpu / accepted).toFixed(1)) : undefined,
+    postgresStatementsPerEvent: postgres ? Number((sent / accepted).toFixed(2)) : undefined,
   }) + '\n')
   await gateway?.close()
+  await pgFloor?.close()
 } finally {
   await redis?.stop()
+  await postgres?.stop()
   killAll('SIGKILL')
   rmSync(dir, { recursive: true, force: true })
 }

@@ -21,6 +21,7 @@ import { slackPlugin } from './targets/slack/plugin.js'
 import { slidingWindowPlugin } from './limiters/sliding-window/plugin.js'
 import { smsPlugin } from './targets/sms/plugin.js'
 import { sourcesPlugin } from './sources/plugin.js'
+import { postgresStatePlugin } from './state/postgres/plugin.js'
 import { redisStatePlugin } from './state/redis/plugin.js'
 import { sqliteStatePlugin } from './state/sqlite/plugin.js'
 import { telegramPlugin } from './targets/telegram/plugin.js'
@@ -33,6 +34,7 @@ export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [
   memoryStatePlugin,
   sqliteStatePlugin,
   redisStatePlugin,
+  postgresStatePlugin,
   echoPlugin,
   commandPlugin,
   openaiPlugin,

@@ -4,7 +4,7 @@
  * and the reservation book, so a rule applied out of order, or a write left out, shows here before any backend.
  */
 import { describe, expect, it } from 'vitest'
-import type { JobStore, JobTransaction } from '../../src/core/jobs/worker/job-store.js'
+import type { AsyncJobStore, AsyncJobTransaction, JobStore, JobTransaction } from '../../src/core/jobs/worker/job-store.js'
 import type { ReservationBook } from '../../src/core/jobs/worker/reservations.js'
 import type { JobRecord, NewJob } from '../../src/core/jobs/lifecycle/job-record.js'
 import type { Reservation } from '../../src/core/jobs/lifecycle/state-backend.js'
@@ -57,7 +57,43 @@ function tinyStore() {
       return work(tx)
     },
   }
-  return { store, jobs, calls, state, set: (job: JobRecord) => jobs.set(job.id, { job, payload: '{}' }) }
+  return { store, tx, jobs, calls, state, set: (job: JobRecord) => jobs.set(job.id, { job, payload: '{}' }) }
+}
+
+/**
+ * The same Map as an asynchronous store (a network database's shape): every primitive answers a promise, each
+ * call is logged with its name, and the first `conflicts` transactions run their work, then roll back as a
+ * serialization failure would, and run it again.
+ */
+function tinyAsyncStore(conflicts = 0) {
+  const sync = tinyStore()
+  const asked: string[] = []
+  let left = conflicts
+  const later = <A extends unknown[], R>(name: string, primitive: (...args: A) => R) => async (...args: A): Promise<R> => {
+    asked.push(name)
+    await new Promise((resolve) => setImmediate(resolve))
+    return primitive(...args)
+  }
+  const tx: AsyncJobTransaction<string> = {
+    get: later('get', sync.tx.get), put: later('put', sync.tx.put), insert: later('insert', sync.tx.insert), holder: later('holder', sync.tx.holder),
+    members: later('members', sync.tx.members), newest: later('newest', sync.tx.newest), queued: later('queued', sync.tx.queued), purge: later('purge', sync.tx.purge),
+  }
+  const store: AsyncJobStore<string> = {
+    awaits: true,
+    prepare: (job) => job.payloadJson,
+    async transaction(work) {
+      for (;;) {
+        const before = new Map([...sync.jobs].map(([id, e]) => [id, { ...e }]))
+        const result = await work(tx)
+        if (left-- <= 0) return result
+        // Rolled back: the Map as it was, and the work runs again from its start.
+        sync.jobs.clear()
+        for (const [id, e] of before) sync.jobs.set(id, e)
+        asked.push('rollback')
+      }
+    },
+  }
+  return { ...sync, store, asked }
 }
 
 /** A context whose pool and book record what they were told. */
@@ -73,6 +109,42 @@ function context(maxQueue = 10) {
 
 const reservation = (key: string): Reservation => ({ status: 'new', key, release: () => {} })
 const grouped = (id: string, receivedAt: number): NewJob => ({ ...newJob(id), group: GROUP, receivedAt })
+
+describe('one sequence, two kinds of store', () => {
+  /** Adds four jobs of one group (one leased meanwhile), retries one and purges, recording what the store saw. */
+  async function scenario(store: JobStore<string> | AsyncJobStore<string>, jobs: Map<string, { job: JobRecord }>, set: (job: JobRecord) => void) {
+    const { ctx, told } = context()
+    const answers: unknown[] = []
+    answers.push(await addJob(store, grouped('a', T - 30), undefined, ctx))
+    answers.push(await addJob(store, grouped('b', T - 20), undefined, ctx))
+    set(leased(jobs.get('2')!.job, T - 10))
+    answers.push(await addJob(store, grouped('c', T - 5), undefined, ctx))
+    answers.push(await addJob(store, grouped('d', T - 1), undefined, ctx))
+    answers.push(await addJob(store, grouped('d', T - 1), undefined, ctx))
+    answers.push(await retryJob(store, '1', 'resume', () => T, ctx.pool))
+    answers.push(await purgeJobs(store, T + 1, T + 2 * WINDOW, WINDOW))
+    return { answers, told, records: [...jobs.values()].map((e) => e.job) }
+  }
+
+  it('an async store gets the same primitive calls in the same order, and ends with the same records and answers', async () => {
+    const sync = tinyStore()
+    const async = tinyAsyncStore()
+    const bySync = await scenario(sync.store, sync.jobs, sync.set)
+    const byAsync = await scenario(async.store, async.jobs, async.set)
+    expect(byAsync).toEqual(bySync)
+    expect(async.calls).toEqual(sync.calls)
+    // Each write's first question is the key's holder, and a group's members are read before the job is inserted.
+    expect(async.asked.slice(0, 4)).toEqual(['holder', 'queued', 'members', 'insert'])
+  })
+
+  it('a transaction an async store runs again (a conflict rolled back) runs the whole sequence again, from its first primitive', async () => {
+    const async = tinyAsyncStore(1)
+    const { ctx } = context()
+    expect(await addJob(async.store, newJob('a'), undefined, ctx)).toEqual({ status: 'accepted', id: '2' })
+    expect(async.asked).toEqual(['holder', 'queued', 'insert', 'rollback', 'holder', 'queued', 'insert'])
+    expect([...async.jobs.keys()]).toEqual(['2'])
+  })
+})
 
 describe('addJob over a store', () => {
   it('stores an accepted job with its key, wakes the pool and settles the reservation; a copy is then a duplicate', async () => {

@@ -133,7 +133,7 @@ export const deliverySchema = v.strictObject({
  * restart loses nothing acknowledged). Backend plugins own their keys beside `driver` (`path`, `sync`, ...).
  */
 export const stateSchema = v.looseObject({
-  driver: v.optional(nonBlank('the state backend: sqlite, memory or a plugin\'s'), 'sqlite'),
+  driver: v.optional(nonBlank('the state backend: sqlite, postgres, redis, memory or a plugin\'s'), 'sqlite'),
 })
 
 /** One entry of `plugins:`: a module to load and its options. */

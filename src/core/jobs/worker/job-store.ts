@@ -4,6 +4,11 @@
  * queue again or move the key, insert, join the group, write the others; an operator's retry; purge) over it,
  * so the order of those rules is written once for every backend. The worker side of a backend (leases,
  * renewals, a try's fenced writes) is the worker kit's {@link LeaseTable}.
+ *
+ * A store is synchronous ({@link JobStore}: memory, SQLite, any store whose transaction runs in one go) or
+ * asynchronous ({@link AsyncJobStore}: a network database, whose every primitive is a round trip inside a
+ * transaction it holds open). The kit writes each sequence once, as steps (store-steps.ts), and drives them over
+ * either.
  */
 import type { JobRecord, NewJob } from '../lifecycle/job-record.js'
 import type { PurgeCutoff } from '../lifecycle/transitions.js'
@@ -60,3 +65,29 @@ export interface JobStore<P> {
    */
   transaction<T>(work: (tx: JobTransaction<P>) => T, options?: TransactionOptions): Promise<T>
 }
+
+/**
+ * The primitives of one atomic write of an {@link AsyncJobStore}: each of {@link JobTransaction}'s, answered by
+ * a promise (a statement sent inside the store's open transaction). The kit awaits each before the next, so a
+ * transaction never has two statements in flight.
+ */
+export type AsyncJobTransaction<P> = {
+  readonly [K in keyof JobTransaction<P>]: (...args: Parameters<JobTransaction<P>[K]>) => Promise<ReturnType<JobTransaction<P>[K]>>
+}
+
+/**
+ * A store whose writes cannot run in one go (PostgreSQL over the network): its transaction hands `work` the
+ * promise-returning primitives, and commits once `work` resolves (rolls back when it rejects). It may run
+ * `work` again after a conflict it rolled back (a serialization failure): the kit's sequences start over then.
+ */
+export interface AsyncJobStore<P> {
+  /** Marks the store as asynchronous: the kit drives its sequences with an `await` at each primitive. */
+  readonly awaits: true
+  /** As {@link JobStore.prepare}. */
+  prepare(job: NewJob): P | Promise<P>
+  /** Runs `work` as one atomic write; resolves with its result once committed (a 202 goes out after this). */
+  transaction<T>(work: (tx: AsyncJobTransaction<P>) => Promise<T>, options?: TransactionOptions): Promise<T>
+}
+
+/** Either kind of store: what the kit's writes (store-writes.ts) run over. */
+export type AnyJobStore<P> = JobStore<P> | AsyncJobStore<P>

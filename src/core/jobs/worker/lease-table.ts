@@ -38,8 +38,11 @@ export interface LeaseTable {
    * (crash-recovery.ts). A store that cannot outlive its process keeps nothing.
    */
   recordProcess(id: string, token: string, process: RecordedProcess): void
-  /** When the earliest queued job falls due; undefined when none is queued. */
-  nextDue(): number | undefined
-  /** Jobs queued or running. */
-  unfinished(): number
+  /**
+   * When the earliest queued job falls due; undefined when none is queued. A network store may answer with a
+   * promise (the pool then sets its timer once it resolves, and polls as usual if it rejects).
+   */
+  nextDue(): number | undefined | Promise<number | undefined>
+  /** Jobs queued or running (a network store may answer with a promise). */
+  unfinished(): number | Promise<number>
 }

@@ -78,6 +78,8 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
   let again = false
   let timer: NodeJS.Timeout | undefined
   let renewing: NodeJS.Timeout | undefined
+  // Counts the timer settings asked of the table, so that a late answer of an async `nextDue` sets no stale timer.
+  let schedules = 0
   // Store failures (a lease, a renewal or a try's write refused) since the last try that wrote cleanly; no
   // lease round before `resumeAt` while there are any.
   let failures = 0
@@ -208,10 +210,25 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
 
   function schedule(): void {
     clearTimeout(timer)
+    schedules++
     // Every slot taken: the next job to end wakes the pool, so there is nothing to look for until then. (A
     // burst of adds while the agents are busy would otherwise ask the table for its next due job at each one.)
     if (stopping || !worker || running >= concurrency) return
     const due = table.nextDue()
+    if (due instanceof Promise) {
+      // A network store's answer: the timer is set once it comes (at the poll's pace if it fails), unless the
+      // pool stopped or looked again meanwhile.
+      const asked = ++schedules
+      due.then((at) => asked === schedules && arm(at), () => asked === schedules && arm(undefined))
+      return
+    }
+    arm(due)
+  }
+
+  /** Sets the timer for the next look: when the earliest job falls due, at most `pollMs` away. */
+  function arm(due: number | undefined): void {
+    clearTimeout(timer)
+    if (stopping || !worker) return
     const delay = Math.max(due === undefined ? pollMs : Math.min(Math.max(due - now(), 0), pollMs), resumeAt - now())
     // Unref'd: a waiting queue must not keep a process alive that has nothing else to do.
     timer = setTimeout(wake, delay).unref()
@@ -236,7 +253,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
       await within(settled(), options.settleMs ?? 5_000)
     }
     clearTimeout(renewing)
-    return { finished: done, left: table.unfinished() }
+    return { finished: done, left: await table.unfinished() }
   }
 
   return {

@@ -5,8 +5,12 @@
  * job again (`queuedAgain`) or moves the key (`keyMoved`) and stores the new job (`accepted`), joins the
  * concurrency group (`joinGroup`) and writes the group's other jobs, all in one write; then it tells the pool
  * of the running jobs it outdated (`supersede`) and gives the reservation back (`settle`).
+ *
+ * Each write is written once, as steps over the store's primitives (store-steps.ts), and runs over a
+ * synchronous store in one go or over an asynchronous one with an `await` at each primitive.
  */
-import type { JobStore, JobTransaction } from './job-store.js'
+import type { AnyJobStore } from './job-store.js'
+import { call, written, type Steps } from './store-steps.js'
 import type { JobPool } from './pool.js'
 import type { ReservationBook } from './reservations.js'
 import { retriedAs } from '../lifecycle/retry-mode.js'
@@ -42,12 +46,12 @@ export interface AddContext extends AddLimits {
  * payload is prepared, the job admitted in one write ({@link admitted}), the running jobs it outdated told so
  * and the pool woken. The reservation is settled whatever happened.
  */
-export async function addJob<P>(store: JobStore<P>, job: NewJob, reservation: Reservation | undefined, context: AddContext): Promise<AddResult> {
+export async function addJob<P>(store: AnyJobStore<P>, job: NewJob, reservation: Reservation | undefined, context: AddContext): Promise<AddResult> {
   if (reservation?.status === 'duplicate') return { status: 'duplicate', id: reservation.jobId }
   try {
     const t = context.now()
     const payload = await store.prepare(job)
-    const added = await store.transaction((tx) => admitted(tx, job, payload, context, t), { admits: true })
+    const added = await written(store, () => admitted<P>(job, payload, context, t), { admits: true })
     if (added.status !== 'accepted') return added
     // A running job of this process that the new one outdated learns it now (one of another process at its
     // next write); the new job may be due at once.
@@ -66,42 +70,42 @@ export async function addJob<P>(store: JobStore<P>, job: NewJob, reservation: Re
  * group already (its burst, what it covers, when it is due: none of it depends on the id the store gives),
  * then the group's other jobs are written naming it.
  */
-export function admitted<P>(tx: JobTransaction<P>, job: NewJob, payload: P, limits: AddLimits, t: number): Admitted {
-  const holder = job.dedupKey === undefined ? undefined : tx.holder(job.dedupKey)
-  const admission = admit({ holder, windowMs: limits.windowMs, now: t, queued: tx.queued(), maxQueue: limits.maxQueue })
+export function* admitted<P>(job: NewJob, payload: P, limits: AddLimits, t: number): Steps<P, Admitted> {
+  const holder = job.dedupKey === undefined ? undefined : yield* call<P, 'holder'>('holder', job.dedupKey)
+  const admission = admit({ holder, windowMs: limits.windowMs, now: t, queued: yield* call<P, 'queued'>('queued'), maxQueue: limits.maxQueue })
   const refused = refusal(admission)
   if (refused) return refused
-  if (admission.kind === 'requeue') return joined(tx, queuedAgain(admission.job, t, job.runAt), job.group, t, true)
-  if (holder) tx.put(keyMoved(holder))
+  if (admission.kind === 'requeue') return yield* joined<P>(queuedAgain(admission.job, t, job.runAt), job.group, t, true)
+  if (holder) yield* call<P, 'put'>('put', keyMoved(holder))
   const group = job.group
-  const members = group ? tx.members(group.key) : []
+  const members = group ? yield* call<P, 'members'>('members', group.key) : []
   const placed = group ? joinGroup(accepted(job, '', t), group, members, t).job : accepted(job, '', t)
-  const id = tx.insert(placed, payload)
+  const id = yield* call<P, 'insert'>('insert', placed, payload)
   if (!group) return { status: 'accepted', id }
-  return writeOthers(tx, joinGroup(accepted(job, id, t), group, members, t), id)
+  return yield* writeOthers<P>(joinGroup(accepted(job, id, t), group, members, t), id)
 }
 
 /**
  * Writes `record` (queued again: a redelivery, an operator's retry) and joins it to its concurrency group: the
  * lifecycle's joinGroup, where a job whose group has a newer job ends superseded at once.
  */
-function joined<P>(tx: JobTransaction<P>, record: JobRecord, group: JobGroup | undefined, t: number, requeued: boolean): Admitted {
+function* joined<P>(record: JobRecord, group: JobGroup | undefined, t: number, requeued: boolean): Steps<P, Admitted> {
   if (group === undefined) {
-    tx.put(record)
+    yield* call<P, 'put'>('put', record)
     return { status: 'accepted', id: record.id }
   }
-  const members = tx.members(group.key).filter((member) => member.id !== record.id)
-  const newest = requeued ? tx.newest(group.key) : undefined
+  const members = (yield* call<P, 'members'>('members', group.key)).filter((member) => member.id !== record.id)
+  const newest = requeued ? yield* call<P, 'newest'>('newest', group.key) : undefined
   const join = joinGroup(record, group, members, t, newest)
-  tx.put(join.job)
-  return writeOthers(tx, join, record.id)
+  yield* call<P, 'put'>('put', join.job)
+  return yield* writeOthers<P>(join, record.id)
 }
 
 /** Writes the group's jobs that `join` superseded or outdated: job `by` is their newer one. */
-function writeOthers<P>(tx: JobTransaction<P>, join: Joined, by: string): Admitted {
+function* writeOthers<P>(join: Joined, by: string): Steps<P, Admitted> {
   const outdated: string[] = []
   for (const other of join.others) {
-    tx.put(other)
+    yield* call<P, 'put'>('put', other)
     if (other.state === 'running') outdated.push(other.id)
   }
   return { status: 'accepted', id: by, superseded: join.superseded, outdated }
@@ -113,18 +117,8 @@ function writeOthers<P>(tx: JobTransaction<P>, join: Joined, by: string): Admitt
  * superseded); the running jobs it outdated are told, and the pool woken. Resolves the record as stored, or
  * undefined when there is no such job.
  */
-export async function retryJob<P>(store: JobStore<P>, id: string, mode: RetryMode, now: Clock, pool: Pick<JobPool, 'supersede' | 'wake'>): Promise<JobRecord | undefined> {
-  const done = await store.transaction((tx) => {
-    const job = tx.get(id)
-    if (!job) return undefined
-    const t = now()
-    const next = retriedAs(job, mode, t)
-    const group = next.group === undefined ? undefined : { key: next.group, debounceMs: 0, maxWaitMs: 0 }
-    const added = joined(tx, next, group, t, true)
-    // As stored (superseded, when its group has a newer job), over `next` for the fields a store that keeps
-    // records as JSON leaves out when they are unset (the joined record never unsets one that `next` set).
-    return { job: { ...next, ...tx.get(id) }, outdated: added.outdated ?? [] }
-  })
+export async function retryJob<P>(store: AnyJobStore<P>, id: string, mode: RetryMode, now: Clock, pool: Pick<JobPool, 'supersede' | 'wake'>): Promise<JobRecord | undefined> {
+  const done = await written(store, () => retried<P>(id, mode, now))
   if (!done) return undefined
   for (const other of done.outdated) pool.supersede(other, id)
   pool.wake()
@@ -135,6 +129,19 @@ export async function retryJob<P>(store: JobStore<P>, id: string, mode: RetryMod
  * A backend's `jobs.purge`: deletes the jobs that finished before `before`, never a done one still inside the
  * de-dup window (the lifecycle's `purgeCutoff`). Resolves how many.
  */
-export function purgeJobs<P>(store: JobStore<P>, before: number, now: number, windowMs: number): Promise<number> {
-  return store.transaction((tx) => tx.purge(purgeCutoff(before, now, windowMs)))
+export function purgeJobs<P>(store: AnyJobStore<P>, before: number, now: number, windowMs: number): Promise<number> {
+  return written(store, () => call<P, 'purge'>('purge', purgeCutoff(before, now, windowMs)))
+}
+
+/** An operator's retry's write: job `id` queued again and rejoined to its group; undefined when there is no such job. */
+function* retried<P>(id: string, mode: RetryMode, now: Clock): Steps<P, { job: JobRecord; outdated: readonly string[] } | undefined> {
+  const job = yield* call<P, 'get'>('get', id)
+  if (!job) return undefined
+  const t = now()
+  const next = retriedAs(job, mode, t)
+  const group = next.group === undefined ? undefined : { key: next.group, debounceMs: 0, maxWaitMs: 0 }
+  const added = yield* joined<P>(next, group, t, true)
+  // As stored (superseded, when its group has a newer job), over `next` for the fields a store that keeps
+  // records as JSON leaves out when they are unset (the joined record never unsets one that `next` set).
+  return { job: { ...next, ...(yield* call<P, 'get'>('get', id)) }, outdated: added.outdated ?? [] }
 }

@@ -83,7 +83,7 @@ export const checkRoutes: readonly FakeRoute[] = [
       if (typeof headSha !== 'string' || !SHA_PATTERN.test(headSha)) return invalid('"head_sha" is required and must be a commit SHA')
       const checked = fields(parsed.value)
       if (!checked.ok) return checked.answer
-      const run = state.createCheckRun({ repo, name, headSha: headSha.toLowerCase(), login: account.login, status: checked.status ?? 'queued', conclusion: checked.conclusion ?? null, detailsUrl: checked.detailsUrl ?? null, output: checked.output ?? null })
+      const run = state.createCheckRun({ repo, name, headSha: headSha.toLowerCase(), login: account.login, createdAs: checked.status ?? 'queued', status: checked.status ?? 'queued', conclusion: checked.conclusion ?? null, detailsUrl: checked.detailsUrl ?? null, output: checked.output ?? null })
       run.annotations.push(...checked.annotations)
       note(`created check run ${run.id} "${name}" ${run.status}${run.conclusion === null ? '' : `/${run.conclusion}`} on ${run.headSha.slice(0, 7)}`)
       return [201, restCheckRun(run)]

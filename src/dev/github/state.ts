@@ -83,6 +83,8 @@ export interface FakeCheckRun {
   readonly name: string
   readonly headSha: string
   readonly login: string
+  /** The status it was created with (a test tells a run started `in_progress` from one created completed). */
+  readonly createdAs: 'queued' | 'in_progress' | 'completed'
   status: 'queued' | 'in_progress' | 'completed'
   conclusion: string | null
   detailsUrl: string | null

@@ -47,8 +47,8 @@ function fields(body: Record<string, unknown>): { ok: true, status?: FakeCheckRu
   if (output !== undefined) {
     const o = output as Record<string, unknown> | null
     if (o === null || typeof o !== 'object' || typeof o['title'] !== 'string' || typeof o['summary'] !== 'string') return { ok: false, answer: invalid('"output" needs "title" and "summary"') }
-    if ((o['summary'] as string).length > TEXT_LIMIT || (typeof o['text'] === 'string' && o['text'].length > TEXT_LIMIT)) return { ok: false, answer: invalid(`"output.summary" and "output.text" are at most ${TEXT_LIMIT} characters`) }
-    kept = { title: o['title'] as string, summary: o['summary'] as string, ...(typeof o['text'] === 'string' ? { text: o['text'] } : {}) }
+    if ((o['summary']).length > TEXT_LIMIT || (typeof o['text'] === 'string' && o['text'].length > TEXT_LIMIT)) return { ok: false, answer: invalid(`"output.summary" and "output.text" are at most ${TEXT_LIMIT} characters`) }
+    kept = { title: o['title'], summary: o['summary'], ...(typeof o['text'] === 'string' ? { text: o['text'] } : {}) }
     const list = o['annotations'] ?? []
     if (!Array.isArray(list)) return { ok: false, answer: invalid('"output.annotations" must be an array') }
     if (list.length > ANNOTATIONS_PER_REQUEST) return { ok: false, answer: invalid(`at most ${ANNOTATIONS_PER_REQUEST} annotations per request`) }
@@ -63,7 +63,7 @@ function fields(body: Record<string, unknown>): { ok: true, status?: FakeCheckRu
   }
   // A conclusion forces the run to completed, as GitHub does.
   const finalStatus = conclusion !== undefined ? 'completed' : status as FakeCheckRun['status'] | undefined
-  return { ok: true, ...(finalStatus === undefined ? {} : { status: finalStatus }), ...(conclusion === undefined ? {} : { conclusion: conclusion as string }), ...(detailsUrl === undefined ? {} : { detailsUrl: detailsUrl as string }), ...(kept === undefined ? {} : { output: kept }), annotations }
+  return { ok: true, ...(finalStatus === undefined ? {} : { status: finalStatus }), ...(conclusion === undefined ? {} : { conclusion: conclusion as string }), ...(detailsUrl === undefined ? {} : { detailsUrl: detailsUrl }), ...(kept === undefined ? {} : { output: kept }), annotations }
 }
 
 /** Only a GitHub App writes checks: an installation token (scoped to repositories) is one; a person's is not. */

@@ -72,7 +72,7 @@ platforms:
           prompt: "head {pull_request.head.sha}"
           concurrency: { key: "{repository.full_name}#{pull_request.number}" }
           deliver: github_comment
-          deliver_extra: { repo: "{repository.full_name}", pr_number: "{number}", mode: review, request_changes_at: critical }
+          deliver_extra: { repo: "{repository.full_name}", pr_number: "{number}", mode: review, request_changes_at: critical, fail_on: critical }
 `)
   const env: NodeJS.ProcessEnv = { ...api.env({}), AGENT_ANSWERS: dir }
   const gateway = startCli(['serve', '--config', config, '--port', '0'], { env, cwd: dir })
@@ -84,9 +84,12 @@ platforms:
   return { api, gateway, port: Number(port), config, env, dir }
 }
 
-/** Sets the head and its files on the fake, writes the agent's answer for it, and sends the signed `synchronize`. */
-async function push(w: World, pr: number, head: string, answer: string): Promise<void> {
-  w.api.setHead(REPO, pr, head)
+/**
+ * Sets the head and its files on the fake, writes the agent's answer for it, and sends the signed `synchronize`.
+ * `late`: the event of an older push arriving now (a redelivery, a reconcile pass): GitHub's head does not move.
+ */
+async function push(w: World, pr: number, head: string, answer: string, late = false): Promise<void> {
+  if (!late) w.api.setHead(REPO, pr, head)
   w.api.setFiles(REPO, pr, head, [
     { filename: 'src/app/handlers.py', status: 'modified', patch: PATCH },
     { filename: 'docs/diagram.png', status: 'added' },
@@ -100,9 +103,9 @@ async function push(w: World, pr: number, head: string, answer: string): Promise
   expect(res.status).toBe(202)
 }
 
-async function jobs(w: World): Promise<{ id: string, state: string, lastError?: string }[]> {
+async function jobs(w: World): Promise<{ id: string, state: string, lastError?: string, note?: string }[]> {
   const listed = await runCli(['jobs', 'list', '--json', '--config', w.config], { env: w.env, cwd: w.dir })
-  return JSON.parse(listed.stdout) as { id: string, state: string, lastError?: string }[]
+  return JSON.parse(listed.stdout) as { id: string, state: string, lastError?: string, note?: string }[]
 }
 
 it('a document answer: one review at the head, in-diff findings inline on their lines, the others folded; a resent answer posts no second review', async () => {
@@ -157,4 +160,22 @@ it('an answer meant as a document that does not validate fails the job with its 
   await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['failed'])
   expect((await jobs(w))[0]?.lastError).toMatch(/not a valid review document.*findings\[0\]/)
   expect(w.api.reviews(REPO, 3)).toEqual([])
+}, 90_000)
+
+it('out of order: push B, then the late synchronize of A: B is reviewed once, its status tells the truth, and A\'s answer is never posted', async () => {
+  const w = await world()
+  const [a, b] = [sha('late-a'), sha('late-b')]
+  w.api.setFiles(REPO, 4, a, [])
+  await push(w, 4, b, JSON.stringify(DOCUMENT))
+  await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
+  await push(w, 4, a, JSON.stringify({ summary: 'the review of A', findings: [] }), true)
+  await expect.poll(async () => (await jobs(w)).map((j) => j.state).sort(), { timeout: 30_000 }).toEqual(['done', 'skipped'])
+
+  const reviews = w.api.reviews(REPO, 4)
+  expect(reviews.map((r) => r.commitId)).toEqual([b])
+  expect(reviews[0]?.body).not.toContain('the review of A')
+  const skipped = (await jobs(w)).find((j) => j.state === 'skipped')
+  expect(JSON.stringify(skipped)).toMatch(new RegExp(`already reviewed.*#pullrequestreview-${reviews[0]?.id}`))
+  // Through gh, a commit status: pending while posting, then failure (a critical finding reaches fail_on); none on A.
+  expect(w.api.statuses(REPO).map((s) => [s.sha, s.context, s.state])).toEqual([[b, 'hookpilot/pr-review', 'pending'], [b, 'hookpilot/pr-review', 'failure']])
 }, 90_000)

@@ -20,12 +20,14 @@ import { metaRoutes } from './meta.js'
 import { pullFileRoutes } from './pulls-files.js'
 import { pullRoutes } from './pulls.js'
 import { reviewRoutes } from './reviews.js'
+import { checkRoutes } from './checks.js'
+import { statusRoutes } from './statuses.js'
 import { findRoute, type FakeAccount, type FakeAnswer, type FakeRequest, type FakeRoute } from './router.js'
-import { createFakeGithubState, type CommentWrite, type FakeComment, type FakeFile, type FakeGithubState, type FakeReview } from './state.js'
+import { createFakeGithubState, type CommentWrite, type FakeComment, type FakeFile, type FakeGithubState, type FakeReview, type FakeCheckRun, type FakeStatus } from './state.js'
 import { userRoutes } from './users.js'
 
 /** Every area the fake serves, in the order they are tried. */
-const ROUTES: readonly FakeRoute[] = [...adminRoutes, ...metaRoutes, ...userRoutes, ...pullFileRoutes, ...reviewRoutes, ...pullRoutes, ...issueCommentRoutes, ...graphqlRoutes]
+const ROUTES: readonly FakeRoute[] = [...adminRoutes, ...metaRoutes, ...userRoutes, ...pullFileRoutes, ...reviewRoutes, ...checkRoutes, ...statusRoutes, ...pullRoutes, ...issueCommentRoutes, ...graphqlRoutes]
 
 /** The token the fake accepts unless told another. */
 export const DEFAULT_FAKE_TOKEN = 'fake-gh-token-0123456789'
@@ -103,6 +105,10 @@ export interface FakeGithub {
   setFiles(repo: string, number: number, head: string, files: readonly FakeFile[]): void
   /** The pull request's reviews, oldest first, with their inline comments. */
   reviews(repo: string, number: number): FakeReview[]
+  /** The repository's check runs, oldest first, as they stand (updates applied, annotations appended). */
+  checkRuns(repo: string): FakeCheckRun[]
+  /** The repository's commit statuses, oldest first. */
+  statuses(repo: string): FakeStatus[]
   /** Another token the fake accepts, standing for another account. */
   addAccount(token: string, login: string): void
   /** A comment written outside the API (someone else's), not recorded in {@link writes}. */
@@ -224,6 +230,8 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     setHead: (repo, number, head) => void state.setHead(repo, number, head),
     setFiles: (repo, number, head, files) => state.setFiles(repo, number, head, files),
     reviews: (repo, number) => state.reviews(repo, number),
+    checkRuns: (repo) => state.checkRuns(repo),
+    statuses: (repo) => state.statuses(repo),
     addAccount: (other, otherLogin) => void accounts.set(other, otherLogin),
     addComment: (repo, number, body, author) => state.createComment(repo, number, body, author, false),
     comments: (repo, number) => state.comments(repo, number),

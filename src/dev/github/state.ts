@@ -66,6 +66,44 @@ export interface FakeReview {
   readonly comments: readonly FakeReviewComment[]
 }
 
+/** A check run's annotation, as GitHub takes it. */
+export interface FakeAnnotation {
+  readonly path: string
+  readonly start_line: number
+  readonly end_line: number
+  readonly annotation_level: 'notice' | 'warning' | 'failure'
+  readonly message: string
+  readonly title?: string | undefined
+}
+
+/** A check run, as the fake holds it (updated in place by PATCH; annotations appended). */
+export interface FakeCheckRun {
+  readonly id: number
+  readonly repo: string
+  readonly name: string
+  readonly headSha: string
+  readonly login: string
+  /** The status it was created with (a test tells a run started `in_progress` from one created completed). */
+  readonly createdAs: 'queued' | 'in_progress' | 'completed'
+  status: 'queued' | 'in_progress' | 'completed'
+  conclusion: string | null
+  detailsUrl: string | null
+  output: { title: string, summary: string, text?: string | undefined } | null
+  readonly annotations: FakeAnnotation[]
+}
+
+/** A commit status, as the fake holds it (newest last; the newest of a context wins). */
+export interface FakeStatus {
+  readonly id: number
+  readonly repo: string
+  readonly sha: string
+  readonly state: 'error' | 'failure' | 'pending' | 'success'
+  readonly context: string
+  readonly description: string | null
+  readonly targetUrl: string | null
+  readonly login: string
+}
+
 /** The fake's state; every area of the API reads and writes this one. */
 export interface FakeGithubState {
   /** Declares a pull request, or moves its head. */
@@ -88,6 +126,14 @@ export interface FakeGithubState {
   createReview(review: Omit<FakeReview, 'id' | 'comments'>, comments: readonly Omit<FakeReviewComment, 'id' | 'reviewId' | 'commitId' | 'login'>[]): FakeReview
   /** A pull request's reviews, oldest first. */
   reviews(repo: string, number: number): FakeReview[]
+  /** Stores a new check run (given its id). */
+  createCheckRun(run: Omit<FakeCheckRun, 'id' | 'annotations'>): FakeCheckRun
+  /** A repository's check runs, oldest first. */
+  checkRuns(repo: string): FakeCheckRun[]
+  /** Stores a commit status (given its id). */
+  createStatus(status: Omit<FakeStatus, 'id'>): FakeStatus
+  /** A repository's commit statuses, oldest first. */
+  statuses(repo: string): FakeStatus[]
 }
 
 /** An empty state; comment ids start at 1001, as small fixed numbers read well in a log. */
@@ -100,6 +146,8 @@ export function createFakeGithubState(): FakeGithubState {
   const reviews: FakeReview[] = []
   let nextReviewId = 5001
   let nextReviewCommentId = 7001
+  const checkRuns: FakeCheckRun[] = []
+  const statuses: FakeStatus[] = []
   const record = (kind: CommentWrite['kind'], c: FakeComment): FakeComment => {
     writes.push({ kind, id: c.id, repo: c.repo, number: c.number, login: c.login, body: c.body })
     return c
@@ -141,5 +189,17 @@ export function createFakeGithubState(): FakeGithubState {
       return review
     },
     reviews: (repo, number) => reviews.filter((r) => r.repo === repo && r.number === number),
+    createCheckRun(fields) {
+      const run: FakeCheckRun = { ...fields, id: 9001 + checkRuns.length, annotations: [] }
+      checkRuns.push(run)
+      return run
+    },
+    checkRuns: (repo) => checkRuns.filter((r) => r.repo === repo),
+    createStatus(fields) {
+      const status: FakeStatus = { ...fields, id: 3001 + statuses.length }
+      statuses.push(status)
+      return status
+    },
+    statuses: (repo) => statuses.filter((s) => s.repo === repo),
   }
 }

@@ -15,6 +15,7 @@ import { PER_PAGE, type CommentApi } from './comment-api.js'
 import { errorStrings, REVIEW_PER_PAGE, type ReviewApi } from './review-api.js'
 import type { AppPermissions } from '../../github-app/permissions.js'
 import type { ChangedFile } from '../../../core/review/diff-lines.js'
+import { annotationPages, type CheckApi } from './review-check.js'
 
 /** What one delivery through the App needs. */
 export interface AppDelivery {
@@ -36,7 +37,7 @@ export interface AppDelivery {
  * any call. Every call, the App's identity included, fails as a {@link DeliveryError} classed like the others
  * (the network, 429 and 5xx are passing failures the delivery schedule retries).
  */
-export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi & ReviewApi {
+export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi & ReviewApi & CheckApi {
   const scope = installationScope(delivery.payload)
   const [owner = '', repo = ''] = delivery.repo.split('/')
   const target = { owner, repo }
@@ -125,6 +126,21 @@ export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi &
         const cause = DeliveryError.is(err) ? (err.cause as { status?: unknown, response?: { data?: unknown } } | undefined) : undefined
         if (cause?.status === 422) return { ok: false, errors: errorStrings(cause.response?.data) }
         throw err
+      }
+    },
+    // A check run per reviewed head (Checks API: App only, `checks: write`).
+    startCheck: (name, head) =>
+      call({ doing: 'start the check run', repeatable: false }, async (octokit, signal) =>
+        String((await octokit.request('POST /repos/{owner}/{repo}/check-runs', { ...target, name, head_sha: head, status: 'in_progress', started_at: new Date().toISOString(), request: { signal } })).data.id)),
+    async finishCheck(id, _name, _head, result) {
+      // The first request completes the run; GitHub appends the annotations of each further one (50 per request).
+      const [first = [], ...more] = annotationPages(result.annotations)
+      const output = (annotations: typeof first) => ({ title: result.title, summary: result.summary, annotations })
+      await call({ doing: `complete check run ${id}`, repeatable: true }, (octokit, signal) =>
+        octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', { ...target, check_run_id: Number(id), status: 'completed', conclusion: result.conclusion, completed_at: new Date().toISOString(), output: output(first), request: { signal } }))
+      for (const page of more) {
+        await call({ doing: `add annotations to check run ${id}`, repeatable: false }, (octokit, signal) =>
+          octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', { ...target, check_run_id: Number(id), output: output(page), request: { signal } }))
       }
     },
   }

@@ -1,5 +1,5 @@
 import { DeliveryError } from '../../../core/errors.js'
-import type { AgentAnswer, Clock, DeliveryReceipt, DeliveryTarget, Route } from '../../../core/types.js'
+import type { AgentAnswer, Clock, DeliveryContext, DeliveryReceipt, DeliveryTarget, Route } from '../../../core/types.js'
 import type { GithubApp } from '../../github-app/app.js'
 import { appComments } from './app-comments.js'
 import type { CommentApi } from './comment-api.js'
@@ -8,14 +8,18 @@ import { ghComments } from './gh-comments.js'
 import { payloadHead, staleHead } from './head-check.js'
 import { writeSticky } from './sticky-comment.js'
 import { ghReviews } from './gh-reviews.js'
-import { postPullReview, readChangedFiles } from './pull-review.js'
+import { createPullReview, findOwnReview, parseReview, pullReviewMarker, readChangedFiles } from './pull-review.js'
 import type { ReviewApi } from './review-api.js'
 import type { ChangedFile } from '../../../core/review/diff-lines.js'
 import type { Severity } from '../../../core/review/document.js'
 import type { AppPermissions } from '../../github-app/permissions.js'
+import { checkName, NO_CHECK, reviewedCheck, supersededCheck, type CheckApi } from './review-check.js'
+import { ghStatuses } from './gh-statuses.js'
 
-/** Review mode's App token: reviews are pull requests' writes (the summary comment stays an issue's). */
+/** Review mode's App token: reviews are pull requests' writes (the summary comment stays an issue's)... */
 const REVIEW_PERMISSIONS: AppPermissions = { issues: 'write', pull_requests: 'write' }
+/** ...and its check a check run's, unless the route turns the check off (`deliver_extra.check: false`). */
+const CHECKED_REVIEW_PERMISSIONS: AppPermissions = { ...REVIEW_PERMISSIONS, checks: 'write' }
 
 /** Heads whose changed files are kept: a review reads a head's diff once, a retry of it reads none. */
 const FILES_CACHE_HEADS = 64
@@ -110,13 +114,16 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
       const problem = repoProblem(repo) ?? prNumberProblem(prNumber) ?? overrideProblem(answer.extra)
       if (problem !== undefined) throw new DeliveryError('github_comment', `${problem}; ${options.app === undefined ? 'gh was not run' : 'nothing was posted'}`)
       const mode = (answer.extra['mode'] as CommentMode | undefined) ?? options.mode ?? 'new'
+      const checked = mode === 'review' && answer.extra['check'] !== 'false'
       const runner = { ghPath, repo, prNumber, timeoutMs, env: options.env, cwd: options.cwd, signal: ctx.signal }
       const app = options.app === undefined
         ? undefined
-        : appComments(options.app, { repo, prNumber, payload: answer.payload, timeoutMs, signal: ctx.signal, route: answer.route, fromApp: options.appRoute?.(answer.route) ?? true, ...(mode === 'review' ? { permissions: REVIEW_PERMISSIONS } : {}) })
+        : appComments(options.app, { repo, prNumber, payload: answer.payload, timeoutMs, signal: ctx.signal, route: answer.route, fromApp: options.appRoute?.(answer.route) ?? true, ...(mode === 'review' ? { permissions: checked ? CHECKED_REVIEW_PERMISSIONS : REVIEW_PERMISSIONS } : {}) })
       const api: CommentApi = app ?? ghComments(runner)
       const checkHead = answer.extra['check_head'] === undefined ? options.checkHead === true : answer.extra['check_head'] === 'true'
       const head = payloadHead(answer.payload)
+      // Review mode always reads the head and decides itself (postReview), check_head or not.
+      if (mode === 'review') return postReview(api, app ?? ghReviews(runner), checked ? app ?? ghStatuses(runner) : NO_CHECK, answer, head, ctx)
 
       if (checkHead && head !== undefined) {
         const stale = await staleHead(api, head)
@@ -124,7 +131,6 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
       } else if (checkHead) {
         ctx.log.debug('check_head: the payload names no pull_request.head.sha; posting unchecked', { route: answer.route, delivery: answer.deliveryId })
       }
-      if (mode === 'review') return postReview(api, app ?? ghReviews(runner), answer, head, checkHead, ctx.log)
       const url = mode === 'sticky' ? await postSticky(api, answer, head) : await api.post(commentBody(answer.text))
       ctx.log.debug(mode === 'sticky' ? 'sticky comment written' : 'comment posted', { route: answer.route, delivery: answer.deliveryId, url })
       return { posted: true, url }
@@ -132,24 +138,48 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
   }
 
   /**
-   * Review mode. GitHub lists a pull request's files at its head NOW, so a review is anchored only on the head it
-   * is of: when the head moved since the event (and `check_head` has not already said so), the answer is dropped
-   * as superseded rather than anchored on another head's diff. The head is the payload's, else GitHub's.
+   * Review mode. The head reviewed is the pull request's head as GitHub reports it now, when the delivery starts,
+   * not the one in the event that queued the job: the review (its `commit_id`), its marker, its footer and the
+   * check name that head. Whatever order, duplication or loss the events of a burst had:
+   *
+   * - the head has this route's review already (its marker found): an answer for another head ends `skipped`,
+   *   "already reviewed", with that review's URL; the same head's answer (a retry, a resend) is `posted` with it;
+   * - the answer is for an older head (the head moved during the agent run, or the event came late): nothing is
+   *   posted (its diff is not the head's) and the job ends `superseded`, naming both heads; the older head's check
+   *   ends `skipped`, never `success`. A target cannot ask its group for a follow-up job, so the new head is
+   *   reviewed by the next event for it (see docs/reviews.md);
+   * - otherwise the check starts (`in_progress`, or a `pending` status through gh), the review is posted, and the
+   *   check completes: `failure` when a finding reaches `deliver_extra.fail_on`, else `success`.
    */
-  async function postReview(api: CommentApi, reviews: ReviewApi, answer: AgentAnswer, payloadHeadSha: string | undefined, checked: boolean, log: { debug(message: string, fields?: Record<string, unknown>): void }): Promise<DeliveryReceipt> {
-    const current = checked && payloadHeadSha !== undefined ? payloadHeadSha : await api.head()
-    const head = payloadHeadSha ?? current
-    if (current.toLowerCase() !== head.toLowerCase()) {
-      return { posted: false, outcome: 'superseded', reason: `the pull request's head moved to ${current.slice(0, 7)} after this event (${head.slice(0, 7)}); its diff is no longer the one reviewed` }
+  async function postReview(api: CommentApi, reviews: ReviewApi, checks: CheckApi, answer: AgentAnswer, payloadHeadSha: string | undefined, ctx: DeliveryContext): Promise<DeliveryReceipt> {
+    const head = (await api.head()).toLowerCase()
+    const answered = (payloadHeadSha ?? head).toLowerCase()
+    const name = checkName(answer.route)
+    const existing = await findOwnReview(reviews, pullReviewMarker(answer.route, head), await ownLogin(api))
+    const fields = { route: answer.route, delivery: answer.deliveryId, head }
+    if (answered !== head) {
+      if (existing !== undefined) return { posted: false, outcome: 'skipped', reason: `already reviewed: the pull request's head ${head.slice(0, 7)} has this route's review ${existing} (this answer was for ${answered.slice(0, 7)})` }
+      await checks.finishCheck(await checks.startCheck(name, answered), name, answered, supersededCheck(answered, head))
+      return { posted: false, outcome: 'superseded', reason: `the answer is for ${answered.slice(0, 7)}, but the pull request's head moved to ${head.slice(0, 7)}, which this route has not reviewed: nothing was posted; the next event for ${head.slice(0, 7)} reviews it` }
     }
+    const failOn = answer.extra['fail_on'] as Severity | undefined
+    if (existing !== undefined) {
+      // This job posted it and stopped before its check was complete (progress 1): the answer is the one posted.
+      if (ctx.progress >= 1) await checks.finishCheck(await checks.startCheck(name, head), name, head, reviewedCheck(parseReview(answer.text), head, existing, failOn))
+      ctx.log.debug('review already posted', { ...fields, url: existing })
+      return { posted: true, url: existing }
+    }
+    const document = parseReview(answer.text)
+    const check = await checks.startCheck(name, head)
     const repoPr = `${answer.extra['repo'] ?? ''}#${answer.extra['pr_number'] ?? ''}`
-    const receipt = await postPullReview(reviews, await ownLogin(api), () => filesAt(`${repoPr}@${head.toLowerCase()}`, reviews), {
+    const receipt = await createPullReview(reviews, () => filesAt(`${repoPr}@${head}`, reviews), {
       route: answer.route,
-      head: head.toLowerCase(),
-      text: answer.text,
+      head,
       requestChangesAt: answer.extra['request_changes_at'] as Severity | undefined,
-    })
-    log.debug('review posted', { route: answer.route, delivery: answer.deliveryId, ...(receipt.posted ? { url: receipt.url } : {}) })
+    }, document)
+    await ctx.saveProgress(1)
+    await checks.finishCheck(check, name, head, reviewedCheck(document, head, receipt.url, failOn))
+    ctx.log.debug('review posted', { ...fields, url: receipt.url })
     return receipt
   }
 

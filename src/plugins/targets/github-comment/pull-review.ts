@@ -13,12 +13,11 @@
  * folded into the body ({@link refold}) and the review is posted again, comment-free.
  */
 import { DeliveryError } from '../../../core/errors.js'
-import type { DeliveryReceipt } from '../../../core/types.js'
 import { anchorReview, refold } from '../../../core/review/anchor.js'
 import type { ChangedFile } from '../../../core/review/diff-lines.js'
 import { parseAnswer, type ReviewDocument, type Severity } from '../../../core/review/document.js'
 import { REVIEW_BODY_LIMIT, renderReview } from '../../../core/review/render.js'
-import { SEVERITIES } from '../../../core/review/schema.js'
+import { reaches } from './review-check.js'
 import { inertMarkers } from '../../shared/hidden-markers.js'
 import { reviewMarker } from './comment-body.js'
 import { REVIEW_PER_PAGE, type ReviewApi, type ReviewInput } from './review-api.js'
@@ -33,7 +32,6 @@ export interface PullReviewRequest {
   readonly route: string
   /** The head the job reviewed: the review's `commit_id`. */
   readonly head: string
-  readonly text: string
   /** `deliver_extra.request_changes_at`: the event is `REQUEST_CHANGES` when a finding is this severe or more. */
   readonly requestChangesAt?: Severity | undefined
   /** The cap on inline comments (core default when absent). */
@@ -48,26 +46,35 @@ export function pullReviewMarker(route: string, head: string): string {
   return reviewMarker(route).replace(' -->', ` head=${head.toLowerCase()} -->`)
 }
 
-/** Posts the review (or finds the one an earlier try posted). `files` reads the head's changed files (cached). */
-export async function postPullReview(api: ReviewApi, login: string, files: () => Promise<readonly ChangedFile[]>, request: PullReviewRequest): Promise<DeliveryReceipt> {
-  const parsed = parseAnswer(request.text)
-  if (!parsed.ok) {
-    const issues = parsed.issues.slice(0, 10).map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`))
-    const more = parsed.issues.length > 10 ? `; and ${parsed.issues.length - 10} more` : ''
-    throw new DeliveryError('github_comment', `the answer is not a valid review document, so nothing was posted: ${issues.join('; ')}${more}`, { retryable: false })
-  }
-  const marker = pullReviewMarker(request.route, request.head)
-  const existing = await findOwnReview(api, marker, login)
-  if (existing !== undefined) return { posted: true, url: existing }
+/** The answer as a review document; a DeliveryError (not retried) with its issues when it does not validate. */
+export function parseReview(text: string): ReviewDocument {
+  const parsed = parseAnswer(text)
+  if (parsed.ok) return parsed.review
+  const issues = parsed.issues.slice(0, 10).map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`))
+  const more = parsed.issues.length > 10 ? `; and ${parsed.issues.length - 10} more` : ''
+  throw new DeliveryError('github_comment', `the answer is not a valid review document, so nothing was posted: ${issues.join('; ')}${more}`, { retryable: false })
+}
 
-  let anchored = anchorReview(inert(parsed.review), await files(), request.maxInline === undefined ? {} : { maxInline: request.maxInline })
-  const event = requestsChanges(parsed.review, request.requestChangesAt) ? 'REQUEST_CHANGES' : 'COMMENT'
+/** The review's last line: the route and the head it is of, for the people reading it. */
+export function reviewFooter(route: string, head: string): string {
+  return `\n\n---\n<sub>hookpilot · route \`${route}\` · reviewed head ${head}</sub>`
+}
+
+/**
+ * Creates the review of `request.head` (the caller has searched for this route's review of it first, with
+ * {@link findOwnReview} and {@link pullReviewMarker}). `files` reads the head's changed files (cached).
+ */
+export async function createPullReview(api: ReviewApi, files: () => Promise<readonly ChangedFile[]>, request: PullReviewRequest, document: ReviewDocument): Promise<{ readonly posted: true, readonly url: string }> {
+  const marker = pullReviewMarker(request.route, request.head)
+  const footer = reviewFooter(request.route, request.head)
+  let anchored = anchorReview(inert(document), await files(), request.maxInline === undefined ? {} : { maxInline: request.maxInline })
+  const event = requestsChanges(document, request.requestChangesAt) ? 'REQUEST_CHANGES' : 'COMMENT'
   // Two tries at most: as anchored, then (after a 422) with every comment folded, which GitHub cannot refuse for a line.
   for (;;) {
-    const rendered = renderReview(anchored, REVIEW_BODY_LIMIT - marker.length - 1)
+    const rendered = renderReview(anchored, REVIEW_BODY_LIMIT - marker.length - 1 - footer.length)
     const review: ReviewInput = {
       commit_id: request.head,
-      body: `${marker}\n${rendered.body}`,
+      body: `${marker}\n${rendered.body}${footer}`,
       event,
       comments: rendered.comments.map(({ finding: _finding, ...comment }) => comment),
     }
@@ -82,7 +89,7 @@ export async function postPullReview(api: ReviewApi, login: string, files: () =>
 }
 
 /** The URL of the review by `login` whose body starts with `marker`, reading at most {@link MAX_REVIEW_PAGES} pages. */
-async function findOwnReview(api: ReviewApi, marker: string, login: string): Promise<string | undefined> {
+export async function findOwnReview(api: ReviewApi, marker: string, login: string): Promise<string | undefined> {
   for (let page = 1; page <= MAX_REVIEW_PAGES; page++) {
     const rows = await api.reviewsPage(page, marker)
     const mine = rows.find((row) => row.marked && row.login === login)
@@ -105,9 +112,7 @@ export async function readChangedFiles(api: ReviewApi): Promise<ChangedFile[]> {
 
 /** Whether a finding reaches `threshold` (`critical` is the most severe). */
 function requestsChanges(review: ReviewDocument, threshold: Severity | undefined): boolean {
-  if (threshold === undefined) return false
-  const bar = SEVERITIES.indexOf(threshold)
-  return review.findings.some((f) => SEVERITIES.indexOf(f.severity) <= bar)
+  return threshold !== undefined && review.findings.some((f) => reaches(f, threshold))
 }
 
 /** The agent's text with hookpilot markers made inert (a suggestion is code, committed as written: left alone). */

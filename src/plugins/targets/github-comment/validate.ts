@@ -38,6 +38,8 @@ export const ROUTE_OVERRIDES = {
   mode: ['new', 'sticky', 'review'],
   check_head: ['true', 'false'],
   request_changes_at: ['critical', 'major', 'minor', 'nit'],
+  fail_on: ['critical', 'major', 'minor', 'nit'],
+  check: ['true', 'false'],
 } as const
 
 /** The reason a per-route override holds a value it cannot take, or undefined when it is absent or valid. */

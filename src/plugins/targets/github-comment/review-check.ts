@@ -1,0 +1,109 @@
+/**
+ * Review mode's check: one per reviewed head, named for the route, so branch protection can require it. Through
+ * the Checks API as a GitHub App (a check run, app-comments.ts), or as a commit status through a person's gh
+ * (gh-statuses.ts), which cannot write checks. The conclusion tells the truth about that head:
+ *
+ * - `success`: that exact head was reviewed (this route's review of it is on the pull request) and no finding
+ *   reached `deliver_extra.fail_on`;
+ * - `failure`: it was reviewed and a finding reached `fail_on`;
+ * - `skipped`: the answer was for a head that is no longer the pull request's (superseded); that older head's
+ *   check says so, and never `success`.
+ *
+ * Statuses have four states: `success` and `failure` as above, `pending` while the review is posted, `error`
+ * where a check would be `skipped`, `cancelled` or `neutral`.
+ */
+import type { Finding, ReviewDocument, Severity } from '../../../core/review/document.js'
+import { SEVERITIES } from '../../../core/review/schema.js'
+
+/** The conclusions review mode gives (a subset of GitHub's). */
+export type CheckConclusion = 'success' | 'failure' | 'neutral' | 'cancelled' | 'skipped'
+
+/** One annotation as the Checks API takes it. */
+export interface CheckAnnotation {
+  readonly path: string
+  readonly start_line: number
+  readonly end_line: number
+  readonly annotation_level: 'notice' | 'warning' | 'failure'
+  readonly message: string
+  readonly title?: string
+}
+
+/** How a check ends. */
+export interface CheckResult {
+  readonly conclusion: CheckConclusion
+  readonly title: string
+  readonly summary: string
+  readonly annotations: readonly CheckAnnotation[]
+}
+
+/** The check of one pull request's heads, as one account. Failures are DeliveryErrors, as CommentApi's. */
+export interface CheckApi {
+  /** Starts the check `name` of `head` (in progress, or a pending status); the id {@link finishCheck} is given. */
+  startCheck(name: string, head: string): Promise<string>
+  /** Completes it; annotations go {@link ANNOTATIONS_PER_REQUEST} per request (a status carries none). */
+  finishCheck(id: string, name: string, head: string, result: CheckResult): Promise<void>
+}
+
+/** No check at all (`deliver_extra.check: false`, for an App installed without `checks: write`). */
+export const NO_CHECK: CheckApi = {
+  startCheck: (_name, head) => Promise.resolve(head),
+  finishCheck: () => Promise.resolve(),
+}
+
+/** GitHub's cap on annotations in one request; each further update appends. */
+export const ANNOTATIONS_PER_REQUEST = 50
+
+/** The check's name (a status's context): `hookpilot/<route>`, what branch protection names as required. */
+export function checkName(route: string): string {
+  return `hookpilot/${route}`
+}
+
+/** Whether `finding` is as severe as `threshold` or more (`critical` is the most severe). */
+export function reaches(finding: Finding, threshold: Severity): boolean {
+  return SEVERITIES.indexOf(finding.severity) <= SEVERITIES.indexOf(threshold)
+}
+
+const LEVELS: Readonly<Record<Severity, CheckAnnotation['annotation_level']>> = { critical: 'failure', major: 'failure', minor: 'warning', nit: 'notice' }
+const MESSAGE_LIMIT = 60_000
+
+/**
+ * The check of a head this route's review stands on: `failure` when a finding reaches `failOn`, else `success`.
+ * Annotations are the findings on the new file (an old-side line does not exist in the head's file); they go in
+ * the review too, so none is lost.
+ */
+export function reviewedCheck(review: ReviewDocument, head: string, url: string | undefined, failOn: Severity | undefined): CheckResult {
+  const failing = failOn === undefined ? [] : review.findings.filter((f) => reaches(f, failOn))
+  const counts = SEVERITIES.map((s) => [s, review.findings.filter((f) => f.severity === s).length] as const).filter(([, n]) => n > 0)
+  const tally = counts.length === 0 ? 'no findings' : counts.map(([s, n]) => `${n} ${s}`).join(', ')
+  const where = url === undefined ? '' : ` ([the review](${url}))`
+  return {
+    conclusion: failing.length > 0 ? 'failure' : 'success',
+    title: failing.length > 0 ? `${failing.length} finding${failing.length === 1 ? '' : 's'} at ${failOn} or above` : `Reviewed: ${tally}`,
+    summary: `Head ${head} was reviewed${where}: ${tally}.${failOn === undefined ? '' : ` The route fails the check at ${failOn}.`}`,
+    annotations: review.findings.filter((f) => f.side === 'RIGHT').map((f) => ({
+      path: f.path,
+      start_line: f.start_line ?? f.line,
+      end_line: f.line,
+      annotation_level: LEVELS[f.severity],
+      message: f.body.length > MESSAGE_LIMIT ? `${f.body.slice(0, MESSAGE_LIMIT)}…` : f.body,
+      title: f.title === undefined ? f.severity : `${f.severity}: ${f.title.slice(0, 200)}`,
+    })),
+  }
+}
+
+/** The check of a head whose answer was not posted: the pull request's head had moved on. Never `success`. */
+export function supersededCheck(answered: string, head: string): CheckResult {
+  return {
+    conclusion: 'skipped',
+    title: 'Superseded: not reviewed',
+    summary: `This answer was for ${answered}, but the pull request's head moved to ${head} before it was posted; nothing was posted for ${answered}.`,
+    annotations: [],
+  }
+}
+
+/** `annotations` in requests of at most {@link ANNOTATIONS_PER_REQUEST}; one empty page when there are none. */
+export function annotationPages(annotations: readonly CheckAnnotation[]): CheckAnnotation[][] {
+  const pages: CheckAnnotation[][] = []
+  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) pages.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST))
+  return pages.length === 0 ? [[]] : pages
+}

@@ -145,6 +145,8 @@ describe('agent.sandbox with agent.user', () => {
 })
 
 describe('a sandboxed run ends with everything in it', () => {
+  // 5 s: node must start inside the sandbox and install its SIGTERM handler first, which took over 1.5 s on a
+  // loaded 2-core machine.
   it('a timeout reaches the agent itself (SIGTERM through the process group) and then the whole sandbox', async () => {
     const probe = await probeBubblewrap()
     if (!probe.ok) throw new Error(probe.missing)
@@ -159,7 +161,7 @@ describe('a sandboxed run ends with everything in it', () => {
       process.on('SIGTERM', () => { writeFileSync('terminated', 'yes'); process.exit(143) })
       process.stdout.write('ready')
       setInterval(() => {}, 1_000)`
-    const result = await runProcess([process.execPath, '-e', agent], { sandbox: bubblewrapSandbox(probe.bwrap, []), cwd, timeoutMs: 1_500, killGraceMs: 1_000 })
+    const result = await runProcess([process.execPath, '-e', agent], { sandbox: bubblewrapSandbox(probe.bwrap, []), cwd, timeoutMs: 5_000, killGraceMs: 1_000 })
     expect(result.timedOut).toBe(true)
     expect(result.stdout).toBe('ready')
     expect(await readFile(join(cwd, 'terminated'), 'utf8')).toBe('yes')

@@ -233,7 +233,7 @@ describe('gh failures say which', () => {
     const a = answer('review', sha(`${pr}-0`))
     const before = api.requests().length
     const error = await failure(deliver({}, { ...a, extra: { ...a.extra, mode: 'edit' } }))
-    expect(error.message).toBe('github_comment: deliver_extra.mode "edit" is not one of new, sticky; gh was not run')
+    expect(error.message).toBe('github_comment: deliver_extra.mode "edit" is not one of new, sticky, review; gh was not run')
     expect(api.requests().length).toBe(before)
   })
 })

@@ -12,7 +12,7 @@ const snippet = /In your own server:\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] 
 
 describe("the README's embedding snippet", () => {
   it('passes baseDir from the config file, sets the timeouts docs/embedding.md asks for, and listens on loopback', () => {
-    expect(snippet).toContain("baseDir: configDir('config.yaml')")
+    expect(snippet).toContain("baseDir: dirname(resolve('config.yaml'))")
     const embedding = readFileSync(new URL('../../docs/embedding.md', import.meta.url), 'utf8')
     for (const setting of ['server.headersTimeout = 10_000', 'server.requestTimeout = 30_000', "server.on('clientError', gateway.clientError)"]) {
       expect(embedding).toContain(setting)

@@ -178,6 +178,12 @@ export function bubblewrapSandbox(
   // A home `agent.user` cannot reach is out of its reach already, and bubblewrap, run as it, could mount nothing there.
   const reach = (path: string | undefined): path is string => path !== undefined && canReach(path)
   const homeOf = (env: NodeJS.ProcessEnv) => privateHome(reach(env['HOME']) ? env['HOME'] : undefined, [...gatewayHomes, runAs?.home].filter(reach))
+  const isHidden = (file: string) => [...paths].some((hiddenPath) => inside(hiddenPath, file))
+  // A script the command names by its path under /tmp (a program unpacked there, a checkout in a temp folder) is
+  // the operator's, and the run needs it: it is shared read-only into the sandbox's own /tmp. Only the files
+  // named, never their folder, and never a path the gateway keeps private.
+  const namedInTmp = (argv: readonly string[]) =>
+    argv.filter((arg) => isAbsolute(arg) && inside('/tmp', resolve(arg)) && isFile(arg) && !isHidden(resolve(arg))).map((arg) => resolve(arg))
   return {
     name: 'bubblewrap',
     hide(more) {
@@ -186,14 +192,15 @@ export function bubblewrapSandbox(
     wrap(argv, cwd, env = process.env) {
       const folder = resolve(cwd)
       const home = homeOf(env)
-      const mounts = mountArgs({ hidden: [...paths].filter(canReach), writable: folder, readOnly, covered: ['/tmp', ...home.masked] })
+      const shared = [...readOnly, ...namedInTmp(argv)]
+      const mounts = mountArgs({ hidden: [...paths].filter(canReach), writable: folder, readOnly: shared, covered: ['/tmp', ...home.masked] })
       return [bwrap, ...baseArgs(access.network !== false), ...home.args, ...mounts, '--chdir', folder, '--', ...argv]
     },
     visible(path, env = process.env) {
       const file = resolve(path)
       // A hidden path is masked after the shares, so it stays hidden inside one.
-      if ([...paths].some((hiddenPath) => inside(hiddenPath, file))) return false
-      if (readOnly.some((share) => inside(share, file))) return true
+      if (isHidden(file)) return false
+      if (readOnly.some((share) => inside(share, file)) || namedInTmp([file]).length > 0) return true
       return !['/tmp', ...homeOf(env).masked].some((folder) => inside(folder, file))
     },
   }
@@ -224,6 +231,14 @@ function accountHome(): string | undefined {
     return userInfo().homedir
   } catch {
     return undefined
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile()
+  } catch {
+    return false
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import pg from 'pg'
 import {
-  addJob, checkedRetention, dedupKeyOf, jobMatcher, jobPool, purgeJobs, reservationBook, retentionCutoff, retryJob,
+  addJob, checkedRetention, dedupKeyOf, housekeep, jobMatcher, jobPool, purgeJobs, reservationBook, retryJob,
   type JobCounts, type JobRecord, type Logger, type StateBackend,
 } from '../../../backend-kit/index.js'
 import type { RateLimiter } from '../../../core/types.js'
@@ -181,15 +181,7 @@ export function postgresStores(options: PostgresStateOptions): PostgresStores {
 
   async function housekeeping(): Promise<void> {
     const { table } = open()
-    const t = now()
-    const recovered = await table.recover(t)
-    pool.ended(recovered.ended)
-    if (recovered.jobs > 0) {
-      log.warn('recovered jobs a stopped instance left running; they run again', { jobs: recovered.jobs, killed_process_groups: recovered.killed })
-      pool.wake()
-    }
-    const expired = await table.transaction((tx) => tx.purge(retentionCutoff(t, retention)))
-    if (expired > 0) log.info('purged finished jobs past their retention', { jobs: expired })
+    await housekeep({ recover: (t) => table.recover(t), purge: (cutoff) => table.transaction((tx) => tx.purge(cutoff)) }, pool, retention, log, now())
   }
 
   const every = (ms: number, work: () => Promise<void>) => {

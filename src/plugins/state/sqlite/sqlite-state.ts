@@ -9,7 +9,8 @@ import { reservationBook } from '../../../core/jobs/worker/reservations.js'
 import type { JobStore } from '../../../core/jobs/worker/job-store.js'
 import type { StateBackend } from '../../../core/jobs/lifecycle/state-backend.js'
 import { addJob, purgeJobs, retryJob } from '../../../core/jobs/worker/store-writes.js'
-import { checkedRetention, retentionCutoff } from '../../../core/jobs/lifecycle/transitions.js'
+import { checkedRetention } from '../../../core/jobs/lifecycle/transitions.js'
+import { housekeep } from '../../../core/jobs/worker/housekeeping.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, Logger } from '../../../core/types.js'
 import { workerCompressor, type Compressor } from '../compressor.js'
@@ -95,16 +96,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
 
   async function housekeeping(): Promise<void> {
     const { table } = open()
-    const t = now()
-    const recovered = await table.recover(t)
-    // Those a newer job of their group outdated while they ran ended superseded: counted with the jobs that ended.
-    pool.ended(recovered.ended)
-    if (recovered.jobs > 0) {
-      log.warn('recovered jobs a stopped process left running; they run again', { jobs: recovered.jobs, killed_process_groups: recovered.killed })
-      pool.wake()
-    }
-    const expired = await table.transaction((tx) => tx.purge(retentionCutoff(t, retention)))
-    if (expired > 0) log.info('purged finished jobs past their retention', { jobs: expired })
+    await housekeep({ recover: (t) => table.recover(t), purge: (cutoff) => table.transaction((tx) => tx.purge(cutoff)) }, pool, retention, log, now())
   }
 
   /**

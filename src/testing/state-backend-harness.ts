@@ -40,6 +40,11 @@ export interface StateBackendHarness {
    * (as Hono's shared router cases are), never silently left out.
    */
   readonly cannot?: Readonly<Record<string, string>> | undefined
+  /**
+   * `false` for a backend that keeps no notes (`StateBackend.notes`): the suite then checks only that it has
+   * none, and the features that need notes (incremental reviews, pauses, budgets) refuse to start on it.
+   */
+  readonly notes?: false | undefined
 }
 
 /** A new job for route `pr` with delivery id `id` (de-duplicated unless `dedup` is false). */

@@ -21,6 +21,7 @@ const at = (path: string, { keepDoneMs, ...options }: BackendOptions) => {
 }
 
 stateBackendContract('the example table backend', {
+  notes: false,
   make: (options) => at(join(folder, `table-${++counter}.db`), options),
   reopen: (previous, options) => at(paths.get(previous) ?? '', options),
   peer: (first, options) => at(paths.get(first) ?? '', options),

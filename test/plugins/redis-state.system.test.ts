@@ -21,6 +21,7 @@ const backendAt = (prefix: string, options: BackendOptions, extra: Partial<Redis
 }
 
 stateBackendContract('redisState', {
+  notes: false,
   make: (options) => backendAt(`contract${++counter}`, options),
   reopen: (previous, options) => backendAt(prefixes.get(previous) ?? '', options),
   peer: (first, options) => backendAt(prefixes.get(first) ?? '', options),

@@ -10,6 +10,7 @@
 import type { JsonObject, Logger, RateBooking, RateDecision, RateLimiter } from '../../types.js'
 import type { JobRecord, NewJob } from './job-record.js'
 import type { JobsView } from './jobs-view.js'
+import type { NoteStore } from './notes.js'
 
 /** How one try of a job ended, as the worker reports it; the queue stores it. */
 export type JobOutcome =
@@ -184,6 +185,12 @@ export interface StateBackend {
   readonly dedup: DedupStore
   readonly queue: JobQueue
   readonly jobs: JobsView
+  /**
+   * Small documents kept beside the jobs (the last reviewed head of a pull request, a pause, a budget's spend),
+   * shared by every instance on the store. Every built-in backend keeps them; a feature that needs them refuses
+   * to start, saying so, on a backend without.
+   */
+  readonly notes?: NoteStore | undefined
   /** Opens the resource and recovers what a previous process left; a problem throws with what to change. */
   start?(ctx: LifecycleContext): Promise<void>
   /** Closes the resource, after the queue stopped. */

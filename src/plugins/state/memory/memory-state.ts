@@ -18,6 +18,7 @@ import { dedupKeyOf } from '../../../core/jobs/lifecycle/dedup-key.js'
 import { jobMatcher } from '../../../core/jobs/views/job-filter.js'
 import { silentLogger } from '../../../core/log/logger.js'
 import type { Clock, JsonObject, Logger } from '../../../core/types.js'
+import { memoryNotes } from './memory-notes.js'
 import { DONE_PAYLOADS, memoryRecords, stateOf, type Entry } from './memory-records.js'
 
 /** Options of {@link memoryState}. */
@@ -173,6 +174,7 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
   return {
     name: 'memory',
     durable: false,
+    notes: memoryNotes(now),
     dedup: {
       reserve(key) {
         sweep(now())

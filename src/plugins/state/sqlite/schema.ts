@@ -81,6 +81,13 @@ const MIGRATIONS: readonly string[] = [
   // market) and the GitHub webhook that delivered it. Nullable: jobs stored before this step have neither.
   `ALTER TABLE jobs ADD COLUMN link TEXT;
    ALTER TABLE jobs ADD COLUMN hook TEXT;`,
+  // Notes (core/jobs/lifecycle/notes.ts): small documents per route and pull request, changed by version.
+  `CREATE TABLE notes (
+     key TEXT PRIMARY KEY,
+     value TEXT NOT NULL,
+     version INTEGER NOT NULL,
+     expires_at INTEGER
+   ) WITHOUT ROWID;`,
 ]
 
 /** The schema version this code writes. */

@@ -21,6 +21,8 @@ import { storeHealth, type StoreHealth } from './store-health.js'
 import { sqliteTable, type SqlitePayload, type SqliteTable } from './table.js'
 import { sqliteJobsView, type SqliteJobsView } from './view.js'
 import { groupCommit, type Writer } from './writer.js'
+import { sqliteNotes } from './sqlite-notes.js'
+import type { NoteStore } from '../../../core/jobs/lifecycle/notes.js'
 
 /** Options of {@link sqliteState}. */
 export interface SqliteStateOptions {
@@ -60,7 +62,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
   const book = reservationBook()
   let log: Logger = silentLogger
   let opened: {
-    db: Db; writer: Writer; table: SqliteTable; view: SqliteJobsView; health: StoreHealth; compressor: Compressor | undefined; file?: LostFileGuard
+    db: Db; writer: Writer; table: SqliteTable; view: SqliteJobsView; notes: NoteStore; health: StoreHealth; compressor: Compressor | undefined; file?: LostFileGuard
   } | undefined
   let timers: NodeJS.Timeout[] = []
   /** Adds on their way to the table (their payload being compressed, or their write not committed yet). */
@@ -123,6 +125,10 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
     name: 'sqlite',
     durable: true,
     where: options.path,
+    notes: {
+      get: (key) => open().notes.get(key),
+      put: (key, value, expected, put) => open().notes.put(key, value, expected, put),
+    },
     dedup: {
       reserve(key) {
         return book.reserve(key, () => open().table.holder(key), retention.windowMs, now)
@@ -161,7 +167,7 @@ export function sqliteState(options: SqliteStateOptions): StateBackend {
         log.warn('the payload compression thread stopped: payloads are compressed on the request thread from now on', { reason: messageOf(err) })
       })
       const table = sqliteTable(db, writer, compressor && ((json) => compressor.compress(json)))
-      opened = { db, writer, health, table, compressor, view: sqliteJobsView(db) }
+      opened = { db, writer, health, table, compressor, view: sqliteJobsView(db), notes: sqliteNotes(db, writer, now) }
       if (ctx.admin) return
       const file = lostFileGuard(options.path, () => log, db)
       opened.file = file

@@ -5,6 +5,7 @@ import { newJob, stateBackendContract, type BackendOptions } from '../../src/tes
 import { recordingLogger } from '../../src/testing/context.js'
 import { keysOf } from '../../src/plugins/state/redis/keys.js'
 import { redisLimiter } from '../../src/plugins/state/redis/limiter.js'
+import { NOTE_EXPIRY_SLACK_MS } from '../../src/plugins/state/redis/redis-notes.js'
 import { startRedis, useRedis } from '../fixtures/redis.js'
 
 const redis = useRedis()
@@ -21,7 +22,6 @@ const backendAt = (prefix: string, options: BackendOptions, extra: Partial<Redis
 }
 
 stateBackendContract('redisState', {
-  notes: false,
   make: (options) => backendAt(`contract${++counter}`, options),
   reopen: (previous, options) => backendAt(prefixes.get(previous) ?? '', options),
   peer: (first, options) => backendAt(prefixes.get(first) ?? '', options),
@@ -276,5 +276,25 @@ describe('redisState: a try writes only under its lock', () => {
     expect(first).toMatchObject({ status: 'accepted', id: expect.stringMatching(/^j1-/) })
     expect(second).toMatchObject({ status: 'accepted', id: expect.stringMatching(/^j1-/) })
     expect(second).not.toEqual(first)
+  })
+})
+
+describe('redisState: notes leave Redis after they expire', () => {
+  it('a note with a time to live gets a Redis expiry an hour past it; one without keeps none', async () => {
+    const { state } = redisState({ url: redis.url, prefix: 'note-ttl', concurrency: 1, maxQueue: 10 })
+    await state.start?.({ log: recordingLogger() })
+    try {
+      const key = keysOf('note-ttl').note('budget/day')
+      expect(await state.notes?.put('budget/day', 5, 0, { ttlMs: 60_000 })).toBe(1)
+      const ttl = await redis.client.pttl(key)
+      expect(ttl).toBeGreaterThan(60_000)
+      expect(ttl).toBeLessThanOrEqual(60_000 + NOTE_EXPIRY_SLACK_MS)
+      expect(await state.notes?.put('budget/day', 6, 1)).toBe(2) // written again without one: kept
+      expect(await redis.client.pttl(key)).toBe(-1)
+      expect(await state.notes?.put('budget/day', null, 2)).toBe(3)
+      expect(await redis.client.exists(key)).toBe(0)
+    } finally {
+      await state.close?.()
+    }
   })
 })

@@ -26,6 +26,8 @@ export interface Keys {
   group(key: string): string
   /** The rolling-minute log of a rate-limit key. */
   rate(key: string): string
+  /** A note's hash (redis-notes.ts): its value, version and expiry. */
+  note(key: string): string
   readonly subscriptions: string
   /** The channel a change of the subscriptions is announced on. */
   readonly subscriptionsChanged: string
@@ -44,6 +46,7 @@ export function keysOf(prefix: string): Keys {
     bull: (type) => `${prefix}:${QUEUE_NAME}:${type}`,
     rate: (key) => `${prefix}:rate:${hash(key)}`,
     group: (key) => `${prefix}:group:${hash(key)}`,
+    note: (key) => `${prefix}:note:${hash(key)}`,
     subscriptions: `${prefix}:subscriptions`,
     subscriptionsChanged: `${prefix}:subscriptions:changed`,
   }

@@ -22,6 +22,7 @@ import { redisSubscriptionStore } from './subscriptions.js'
 import { redisJobsView } from './view.js'
 import { redisWorker } from './worker.js'
 import { redisGroups } from './groups.js'
+import { redisNotes } from './redis-notes.js'
 
 const DAY = 24 * 3_600_000
 
@@ -154,6 +155,7 @@ export function redisState(options: RedisStateOptions): RedisState {
       stop: (graceMs) => worker.stop(graceMs),
     },
     jobs: view,
+    notes: redisNotes(commands, keys, now),
     async start(ctx) {
       log = ctx.log
       const clients = await openRedis(options.url, { commandTimeoutMs })

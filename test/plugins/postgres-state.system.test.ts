@@ -24,7 +24,6 @@ const backendIn = (schema: string, options: BackendOptions) => {
 }
 
 stateBackendContract('postgresState', {
-  notes: false,
   make: (options) => backendIn(`contract${++counter}`, options),
   reopen: (previous, options) => backendIn(schemas.get(previous) ?? '', options),
   peer: (first, options) => backendIn(schemas.get(first) ?? '', options),

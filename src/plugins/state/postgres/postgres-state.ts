@@ -14,6 +14,7 @@ import type { RateLimiter } from '../../../core/types.js'
 import type { SubscriptionStore } from '../../../core/routes/subscriptions/subscription-store.js'
 import { postgresLimiter } from './limiter.js'
 import { listenOn, type Listener } from './listener.js'
+import { postgresNotes } from './postgres-notes.js'
 import { postgresSubscriptionStore } from './subscriptions.js'
 import { migrate, schemaIdent } from './schema.js'
 import { jobsChannel, keyColumn, postgresTable, toRecord, type PostgresTable } from './table.js'
@@ -182,6 +183,8 @@ export function postgresStores(options: PostgresStateOptions): PostgresStores {
   async function housekeeping(): Promise<void> {
     const { table } = open()
     await housekeep({ recover: (t) => table.recover(t), purge: (cutoff) => table.transaction((tx) => tx.purge(cutoff)) }, pool, retention, log, now())
+    // Expired notes read as none already; this only keeps the table from growing with them.
+    await notes.purgeExpired(now())
   }
 
   const every = (ms: number, work: () => Promise<void>) => {
@@ -192,12 +195,14 @@ export function postgresStores(options: PostgresStateOptions): PostgresStores {
   }
 
   const store = () => open().table
+  const notes = postgresNotes(() => open().pool, schema, now)
   const rows = async (sql: string, params: unknown[]) => (await watched(() => open().pool.query<{ id: string; record: string }>(sql, params))).rows
 
   const state: StateBackend = {
     name: 'postgres',
     durable: true,
     where,
+    notes: { get: (key) => watched(() => notes.get(key)), put: (key, value, expected, put) => watched(() => notes.put(key, value, expected, put)) },
     dedup: {
       reserve: (key) => book.reserve(key, () => watched(() => open().table.holder(key)), retention.windowMs, now),
     },

@@ -63,6 +63,16 @@ export const MIGRATIONS: readonly ((schema: string) => string)[] = [
       RETURN at_ms - now_ms;
     END
     $fn$;`,
+  // Notes (core/jobs/lifecycle/notes.ts): small documents per route and pull request, changed by version. The key
+  // is its UTF-8 bytes (a key may hold a NUL); expires_at is on the backend's clock, in ms.
+  (s) => `
+    CREATE TABLE ${s}.notes (
+      key bytea PRIMARY KEY,
+      value text NOT NULL,
+      version integer NOT NULL,
+      expires_at bigint
+    );
+    CREATE INDEX notes_expiry ON ${s}.notes (expires_at) WHERE expires_at IS NOT NULL;`,
 ]
 
 /** A quoted schema identifier (`"name"`) as an SQL string literal of its name. */

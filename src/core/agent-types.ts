@@ -23,6 +23,11 @@ export interface AgentInput {
   readonly route: string
   readonly event: string
   readonly deliveryId: string
+  /**
+   * `review` when the route's target takes a review document (its `answerFormat`): a runner that can ask its
+   * model for structured output asks for the shipped review schema. Absent: free text.
+   */
+  readonly format?: 'text' | 'review' | undefined
 }
 
 /**

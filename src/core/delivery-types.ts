@@ -21,6 +21,8 @@ export interface AgentAnswer {
    * before they ran (the pushes a review covered). Absent for a route without `concurrency`.
    */
   readonly covers?: number | undefined
+  /** The job's id, as `hookpilot jobs show` and the status page name it (a check's link to the job). */
+  readonly job?: string | undefined
 }
 
 /**
@@ -35,7 +37,46 @@ export type DeliveryReceipt =
       /** `superseded`: the answer is stale (the pull request's head moved); `skipped`: nothing to post. */
       readonly outcome: 'skipped' | 'superseded'
       readonly reason: string
+      /**
+       * With `superseded`: the event to run instead, because what the answer was about moved on (a pull
+       * request's new head) and no event for the new state may ever come. The dispatcher queues it for the same
+       * route, unless a newer event of the job's group was accepted already.
+       */
+      readonly followUp?: FollowUp | undefined
     }
+
+/**
+ * A job a target asks its route to run next ({@link DeliveryReceipt}). Its delivery id is `follow-up:<key>`, so
+ * the same follow-up asked twice (a retry, another instance) is one job: the key names what it is about (the
+ * pull request and its new head), not the try that asked.
+ */
+export interface FollowUp {
+  /** What the job is about, stable across tries: e.g. `octo/app#7@<new head>`. */
+  readonly key: string
+  /** The payload the job runs with (the old event's, naming the new head). */
+  readonly payload: JsonObject
+  /** The event type the job shows; the superseded job's when absent. */
+  readonly event?: string | undefined
+}
+
+/** How a job ended without its answer delivered, as its route's target is told ({@link DeliveryTarget.ended}). */
+export interface EndedJob {
+  readonly route: string
+  readonly event: string
+  readonly deliveryId: string
+  /** The job's id. */
+  readonly job: string
+  /** The route's `deliver_extra`, rendered from the payload. */
+  readonly extra: Readonly<Record<string, string>>
+  /** The event's payload (sender-controlled text: read values from it, never run or log them). */
+  readonly payload?: JsonObject | undefined
+  /**
+   * `skipped`: nothing to deliver (a silent output); `superseded`: a newer event of its concurrency group came
+   * before its answer was posted; `failed`: the agent run or the delivery failed for good.
+   */
+  readonly outcome: 'skipped' | 'superseded' | 'failed'
+  readonly reason: string
+}
 
 /** What a delivery receives besides the answer. */
 export interface DeliveryContext extends PluginContext {
@@ -71,4 +112,21 @@ export interface DeliveryTarget {
    */
   preflight?(routes: readonly Route[]): Promise<readonly StartupFinding[]>
   deliver(answer: AgentAnswer, ctx: DeliveryContext): Promise<void | DeliveryReceipt>
+  /**
+   * Told when a job of a route delivering here ends without a delivery that decided its ending itself: skipped
+   * (a silent output), superseded by a newer event of its group, or failed (the run, or a delivery that threw).
+   * A target that marks a head as pending or reviewed (a check run) completes it here, so none stays open or
+   * reads as reviewed. Called under the job's lease, before the ending is stored; what it throws is logged and
+   * changes nothing. Not called for a receipt the target returned (it knew then).
+   */
+  ended?(job: EndedJob, ctx: PluginContext): Promise<void>
+  /**
+   * What answer the agent should give for `route`: `review` for a review document (src/core/review/schema.ts),
+   * which a runner that can ask for structured output (the `openai` runner) then asks the model for. Undefined
+   * or `text`: free text.
+   */
+  answerFormat?(route: Route): AnswerFormat | undefined
 }
+
+/** What an agent is asked to answer: free text, or a review document (see {@link DeliveryTarget.answerFormat}). */
+export type AnswerFormat = 'text' | 'review'

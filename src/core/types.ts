@@ -12,7 +12,7 @@ export type {
   AgentContext, AgentEnvironment, AgentEnvironmentSource, AgentInput, AgentJob, AgentResult, AgentRunner, AgentSandbox, AgentUser,
   PromptParts, StartupFinding,
 } from './agent-types.js'
-export type { AgentAnswer, DeliveryContext, DeliveryReceipt, DeliveryTarget } from './delivery-types.js'
+export type { AgentAnswer, AnswerFormat, DeliveryContext, DeliveryReceipt, DeliveryTarget, EndedJob, FollowUp } from './delivery-types.js'
 
 /** A request as the pipeline sees it: transport-free, headers lower-cased, the body as raw bytes. */
 export interface RawRequest {

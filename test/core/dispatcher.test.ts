@@ -43,7 +43,7 @@ describe('dispatcher', () => {
     const { run, prompts, delivered } = setup({ route: route({ deliverExtra: { repo: '{repository.full_name}', pr_number: '{number}' } }) })
     const { outcomes, job } = await run()
     expect(prompts).toEqual(['PR 5'])
-    expect(delivered[0]).toEqual({ route: 'pr', event: 'pull_request', deliveryId: 'd1', text: 'review', extra: { repo: 'o/r', pr_number: '5' }, payload: expect.any(Object) })
+    expect(delivered[0]).toEqual({ route: 'pr', event: 'pull_request', deliveryId: 'd1', text: 'review', extra: { repo: 'o/r', pr_number: '5' }, payload: expect.any(Object), job: '1' })
     expect(outcomes).toEqual([{ kind: 'done' }])
     expect(job).toMatchObject({ state: 'done', stage: 'deliver', answer: 'review' })
   })

@@ -118,7 +118,11 @@ it('the head moved during the run: the answer for A is not posted on B, it ends 
   push(b)
   const delivery = target()
   const stale = await delivery.deliver(answer(a), deliveryContext())
-  expect(stale).toEqual({ posted: false, outcome: 'superseded', reason: expect.stringMatching(new RegExp(`${a.slice(0, 7)}.*${b.slice(0, 7)}`)) })
+  // The push of B may never come: the receipt asks for a follow-up job of B, keyed by pull request and head.
+  expect(stale).toEqual({
+    posted: false, outcome: 'superseded', reason: expect.stringMatching(new RegExp(`${a.slice(0, 7)}.*${b.slice(0, 7)}`)),
+    followUp: { key: `${REPO}#${pr}@${b}`, payload: expect.objectContaining({ pull_request: { number: pr, head: { sha: b } } }) },
+  })
   expect(reviewsOf()).toEqual([])
   expect(runsOn(a).map((r) => [r.status, r.conclusion])).toEqual([['completed', 'skipped']])
   expect(runsOn(b)).toEqual([])

@@ -14,7 +14,10 @@ import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
 import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, lastTry, retryDelay, type RetrySchedule } from '../jobs/lifecycle/retry-schedule.js'
 import { isFinal, MAX_RUNS } from '../jobs/lifecycle/transitions.js'
 import { renderTemplate } from '../routes/template.js'
-import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, LogFields, Logger, Route, AgentContext } from '../types.js'
+import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, EndedJob, FollowUp, JsonObject, LogFields, Logger, Route, AgentContext } from '../types.js'
+import { admitJob, type AdmitParts } from '../pipeline/admit.js'
+import { dedupKeyOf } from '../jobs/lifecycle/dedup-key.js'
+import { groupOf } from '../routes/concurrency.js'
 
 /** What the dispatcher is composed of. */
 export interface DispatcherParts {
@@ -39,6 +42,12 @@ export interface DispatcherParts {
    * before it is stored or delivered: an agent talked into printing a secret must not post it.
    */
   readonly redact?: ((text: string) => string) | undefined
+  /**
+   * Where a follow-up job a target asks for ({@link FollowUp}: the pull request's head moved during the run) is
+   * admitted, as an event is: de-dup by its delivery id, the route's rate limit, the store. Without it a
+   * follow-up is logged and dropped.
+   */
+  readonly admission?: AdmitParts | undefined
 }
 
 type Fields = Readonly<Record<string, string>>
@@ -146,7 +155,9 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
       timedOut = true
       run.abort(new DOMException('The agent run timed out', 'TimeoutError'))
     }, timeoutMs)
-    const input = { prompt: built.prompt, parts: built.parts, route: route.name, event: job.event, deliveryId: job.deliveryId }
+    // A target that takes a review document says so, and a runner that can ask its model for the schema does.
+    const format = targets.get(route.deliver)?.answerFormat?.(route)
+    const input: AgentInput = { prompt: built.prompt, parts: built.parts, route: route.name, event: job.event, deliveryId: job.deliveryId, ...(format === undefined ? {} : { format }) }
     const ctx: AgentContext = { signal: run.signal, log, onSpawn: (pid: number) => leased.recordProcess(pid) }
     // Through a promise even for a plain-object runner whose run() throws before returning one.
     const started = performance.now()
@@ -195,11 +206,11 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     if (attempt > retry.attempts) return fail(tried, 'delivery failed', `gave up after ${retry.attempts} tries (delivery.retry.attempts)`)
     let extra: Record<string, string>
     try {
-      extra = Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)]))
+      extra = renderExtra(route, payload)
     } catch (err) {
       return fail(tried, 'delivery failed', `cannot render deliver_extra: ${messageOf(err)}`)
     }
-    const answer = { route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra, payload, covers: job.group === undefined ? undefined : job.covers }
+    const answer = { route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra, payload, covers: job.group === undefined ? undefined : job.covers, job: job.id }
     const progress = job.stage === 'deliver' ? job.progress : 0
     try {
       // The post is made only while the store still confirms this try's lease (a worker that lost its job to
@@ -218,7 +229,9 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
       if (receipt && !receipt.posted) {
         const reason = redact(receipt.reason)
         log.info(receipt.outcome === 'superseded' ? 'answer dropped: it is stale' : 'nothing posted', { ...tried, reason })
-        return { kind: receipt.outcome, reason }
+        if (receipt.outcome === 'superseded' && receipt.followUp !== undefined) await followUp(leased, route, receipt.followUp, tried)
+        // The target decided this ending itself: it is not told of it again (ended()).
+        return told({ kind: receipt.outcome, reason })
       }
       const url = receipt?.url
       log.info('delivered', url === undefined ? tried : { ...tried, url })
@@ -247,11 +260,67 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
   }
 
   /**
+   * Queues the job a target asked for when what the answer was about moved on (the pull request's new head),
+   * unless a newer event of this job's group was accepted already (that job reviews the new state). Its delivery
+   * id names the follow-up, not this try, so a retry or another instance asking again adds nothing.
+   */
+  async function followUp(leased: LeasedJob, route: Route, next: FollowUp, fields: LogFields): Promise<void> {
+    if (leased.superseded.aborted) {
+      log.info('no follow-up job: a newer event of its group was accepted and runs next', fields)
+      return
+    }
+    if (parts.admission === undefined) {
+      log.warn('no follow-up job: this dispatcher cannot queue one', { ...fields, follow_up: next.key })
+      return
+    }
+    const { job } = leased
+    const deliveryId = `follow-up:${next.key}`
+    const payloadJson = JSON.stringify(next.payload)
+    const added = await admitJob(parts.admission, route, {
+      route: route.name, event: next.event ?? job.event, deliveryId, dedupKey: dedupKeyOf(route.name, deliveryId),
+      payload: next.payload, payloadJson, receivedAt: clock(), group: groupOf(route.name, route.concurrency, next.payload),
+      link: job.link, hook: job.hook,
+    }, { route: route.name, delivery: deliveryId, event: next.event ?? job.event }, 'defer')
+    const level = added.kind === 'accepted' || added.kind === 'deferred' || added.kind === 'duplicate' ? 'info' : 'warn'
+    log[level](`follow-up job: ${added.kind}`, { ...fields, follow_up: deliveryId, ...('jobId' in added ? { follow_up_job: added.jobId } : {}), ...('reason' in added ? { reason: added.reason } : {}) })
+  }
+
+  /**
+   * Tells the route's target of a job that ended `skipped`, `superseded` or `failed` without a receipt that
+   * decided it (the target knew of those), under the lease: a check it started, or a head it would otherwise
+   * leave unmarked, gets its conclusion. What the target throws is logged; the ending stays as it was.
+   */
+  async function tellEnded(leased: LeasedJob, outcome: JobOutcome, fields: Fields): Promise<void> {
+    if (outcome.kind !== 'skipped' && outcome.kind !== 'superseded' && outcome.kind !== 'failed') return
+    const { job, payload } = leased
+    const route = routes.get(job.route)
+    const target = route === undefined ? undefined : targets.get(route.deliver)
+    if (route === undefined || target?.ended === undefined) return
+    try {
+      await leased.confirmLease()
+      const ended: EndedJob = {
+        route: route.name, event: job.event, deliveryId: job.deliveryId, job: job.id, extra: renderExtra(route, payload), payload,
+        outcome: outcome.kind, reason: outcome.reason,
+      }
+      await target.ended(ended, { signal: leased.signal, log })
+    } catch (err) {
+      log.warn('the delivery target could not be told how the job ended', { ...fields, target: target.name, reason: redact(messageOf(err)) })
+    }
+  }
+
+  /**
    * A try whose job a newer one of its group replaced: it ends `superseded`. The newer job is named by the job's
    * record (the lifecycle's `outdated` marked it there; `finished` writes it into the note).
    */
   function stale(): JobOutcome {
     return { kind: 'superseded', reason: 'a newer event of its concurrency group came before its answer was posted' }
+  }
+
+  /** Endings a target's receipt decided (a WeakSet: the outcome object itself is the mark, nothing to clear). */
+  const receipted = new WeakSet<JobOutcome>()
+  const told = (outcome: JobOutcome): JobOutcome => {
+    receipted.add(outcome)
+    return outcome
   }
 
   async function attempt(leased: LeasedJob, agent: Agent, fields: Fields): Promise<JobOutcome> {
@@ -276,6 +345,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
   async function dispatch(leased: LeasedJob, runner: AgentRunner, environment?: JobEnvironment): Promise<JobOutcome> {
     const fields = jobFields(leased.job)
     const outcome = await attempt(leased, { runner, environment }, fields)
+    if (!receipted.has(outcome)) await tellEnded(leased, outcome, fields)
     // Each ending was logged where it was decided; this counts it.
     if (outcome.kind !== 'retry' && outcome.kind !== 'interrupted') parts.events?.emit('jobFinished', { route: leased.job.route, outcome: outcome.kind })
     return outcome
@@ -293,6 +363,11 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
 interface Agent {
   readonly runner: AgentRunner
   readonly environment: JobEnvironment | undefined
+}
+
+/** The route's `deliver_extra`, each value rendered from the payload; throws for a template it cannot render. */
+function renderExtra(route: Route, payload: JsonObject): Record<string, string> {
+  return Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)]))
 }
 
 /** The log fields that name a job. */

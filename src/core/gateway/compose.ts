@@ -296,6 +296,8 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
     agentRetry: scheduleOf(config.agent.retry),
     events,
     redact: secrets.redact,
+    // A target's follow-up job (the head moved during the run) is admitted as an event is.
+    admission,
   })
   // A plugin that gives the agent credentials of its job's own (a GitHub App's installation token) needs the
   // job at run time: each leased job's environment is made from them.

@@ -65,6 +65,8 @@ export const STATUS_JS = `'use strict'
     for (const item of items) {
       const tr = document.createElement('tr')
       tr.dataset.job = item.id === undefined ? '' : String(item.id)
+      // A check's link names the job (/status#job-ID): its row is the fragment's target, highlighted.
+      if (item.id !== undefined) tr.id = 'job-' + String(item.id)
       for (const value of cells(item)) {
         const td = document.createElement('td')
         if (value instanceof Node) td.append(value)
@@ -113,6 +115,7 @@ export const STATUS_JS = `'use strict'
 
 export const STATUS_CSS = `body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5rem; color: #1b1f24; }
 table { border-collapse: collapse; width: 100%; margin-bottom: 1.5rem; }
+tr:target { background: #fff8c5; }
 th, td { text-align: left; padding: .25rem .5rem; border-bottom: 1px solid #d0d7de; vertical-align: top; }
 td { overflow-wrap: anywhere; }
 dl { display: flex; gap: 1.5rem; } dt { font-weight: 600; } dd { margin: 0 0 0 .4rem; }

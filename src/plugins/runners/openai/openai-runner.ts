@@ -5,6 +5,21 @@ import type { AgentInput, AgentResult, AgentRunner, AgentContext, AgentSandbox }
 import { openingMessages } from './messages.js'
 import { allowList, runCommand, runCommandTool, type CommandPolicy } from './run-command.js'
 import { modelClient, type ChatMessage, type ToolCall } from './wire.js'
+import { fromStructuredOutput, REVIEW_OUTPUT_NAME, REVIEW_OUTPUT_SCHEMA } from '../../../core/review/structured-output.js'
+
+/**
+ * What a run whose route wants a review document asks the model for: the document's schema, strictly (OpenAI's
+ * Structured Outputs; servers that copy the API take the same field).
+ */
+const REVIEW_FORMAT = {
+  type: 'json_schema',
+  json_schema: {
+    name: REVIEW_OUTPUT_NAME,
+    description: 'A code review of the pull request: a summary and findings anchored to lines of its diff.',
+    schema: REVIEW_OUTPUT_SCHEMA,
+    strict: true,
+  },
+} as const
 
 /** Options of {@link openaiAgent} (`agent:` with `runner: openai`). */
 export interface OpenaiAgentOptions {
@@ -47,6 +62,13 @@ export interface OpenaiAgentOptions {
   readonly redact?: ((text: string) => string) | undefined
   /** Replaces the global fetch; read at call time, so msw can patch the global one. */
   readonly fetch?: typeof globalThis.fetch | undefined
+  /**
+   * When a route wants a review document (its target is in review mode: `input.format` is `review`), ask the model
+   * for the document's JSON Schema as structured output (`response_format` json_schema, strict). Defaults to true;
+   * false (`agent.structured_output: false`) for a server that refuses the field: the prompt must then ask for
+   * the document itself.
+   */
+  readonly structuredOutput?: boolean | undefined
 }
 
 /**
@@ -89,13 +111,17 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
   async function loop(input: AgentInput, ctx: AgentContext, signal: AbortSignal, cwd: string | undefined): Promise<AgentResult> {
     const messages: ChatMessage[] = openingMessages(input, options.system, allow)
     const fields = { route: input.route, delivery: input.deliveryId }
+    const structured = input.format === 'review' && options.structuredOutput !== false
+    const format = structured ? { response_format: REVIEW_FORMAT } : {}
     for (let step = 1; step <= maxSteps; step++) {
       ctx.log.debug('model call', { ...fields, step, model })
-      const reply = await complete({ model, messages, ...tools }, signal)
+      const reply = await complete({ model, messages, ...tools, ...format }, signal)
       if (!reply.ok) return reply
       const calls = reply.message.tool_calls ?? []
       if (calls.length === 0) {
-        const text = reply.message.content ?? ''
+        // A refusal is the model's answer, not an outage: another run would most likely refuse again.
+        if (reply.message.content === null && reply.message.refusal) return { ok: false, reason: `the model refused: ${reply.message.refusal.slice(0, 300)}`, retryable: false }
+        const text = structured ? fromStructuredOutput(reply.message.content ?? '') : reply.message.content ?? ''
         if (Buffer.byteLength(text) > maxOutputBytes) {
           return { ok: false, reason: `the model answered more than ${maxOutputBytes} bytes; raise agent.max_output_bytes if that much is expected`, retryable: false }
         }

@@ -1,7 +1,7 @@
 /** `agent.runner: openai`: its keys beside the common ones of `agent:` (base_url, api_key, model, ...). */
 import * as v from 'valibot'
 import { definePlugin } from '../../../core/plugin-api/plugin.js'
-import { integer, text, textList } from '../../../core/config/schema-kit.js'
+import { boolean, integer, text, textList } from '../../../core/config/schema-kit.js'
 import { agentEnv } from '../../../core/agents/agent-user.js'
 
 /** The openai runner: any OpenAI-compatible chat-completions server, with an allow-listed `run_command` tool. */
@@ -20,6 +20,8 @@ export const openaiPlugin = definePlugin({
     allow_commands: v.optional(v.array(v.union([text, v.pipe(textList, v.minLength(1))], 'expected a command prefix: "gh pr diff" or ["gh", "pr", "diff"]')), []),
     command_timeout_seconds: v.optional(integer(1, 3600), 60),
     max_tool_output_bytes: v.optional(integer(1), 65_536),
+    // A route in review mode gets the review document's schema as structured output; false for a server that refuses it.
+    structured_output: v.optional(boolean, true),
   }),
   async setup(options, ctx) {
     const { openaiAgent } = await import('./openai-runner.js')
@@ -42,6 +44,7 @@ export const openaiPlugin = definePlugin({
         sandbox: ctx.agentSandbox,
         cwd: ctx.workdir,
         redact: ctx.redact,
+        structuredOutput: options.structured_output,
       }),
     }
   },

@@ -31,6 +31,8 @@ const completionSchema = v.object({
       v.object({
         message: v.object({
           content: v.optional(v.nullable(v.string()), null),
+          // Structured output: a model that declines says why here, with no content.
+          refusal: v.optional(v.nullable(v.string()), null),
           tool_calls: v.optional(v.nullable(v.array(toolCallSchema)), null),
         }),
       }),

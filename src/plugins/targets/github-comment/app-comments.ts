@@ -129,9 +129,9 @@ export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi &
       }
     },
     // A check run per reviewed head (Checks API: App only, `checks: write`).
-    startCheck: (name, head) =>
+    startCheck: (name, head, link) =>
       call({ doing: 'start the check run', repeatable: false }, async (octokit, signal) =>
-        String((await octokit.request('POST /repos/{owner}/{repo}/check-runs', { ...target, name, head_sha: head, status: 'in_progress', started_at: new Date().toISOString(), request: { signal } })).data.id)),
+        String((await octokit.request('POST /repos/{owner}/{repo}/check-runs', { ...target, name, head_sha: head, status: 'in_progress', started_at: new Date().toISOString(), ...(link === undefined ? {} : { details_url: link }), request: { signal } })).data.id)),
     async finishCheck(id, _name, _head, result) {
       // The first request completes the run; GitHub appends the annotations of each further one (50 per request).
       const [first = [], ...more] = annotationPages(result.annotations)

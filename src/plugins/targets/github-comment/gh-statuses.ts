@@ -21,12 +21,14 @@ export function ghStatuses(gh: GhRunner): CheckApi {
     await ghOutput(gh, ['api', '--method', 'POST', `repos/${gh.repo}/statuses/${head}`, '--input', '-'], { doing: 'write the commit status', repeatable: true }, JSON.stringify(body))
   }
   return {
-    async startCheck(name, head) {
-      await post(head, { state: 'pending', context: name, description: 'hookpilot is posting its review of this head' })
-      return head
+    async startCheck(name, head, link) {
+      await post(head, { state: 'pending', context: name, description: 'hookpilot is posting its review of this head', ...(link === undefined ? {} : { target_url: link }) })
+      // The id carries the link: a status is written again whole, and the finished one keeps pointing at the job.
+      return link === undefined ? head : `${head} ${link}`
     },
-    async finishCheck(_id, name, head, result) {
-      await post(head, { state: STATES[result.conclusion], context: name, description: short(result.title) })
+    async finishCheck(id, name, head, result) {
+      const link = id.split(' ')[1]
+      await post(head, { state: STATES[result.conclusion], context: name, description: short(result.title), ...(link === undefined ? {} : { target_url: link }) })
     },
   }
 }

@@ -1,5 +1,5 @@
 import { DeliveryError } from '../../../core/errors.js'
-import type { AgentAnswer, Clock, DeliveryContext, DeliveryReceipt, DeliveryTarget, Route } from '../../../core/types.js'
+import type { AgentAnswer, Clock, DeliveryContext, DeliveryReceipt, DeliveryTarget, EndedJob, JsonObject, PluginContext, Route } from '../../../core/types.js'
 import type { GithubApp } from '../../github-app/app.js'
 import { appComments } from './app-comments.js'
 import type { CommentApi } from './comment-api.js'
@@ -13,7 +13,7 @@ import type { ReviewApi } from './review-api.js'
 import type { ChangedFile } from '../../../core/review/diff-lines.js'
 import type { Severity } from '../../../core/review/document.js'
 import type { AppPermissions } from '../../github-app/permissions.js'
-import { checkName, NO_CHECK, reviewedCheck, supersededCheck, type CheckApi } from './review-check.js'
+import { checkName, endedCheck, NO_CHECK, reviewedCheck, supersededCheck, type CheckApi } from './review-check.js'
 import { ghStatuses } from './gh-statuses.js'
 
 /** Review mode's App token: reviews are pull requests' writes (the summary comment stays an issue's)... */
@@ -66,6 +66,12 @@ export interface GithubCommentOptions {
   readonly appRoute?: ((route: string) => boolean) | undefined
   /** The time the footer shows; the machine's by default. */
   readonly clock?: Clock | undefined
+  /**
+   * The status page's address as people reach it (`platforms.github.status_url`, e.g.
+   * `https://hooks.example.com/status`): review mode's check links to its job there (`details_url`, a status's
+   * `target_url`). No link when absent.
+   */
+  readonly statusUrl?: string | undefined
 }
 
 /**
@@ -104,10 +110,16 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     return files
   }
 
+  /** The page of job `job` on the status page, when its address is configured. */
+  const jobLink = (job: string | undefined) => (options.statusUrl === undefined || job === undefined ? undefined : `${options.statusUrl}#job-${encodeURIComponent(job)}`)
+
   return {
     name: 'github_comment',
     publishes: true,
     checkRoute: routeProblem,
+    // Review mode takes a review document: a runner that can ask its model for the schema does.
+    answerFormat: (route) => ((route.deliverExtra['mode'] ?? options.mode) === 'review' ? 'review' : 'text'),
+    ended,
     async deliver(answer, ctx): Promise<DeliveryReceipt> {
       const repo = answer.extra['repo'] ?? ''
       const prNumber = answer.extra['pr_number'] ?? ''
@@ -157,20 +169,33 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     const name = checkName(answer.route)
     const existing = await findOwnReview(reviews, pullReviewMarker(answer.route, head), await ownLogin(api))
     const fields = { route: answer.route, delivery: answer.deliveryId, head }
+    const link = jobLink(answer.job)
     if (answered !== head) {
       if (existing !== undefined) return { posted: false, outcome: 'skipped', reason: `already reviewed: the pull request's head ${head.slice(0, 7)} has this route's review ${existing} (this answer was for ${answered.slice(0, 7)})` }
-      await checks.finishCheck(await checks.startCheck(name, answered), name, answered, supersededCheck(answered, head))
-      return { posted: false, outcome: 'superseded', reason: `the answer is for ${answered.slice(0, 7)}, but the pull request's head moved to ${head.slice(0, 7)}, which this route has not reviewed: nothing was posted; the next event for ${head.slice(0, 7)} reviews it` }
+      await checks.finishCheck(await checks.startCheck(name, answered, link), name, answered, supersededCheck(answered, head))
+      // The push of the new head may never come (lost, or accepted elsewhere before this run): a follow-up job of
+      // the route reviews it, named for the pull request and that head so it is queued once (the dispatcher skips
+      // it when a newer event of the group was accepted).
+      const repoPr = `${answer.extra['repo'] ?? ''}#${answer.extra['pr_number'] ?? ''}`
+      return {
+        posted: false,
+        outcome: 'superseded',
+        reason: `the answer is for ${answered.slice(0, 7)}, but the pull request's head moved to ${head.slice(0, 7)}, which this route has not reviewed: nothing was posted; ${head.slice(0, 7)} is reviewed next`,
+        followUp: { key: `${repoPr}@${head}`, payload: withHead(answer.payload ?? {}, head) },
+      }
     }
     const failOn = answer.extra['fail_on'] as Severity | undefined
     if (existing !== undefined) {
-      // This job posted it and stopped before its check was complete (progress 1): the answer is the one posted.
-      if (ctx.progress >= 1) await checks.finishCheck(await checks.startCheck(name, head), name, head, reviewedCheck(parseReview(answer.text), head, existing, failOn))
+      // This job posted it and stopped before its check was complete: it recorded the post (progress 1), or an
+      // earlier try of it died or lost the answer between the post and its record (a later try: a crash between
+      // the two is recovered as try 2). The answer is the one posted. Another job's answer for the head (a
+      // redelivery, a resend: try 1, nothing recorded) leaves the check that job completed.
+      if (ctx.progress >= 1 || ctx.attempt > 1) await checks.finishCheck(await checks.startCheck(name, head, link), name, head, reviewedCheck(parseReview(answer.text), head, existing, failOn))
       ctx.log.debug('review already posted', { ...fields, url: existing })
       return { posted: true, url: existing }
     }
     const document = parseReview(answer.text)
-    const check = await checks.startCheck(name, head)
+    const check = await checks.startCheck(name, head, link)
     const repoPr = `${answer.extra['repo'] ?? ''}#${answer.extra['pr_number'] ?? ''}`
     const receipt = await createPullReview(reviews, () => filesAt(`${repoPr}@${head}`, reviews), {
       route: answer.route,
@@ -183,10 +208,45 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     return receipt
   }
 
+  /**
+   * A job of a review-mode route ended without a review (silent output, superseded in its group, failed): the
+   * head its event named gets a completed check saying so (`neutral`, `cancelled`, `failure`; review-check.ts),
+   * never `success`, and an in-progress check of it is not left open. A head this route has reviewed keeps its
+   * check; an event that names no head, or a route without the check, writes nothing.
+   */
+  async function ended(job: EndedJob, ctx: PluginContext): Promise<void> {
+    const mode = (job.extra['mode'] as CommentMode | undefined) ?? options.mode ?? 'new'
+    const head = payloadHead(job.payload)?.toLowerCase()
+    if (mode !== 'review' || job.extra['check'] === 'false' || head === undefined) return
+    const repo = job.extra['repo'] ?? ''
+    const prNumber = job.extra['pr_number'] ?? ''
+    if ((repoProblem(repo) ?? prNumberProblem(prNumber)) !== undefined) return
+    const runner = { ghPath, repo, prNumber, timeoutMs, env: options.env, cwd: options.cwd, signal: ctx.signal }
+    const app = options.app === undefined
+      ? undefined
+      : appComments(options.app, { repo, prNumber, payload: job.payload, timeoutMs, signal: ctx.signal, route: job.route, fromApp: options.appRoute?.(job.route) ?? true, permissions: CHECKED_REVIEW_PERMISSIONS })
+    const api: CommentApi = app ?? ghComments(runner)
+    if (await findOwnReview(app ?? ghReviews(runner), pullReviewMarker(job.route, head), await ownLogin(api)) !== undefined) return
+    const checks = app ?? ghStatuses(runner)
+    const name = checkName(job.route)
+    await checks.finishCheck(await checks.startCheck(name, head, jobLink(job.job)), name, head, endedCheck(job.outcome, head, job.reason))
+    ctx.log.debug('check completed for a job that ended without a review', { route: job.route, delivery: job.deliveryId, head, outcome: job.outcome })
+  }
+
   async function postSticky(api: CommentApi, answer: AgentAnswer, head: string | undefined): Promise<string> {
     const body = stickyBody(answer.text, answer.route, { head, at: clock(), covers: answer.covers ?? 1 })
     return writeSticky(api, reviewMarker(answer.route), await ownLogin(api), body)
   }
+}
+
+/** `payload` naming `head` as its pull request's head (`pull_request.head.sha`): a follow-up job's event. */
+function withHead(payload: JsonObject, head: string): JsonObject {
+  const pullRequest = payload['pull_request']
+  const pr = typeof pullRequest === 'object' && pullRequest !== null && !Array.isArray(pullRequest) ? pullRequest : {}
+  const prHead = pr['head']
+  const headObject = typeof prHead === 'object' && prHead !== null && !Array.isArray(prHead) ? prHead : {}
+  // A synchronize event's `after` is the head it pushed: a prompt reading it sees the new head too.
+  return { ...payload, ...(typeof payload['after'] === 'string' ? { after: head } : {}), pull_request: { ...pr, head: { ...headObject, sha: head } } }
 }
 
 /** A route delivering here must say where: both keys, and literal values must already be valid. */

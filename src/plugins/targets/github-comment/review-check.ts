@@ -7,7 +7,14 @@
  *   reached `deliver_extra.fail_on`;
  * - `failure`: it was reviewed and a finding reached `fail_on`;
  * - `skipped`: the answer was for a head that is no longer the pull request's (superseded); that older head's
- *   check says so, and never `success`.
+ *   check says so, and never `success`;
+ * - `neutral`: the job ended without a review and nothing was wrong (a silent output: the agent had nothing to
+ *   say, or a filter of the route skipped it);
+ * - `cancelled`: a newer event of the route's concurrency group came before the answer was posted;
+ * - `failure` too when the review failed for good (the run or the post): the head is not reviewed.
+ *
+ * The last three are written when the job ends ({@link endedCheck}, the target's `ended`), and only for a head
+ * the route has no review of: a head already reviewed keeps its check.
  *
  * Statuses have four states: `success` and `failure` as above, `pending` while the review is posted, `error`
  * where a check would be `skipped`, `cancelled` or `neutral`.
@@ -38,8 +45,11 @@ export interface CheckResult {
 
 /** The check of one pull request's heads, as one account. Failures are DeliveryErrors, as CommentApi's. */
 export interface CheckApi {
-  /** Starts the check `name` of `head` (in progress, or a pending status); the id {@link finishCheck} is given. */
-  startCheck(name: string, head: string): Promise<string>
+  /**
+   * Starts the check `name` of `head` (in progress, or a pending status); the id {@link finishCheck} is given.
+   * `link`: the page people follow from the check (the job on the status page), when there is one.
+   */
+  startCheck(name: string, head: string, link?: string): Promise<string>
   /** Completes it; annotations go {@link ANNOTATIONS_PER_REQUEST} per request (a status carries none). */
   finishCheck(id: string, name: string, head: string, result: CheckResult): Promise<void>
 }
@@ -99,6 +109,16 @@ export function supersededCheck(answered: string, head: string): CheckResult {
     summary: `This answer was for ${answered}, but the pull request's head moved to ${head} before it was posted; nothing was posted for ${answered}.`,
     annotations: [],
   }
+}
+
+/** How a job of the route ended without a review ({@link EndedJob.outcome}), as its head's check says. */
+export function endedCheck(outcome: 'skipped' | 'superseded' | 'failed', head: string, reason: string): CheckResult {
+  const why = reason.length > 1_000 ? `${reason.slice(0, 1_000)}…` : reason
+  const [conclusion, title]: [CheckConclusion, string] =
+    outcome === 'skipped' ? ['neutral', 'Not reviewed: nothing to post']
+      : outcome === 'superseded' ? ['cancelled', 'Cancelled: a newer event came']
+        : ['failure', 'Not reviewed: the review failed']
+  return { conclusion, title, summary: `Head ${head} was not reviewed: ${why}`, annotations: [] }
 }
 
 /** `annotations` in requests of at most {@link ANNOTATIONS_PER_REQUEST}; one empty page when there are none. */

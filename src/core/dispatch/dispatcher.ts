@@ -14,6 +14,8 @@ import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
 import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, lastTry, retryDelay, type RetrySchedule } from '../jobs/lifecycle/retry-schedule.js'
 import { isFinal, MAX_RUNS } from '../jobs/lifecycle/transitions.js'
 import { renderTemplate } from '../routes/template.js'
+import type { NoteStore } from '../note-types.js'
+import type { TemplateVariables } from '../routes/template.js'
 import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, LogFields, Logger, Route, AgentContext } from '../types.js'
 
 /** What the dispatcher is composed of. */
@@ -39,6 +41,8 @@ export interface DispatcherParts {
    * before it is stored or delivered: an agent talked into printing a secret must not post it.
    */
   readonly redact?: ((text: string) => string) | undefined
+  /** The state backend's notes, given to every delivery target (undefined on a backend that keeps none). */
+  readonly notes?: NoteStore | undefined
 }
 
 type Fields = Readonly<Record<string, string>>
@@ -113,19 +117,43 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     return { kind: 'retry', at: clock() + delay, reason }
   }
 
-  async function prompt(leased: LeasedJob, route: Route, fields: Fields): Promise<AgentPrompt> {
+  async function prompt(leased: LeasedJob, route: Route, fields: Fields, variables: TemplateVariables): Promise<AgentPrompt> {
     const { job, payload } = leased
     const event = { route: job.route, type: job.event, deliveryId: job.deliveryId, payload, receivedAt: job.receivedAt }
-    return buildAgentPrompt({ event, route }, skillsDir, log, fields)
+    return buildAgentPrompt({ event, route }, skillsDir, log, fields, variables)
+  }
+
+  /** The route's deliver_extra rendered from the job's payload (what the target is given, before and after the run). */
+  const extraOf = (route: Route, payload: LeasedJob['payload']): Record<string, string> =>
+    Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)]))
+
+  /**
+   * What the route's target adds to the prompt (the last reviewed head, the mode of this review), asked before the
+   * run; the outcome that ends this try when it cannot say (a passing failure is retried on the agent's schedule).
+   */
+  async function variablesOf(leased: LeasedJob, route: Route, fields: Fields): Promise<{ readonly variables: TemplateVariables } | { readonly outcome: JobOutcome }> {
+    const target = targets.get(route.deliver)
+    if (target?.promptVariables === undefined) return { variables: {} }
+    const { job, payload } = leased
+    try {
+      const request = { route: route.name, event: job.event, deliveryId: job.deliveryId, extra: extraOf(route, payload), payload }
+      return { variables: await target.promptVariables(request, { signal: leased.signal, log, notes: parts.notes }) }
+    } catch (err) {
+      const why = `the ${target.name} target could not give the prompt its values: ${messageOf(err)}`
+      if (DeliveryError.is(err) && err.retryable) return { outcome: retryOrFail(fields, 'agent run failed', why, agentRetry, 'agent.retry', job.attempts, err.retryAfterMs) }
+      return { outcome: fail(fields, 'agent run failed', why) }
+    }
   }
 
   /** Runs the agent; resolves its answer, or the outcome that ends this try. */
   async function runAgent(leased: LeasedJob, agent: Agent, route: Route, fields: Fields): Promise<{ text: string } | JobOutcome> {
     const { runner } = agent
     const { job } = leased
+    const asked = await variablesOf(leased, route, fields)
+    if ('outcome' in asked) return asked.outcome
     let built: AgentPrompt
     try {
-      built = await prompt(leased, route, fields)
+      built = await prompt(leased, route, fields, asked.variables)
     } catch (err) {
       return fail(fields, 'agent run failed', `cannot build the prompt: ${messageOf(err)}`)
     }
@@ -195,7 +223,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     if (attempt > retry.attempts) return fail(tried, 'delivery failed', `gave up after ${retry.attempts} tries (delivery.retry.attempts)`)
     let extra: Record<string, string>
     try {
-      extra = Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)]))
+      extra = extraOf(route, payload)
     } catch (err) {
       return fail(tried, 'delivery failed', `cannot render deliver_extra: ${messageOf(err)}`)
     }
@@ -213,7 +241,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
         return stale()
       }
       const receipt = await target.deliver(answer, {
-        signal: leased.signal, log, attempt, progress, saveProgress: (parts) => leased.saveProgress(parts),
+        signal: leased.signal, log, attempt, progress, saveProgress: (done) => leased.saveProgress(done), notes: parts.notes,
       })
       if (receipt && !receipt.posted) {
         const reason = redact(receipt.reason)

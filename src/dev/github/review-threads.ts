@@ -79,8 +79,9 @@ function firstOf(query: string, field: string, fallback: number): number {
  * (`owner`, `name` or `repo`), the pull request (`number`) and the page (`after`, a cursor this fake gave).
  */
 export function reviewThreadsQuery(state: FakeGithubState, query: string, variables: Record<string, unknown>, account: FakeAccount | undefined): unknown {
-  const owner = String(variables['owner'] ?? '')
-  const name = String(variables['name'] ?? variables['repo'] ?? '')
+  const text = (value: unknown) => (typeof value === 'string' ? value : '')
+  const owner = text(variables['owner'])
+  const name = text(variables['name'] ?? variables['repo'])
   const repo = `${owner}/${name}`
   if (!state.hasRepo(repo) || (account?.repos !== undefined && !account.repos.has(repo))) {
     return { data: { repository: null }, errors: [{ type: 'NOT_FOUND', path: ['repository'], message: `Could not resolve to a Repository with the name '${repo}'.` }] }

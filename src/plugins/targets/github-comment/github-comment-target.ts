@@ -1,5 +1,7 @@
-import { DeliveryError } from '../../../core/errors.js'
-import type { AgentAnswer, Clock, DeliveryContext, DeliveryReceipt, DeliveryTarget, Route } from '../../../core/types.js'
+import { DeliveryError, messageOf } from '../../../core/errors.js'
+import type { AgentAnswer, Clock, DeliveryContext, DeliveryReceipt, DeliveryTarget, JsonObject, Logger, NoteStore, PromptRequest, Route } from '../../../core/types.js'
+import { reviewPromptVariables, settleReview, type ReviewScope } from './review-memory-note.js'
+import { ownOpenThreads } from './review-threads.js'
 import type { GithubApp } from '../../github-app/app.js'
 import { appComments } from './app-comments.js'
 import type { CommentApi } from './comment-api.js'
@@ -104,10 +106,45 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     return files
   }
 
+  /** The review APIs of one delivery (or one prompt's look before the run): the App's, else gh's. */
+  const reviewApisOf = (request: PromptRequest, signal: AbortSignal) => {
+    const repo = request.extra['repo'] ?? ''
+    const prNumber = request.extra['pr_number'] ?? ''
+    const checked = request.extra['check'] !== 'false'
+    const runner = { ghPath, repo, prNumber, timeoutMs, env: options.env, cwd: options.cwd, signal }
+    const app = options.app === undefined
+      ? undefined
+      : appComments(options.app, { repo, prNumber, payload: request.payload, timeoutMs, signal, route: request.route, fromApp: options.appRoute?.(request.route) ?? true, permissions: checked ? CHECKED_REVIEW_PERMISSIONS : REVIEW_PERMISSIONS })
+    return { app, runner }
+  }
+  /** Whether `mode` is review mode and the route remembers its reviews (`deliver_extra.incremental`, on by default). */
+  const incrementalIn = (extra: Readonly<Record<string, string>>) =>
+    ((extra['mode'] as CommentMode | undefined) ?? options.mode ?? 'new') === 'review' && extra['incremental'] !== 'false'
+  /** What incremental reviews of a delivery's pull request are told. */
+  const scopeOf = (request: PromptRequest, notes: NoteStore | undefined, log: Logger): ReviewScope => ({
+    route: request.route, repo: request.extra['repo'] ?? '', prNumber: request.extra['pr_number'] ?? '', incremental: incrementalIn(request.extra), notes, log,
+  })
+
   return {
     name: 'github_comment',
     publishes: true,
     checkRoute: routeProblem,
+    notesNeeded(route) {
+      // A templated mode is known at delivery only: counted as review mode when the platform's mode is.
+      if (!incrementalIn(route.deliverExtra)) return undefined
+      return 'its reviews remember the last reviewed head and its open findings, for incremental reviews; deliver_extra.incremental: "false" reviews in full each time and keeps none'
+    },
+    /**
+     * Review mode gives the prompt `{review.head}`, `{review.base}`, `{review.previous_head}`, `{review.mode}`
+     * (`full` | `incremental`) and `{review.open_findings}` (review-memory-note.ts); other modes give nothing.
+     */
+    async promptVariables(request, ctx) {
+      if (((request.extra['mode'] as CommentMode | undefined) ?? options.mode ?? 'new') !== 'review') return {}
+      const problem = repoProblem(request.extra['repo'] ?? '') ?? prNumberProblem(request.extra['pr_number'] ?? '') ?? overrideProblem(request.extra)
+      if (problem !== undefined) throw new DeliveryError('github_comment', `${problem}; the agent was not run`)
+      const { app, runner } = reviewApisOf(request, ctx.signal)
+      return reviewPromptVariables(app ?? ghReviews(runner), scopeOf(request, ctx.notes, ctx.log))
+    },
     async deliver(answer, ctx): Promise<DeliveryReceipt> {
       const repo = answer.extra['repo'] ?? ''
       const prNumber = answer.extra['pr_number'] ?? ''
@@ -155,8 +192,11 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     const head = (await api.head()).toLowerCase()
     const answered = (payloadHeadSha ?? head).toLowerCase()
     const name = checkName(answer.route)
-    const existing = await findOwnReview(reviews, pullReviewMarker(answer.route, head), await ownLogin(api))
+    const login = await ownLogin(api)
+    const existing = await findOwnReview(reviews, pullReviewMarker(answer.route, head), login)
     const fields = { route: answer.route, delivery: answer.deliveryId, head }
+    const scope = scopeOf(answer, ctx.notes, ctx.log)
+    const base = payloadBase(answer.payload)
     if (answered !== head) {
       if (existing !== undefined) return { posted: false, outcome: 'skipped', reason: `already reviewed: the pull request's head ${head.slice(0, 7)} has this route's review ${existing} (this answer was for ${answered.slice(0, 7)})` }
       await checks.finishCheck(await checks.startCheck(name, answered), name, answered, supersededCheck(answered, head))
@@ -164,20 +204,30 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     }
     const failOn = answer.extra['fail_on'] as Severity | undefined
     if (existing !== undefined) {
+      // A job that posted it and stopped before settling it (old threads, the note; once per head) settles it now.
+      if (ctx.progress >= 1 || scope.notes !== undefined) await settleReview(reviews, scope, login, head, base, parseReview(answer.text))
       // This job posted it and stopped before its check was complete (progress 1): the answer is the one posted.
       if (ctx.progress >= 1) await checks.finishCheck(await checks.startCheck(name, head), name, head, reviewedCheck(parseReview(answer.text), head, existing, failOn))
       ctx.log.debug('review already posted', { ...fields, url: existing })
       return { posted: true, url: existing }
     }
     const document = parseReview(answer.text)
+    // The route's open threads: a finding one of them holds on its line is not posted twice.
+    const openThreads = await ownOpenThreads(reviews, answer.route, login).catch((err: unknown) => {
+      ctx.log.warn('the review threads could not be read; findings already open may be posted again', { ...fields, reason: messageOf(err) })
+      return []
+    })
     const check = await checks.startCheck(name, head)
     const repoPr = `${answer.extra['repo'] ?? ''}#${answer.extra['pr_number'] ?? ''}`
     const receipt = await createPullReview(reviews, () => filesAt(`${repoPr}@${head}`, reviews), {
       route: answer.route,
       head,
       requestChangesAt: answer.extra['request_changes_at'] as Severity | undefined,
+      openThreads,
     }, document)
+    // Recorded under the lease (saveProgress confirms it) before anything is settled for this head.
     await ctx.saveProgress(1)
+    await settleReview(reviews, scope, login, head, base, document)
     await checks.finishCheck(check, name, head, reviewedCheck(document, head, receipt.url, failOn))
     ctx.log.debug('review posted', { ...fields, url: receipt.url })
     return receipt
@@ -187,6 +237,14 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     const body = stickyBody(answer.text, answer.route, { head, at: clock(), covers: answer.covers ?? 1 })
     return writeSticky(api, reviewMarker(answer.route), await ownLogin(api), body)
   }
+}
+
+/** The pull request's base commit as the event names it (`pull_request.base.sha`), or `''`. */
+function payloadBase(payload: JsonObject | undefined): string {
+  const pull = payload?.['pull_request']
+  const base = typeof pull === 'object' && pull !== null && !Array.isArray(pull) ? pull['base'] : undefined
+  const sha = typeof base === 'object' && base !== null && !Array.isArray(base) ? base['sha'] : undefined
+  return typeof sha === 'string' ? sha.toLowerCase() : ''
 }
 
 /** A route delivering here must say where: both keys, and literal values must already be valid. */

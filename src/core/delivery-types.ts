@@ -2,6 +2,7 @@
 import type { StartupFinding } from './agent-types.js'
 import type { JsonObject, PluginContext } from './context-types.js'
 import type { Route } from './route-types.js'
+import type { NoteStore } from './note-types.js'
 
 /** The agent's answer on its way to a target. */
 export interface AgentAnswer {
@@ -78,8 +79,30 @@ export interface EndedJob {
   readonly reason: string
 }
 
+/**
+ * What a target is given before the agent runs, to add values to the route's prompt: the job's route, event and
+ * payload, and the route's `deliver_extra` rendered from it, as {@link AgentAnswer} will carry them.
+ */
+export type PromptRequest = Omit<AgentAnswer, 'text' | 'covers'>
+
+/** The context of {@link DeliveryTarget.promptVariables}: the run's signal and log, and the state store's notes. */
+export interface PromptContext extends PluginContext {
+  /**
+   * The state backend's notes (shared by every instance on the store, kept across restarts), for what a target
+   * keeps per pull request; undefined on a backend that keeps none.
+   */
+  readonly notes?: NoteStore | undefined
+}
+
 /** What a delivery receives besides the answer. */
 export interface DeliveryContext extends PluginContext {
+  /**
+   * The state backend's notes, for what a target keeps per route and pull request between deliveries (the last
+   * reviewed head and its open findings); undefined on a backend that keeps none (see
+   * {@link DeliveryTarget.notesNeeded}). Write them after the part they describe was posted: the delivery holds
+   * the job's lease, and {@link DeliveryContext.saveProgress} confirms it.
+   */
+  readonly notes?: NoteStore | undefined
   /** 1 on the first try; the queue retries a {@link DeliveryError} marked `retryable`, at a later time. */
   readonly attempt: number
   /**
@@ -111,6 +134,17 @@ export interface DeliveryTarget {
    * least one route delivers here, with those routes.
    */
   preflight?(routes: readonly Route[]): Promise<readonly StartupFinding[]>
+  /**
+   * Why `route`'s deliveries keep notes in the state store, and how to turn that off (`its reviews remember ...;
+   * set deliver_extra.incremental: "false" to review in full each time`), or undefined when they keep none. The
+   * gateway refuses to start on a backend that keeps no notes with such a route, saying this.
+   */
+  notesNeeded?(route: Route): string | undefined
+  /**
+   * Values the route's prompt may name besides the payload's fields (`{review.head}`), asked right before the agent
+   * runs. A failure fails the try like a failed agent run: a `DeliveryError` marked `retryable` is tried again later.
+   */
+  promptVariables?(request: PromptRequest, ctx: PromptContext): Promise<Readonly<Record<string, string>>>
   deliver(answer: AgentAnswer, ctx: DeliveryContext): Promise<void | DeliveryReceipt>
   /**
    * Told when a job of a route delivering here ends without a delivery that decided its ending itself: skipped

@@ -12,7 +12,8 @@ export type {
   AgentContext, AgentEnvironment, AgentEnvironmentSource, AgentInput, AgentJob, AgentResult, AgentRunner, AgentSandbox, AgentUser,
   PromptParts, StartupFinding,
 } from './agent-types.js'
-export type { AgentAnswer, AnswerFormat, DeliveryContext, DeliveryReceipt, DeliveryTarget, EndedJob, FollowUp } from './delivery-types.js'
+export type { AgentAnswer, AnswerFormat, DeliveryContext, DeliveryReceipt, DeliveryTarget, EndedJob, FollowUp, PromptContext, PromptRequest } from './delivery-types.js'
+export type { Note, NotePutOptions, NoteStore } from './note-types.js'
 
 /** A request as the pipeline sees it: transport-free, headers lower-cased, the body as raw bytes. */
 export interface RawRequest {

@@ -14,6 +14,8 @@ import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
 import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, lastTry, retryDelay, type RetrySchedule } from '../jobs/lifecycle/retry-schedule.js'
 import { isFinal, MAX_RUNS } from '../jobs/lifecycle/transitions.js'
 import { renderTemplate } from '../routes/template.js'
+import type { NoteStore } from '../note-types.js'
+import type { TemplateVariables } from '../routes/template.js'
 import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, EndedJob, FollowUp, JsonObject, LogFields, Logger, Route, AgentContext } from '../types.js'
 import { admitJob, type AdmitParts } from '../pipeline/admit.js'
 import { dedupKeyOf } from '../jobs/lifecycle/dedup-key.js'
@@ -48,6 +50,8 @@ export interface DispatcherParts {
    * follow-up is logged and dropped.
    */
   readonly admission?: AdmitParts | undefined
+  /** The state backend's notes, given to every delivery target (undefined on a backend that keeps none). */
+  readonly notes?: NoteStore | undefined
 }
 
 type Fields = Readonly<Record<string, string>>
@@ -122,19 +126,39 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     return { kind: 'retry', at: clock() + delay, reason }
   }
 
-  async function prompt(leased: LeasedJob, route: Route, fields: Fields): Promise<AgentPrompt> {
+  async function prompt(leased: LeasedJob, route: Route, fields: Fields, variables: TemplateVariables): Promise<AgentPrompt> {
     const { job, payload } = leased
     const event = { route: job.route, type: job.event, deliveryId: job.deliveryId, payload, receivedAt: job.receivedAt }
-    return buildAgentPrompt({ event, route }, skillsDir, log, fields)
+    return buildAgentPrompt({ event, route }, skillsDir, log, fields, variables)
+  }
+
+  /**
+   * What the route's target adds to the prompt (the last reviewed head, the mode of this review), asked before the
+   * run; the outcome that ends this try when it cannot say (a passing failure is retried on the agent's schedule).
+   */
+  async function variablesOf(leased: LeasedJob, route: Route, fields: Fields): Promise<{ readonly variables: TemplateVariables } | { readonly outcome: JobOutcome }> {
+    const target = targets.get(route.deliver)
+    if (target?.promptVariables === undefined) return { variables: {} }
+    const { job, payload } = leased
+    try {
+      const request = { route: route.name, event: job.event, deliveryId: job.deliveryId, extra: renderExtra(route, payload), payload }
+      return { variables: await target.promptVariables(request, { signal: leased.signal, log, notes: parts.notes }) }
+    } catch (err) {
+      const why = `the ${target.name} target could not give the prompt its values: ${messageOf(err)}`
+      if (DeliveryError.is(err) && err.retryable) return { outcome: retryOrFail(fields, 'agent run failed', why, agentRetry, 'agent.retry', job.attempts, err.retryAfterMs) }
+      return { outcome: fail(fields, 'agent run failed', why) }
+    }
   }
 
   /** Runs the agent; resolves its answer, or the outcome that ends this try. */
   async function runAgent(leased: LeasedJob, agent: Agent, route: Route, fields: Fields): Promise<{ text: string } | JobOutcome> {
     const { runner } = agent
     const { job } = leased
+    const asked = await variablesOf(leased, route, fields)
+    if ('outcome' in asked) return asked.outcome
     let built: AgentPrompt
     try {
-      built = await prompt(leased, route, fields)
+      built = await prompt(leased, route, fields, asked.variables)
     } catch (err) {
       return fail(fields, 'agent run failed', `cannot build the prompt: ${messageOf(err)}`)
     }
@@ -224,7 +248,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
         return stale()
       }
       const receipt = await target.deliver(answer, {
-        signal: leased.signal, log, attempt, progress, saveProgress: (parts) => leased.saveProgress(parts),
+        signal: leased.signal, log, attempt, progress, saveProgress: (done) => leased.saveProgress(done), notes: parts.notes,
       })
       if (receipt && !receipt.posted) {
         const reason = redact(receipt.reason)

@@ -4,7 +4,7 @@
  * untrusted text apart from instructions (the openai runner puts them in different messages).
  */
 import { loadFirstSkill } from './skills.js'
-import { defaultPrompt, renderTemplate, templateFields } from '../routes/template.js'
+import { defaultPrompt, renderTemplate, templateFields, type TemplateVariables } from '../routes/template.js'
 import type { Logger, PromptParts, Route, WebhookEvent } from '../types.js'
 
 /** The prompt of one event, whole and in parts. */
@@ -13,12 +13,16 @@ export interface AgentPrompt {
   readonly parts: PromptParts
 }
 
-/** Builds the prompt: the first skill found, then the route's template rendered (or the whole payload). */
+/**
+ * Builds the prompt: the first skill found, then the route's template rendered (or the whole payload).
+ * `variables`: values the template may name besides the payload's (`{review.head}`), from the route's target.
+ */
 export async function buildAgentPrompt(
   job: { readonly event: WebhookEvent; readonly route: Route },
   skillsDir: string,
   log: Logger,
   fields: Readonly<Record<string, string>>,
+  variables?: TemplateVariables,
 ): Promise<AgentPrompt> {
   const { event, route } = job
   const skill = route.skills.length > 0 ? await loadFirstSkill(skillsDir, route.skills, log, fields) : undefined
@@ -33,7 +37,7 @@ export async function buildAgentPrompt(
     }
   }
   return {
-    prompt: withSkill(renderTemplate(route.prompt, event.payload)),
-    parts: { instructions: withSkill(route.prompt), fields: templateFields(route.prompt, event.payload) },
+    prompt: withSkill(renderTemplate(route.prompt, event.payload, variables)),
+    parts: { instructions: withSkill(route.prompt), fields: templateFields(route.prompt, event.payload, variables) },
   }
 }

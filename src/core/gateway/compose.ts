@@ -45,7 +45,7 @@ import { agentWorkdir } from '../agents/setup/workdir.js'
 import { resolveAgentUser } from '../agents/agent-user.js'
 import { resolveAgentSandbox, sandboxOptions } from '../agents/setup/agent-sandbox.js'
 import type { AgentRunner, Clock, DeliveryTarget, EventFilter, Logger, RateLimiter, Route, Source } from '../types.js'
-import { checkRoutes, echoWarnings, selectRunner } from './wiring.js'
+import { checkNotes, checkRoutes, echoWarnings, selectRunner } from './wiring.js'
 import { didYouMean } from '../config/keys.js'
 import { targetMap } from '../routes/route-problem.js'
 import { preflight } from './preflight.js'
@@ -183,6 +183,7 @@ export async function compose(config: HookpilotConfig, composition: Composition,
     const allRoutes = [...options.routes, ...pluginRoutes]
     const outside = await preflight(runner, allRoutes, slots.targets, plugins)
     issues.push(...outside.issues)
+    if (slots.state) gatherIssues(() => checkNotes(allRoutes, slots.targets, slots.state!, config.state.driver), issues)
     if (!slots.state) {
       const drivers = choices('driver', 'state')
       issues.push({ path: 'state.driver', message: `no state backend named "${config.state.driver}"${didYouMean(config.state.driver, drivers)}; the backends here are: ${drivers.join(', ')} (a plugin can add one)` })
@@ -298,6 +299,7 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
     redact: secrets.redact,
     // A target's follow-up job (the head moved during the run) is admitted as an event is.
     admission,
+    notes: state.notes,
   })
   // A plugin that gives the agent credentials of its job's own (a GitHub App's installation token) needs the
   // job at run time: each leased job's environment is made from them.

@@ -8,6 +8,7 @@ import type { HookpilotConfig } from '../config/schema.js'
 import { didYouMean } from '../config/keys.js'
 import { ConfigError, type ConfigIssue } from '../errors.js'
 import { routeProblem } from '../routes/route-problem.js'
+import type { StateBackend } from '../jobs/lifecycle/state-backend.js'
 import type { AgentRunner, DeliveryTarget, Route } from '../types.js'
 
 /**
@@ -49,4 +50,20 @@ export function echoWarnings(runner: AgentRunner, routes: readonly Route[], targ
     .filter((route) => targets.get(route.deliver)?.publishes === true)
     .map((route) => `route "${route.name}" delivers to ${route.deliver} with the ${runner.name} runner, which answers with its prompt: ` +
       `it would post ${route.prompt === undefined ? 'the whole webhook payload' : 'its prompt'}, not a review. Set agent.runner to a real agent (command or openai).`)
+}
+
+/**
+ * Refuses routes whose target keeps notes for them (`notesNeeded`: incremental reviews remember the last reviewed
+ * head) when the state backend keeps none: such a route would start and then fail every delivery.
+ */
+export function checkNotes(routes: readonly Route[], targets: ReadonlyMap<string, DeliveryTarget>, state: StateBackend, driver: string): void {
+  if (state.notes !== undefined) return
+  const issues: ConfigIssue[] = routes.flatMap((route) => {
+    const why = targets.get(route.deliver)?.notesNeeded?.(route)
+    return why === undefined ? [] : [{
+      path: `platforms.webhook.extra.routes.${route.name}.deliver_extra`,
+      message: `route "${route.name}" needs notes in the state store (${why}), but the ${state.name} backend (state.driver: ${driver}) keeps none: use a backend that keeps notes (memory, sqlite) or turn them off for this route`,
+    }]
+  })
+  if (issues.length > 0) throw new ConfigError(issues)
 }

@@ -20,19 +20,26 @@ export const MAX_RAW_JSON = 4000
  * renderTemplate('PR #{number}: {pull_request.title}', payload) // 'PR #42: Fix the parser'
  * ```
  */
-export function renderTemplate(template: string, payload: JsonObject): string {
-  return template.replace(FIELD, (whole, path: string) => fieldText(payload, path) ?? whole)
+export function renderTemplate(template: string, payload: JsonObject, variables?: TemplateVariables): string {
+  return template.replace(FIELD, (whole, path: string) => variableText(variables, path) ?? fieldText(payload, path) ?? whole)
 }
+
+/**
+ * Values a template may name besides the payload's fields, by their whole dotted name (`review.head`): what the
+ * gateway knows about a job that the event does not carry (a delivery target's `promptVariables`).
+ * A variable wins over a payload field of the same name, so a payload cannot pass for the gateway's own values.
+ */
+export type TemplateVariables = Readonly<Record<string, string>>
 
 /**
  * The values a template's placeholders stand for, by path (`{ "pull_request.title": "..." }`), rendered as
  * {@link renderTemplate} would put them in; missing fields are left out. For runners that keep the operator's
  * template apart from the untrusted values.
  */
-export function templateFields(template: string, payload: JsonObject): Record<string, string> {
+export function templateFields(template: string, payload: JsonObject, variables?: TemplateVariables): Record<string, string> {
   const fields = Object.create(null) as Record<string, string> // a placeholder may be named {__proto__}
   for (const [, path] of template.matchAll(FIELD)) {
-    const text = path === undefined ? undefined : fieldText(payload, path)
+    const text = path === undefined ? undefined : variableText(variables, path) ?? fieldText(payload, path)
     if (path !== undefined && text !== undefined) fields[path] = text
   }
   return fields
@@ -51,6 +58,10 @@ export function unclosedPlaceholderProblem(template: string): string | undefined
   if (match === null) return undefined
   const shown = match[0].length > 40 ? `${match[0].slice(0, 40)}…` : match[0]
   return `the placeholder "${shown}" at character ${match.index + 1} is never closed: write it as "${shown}}" (a field of the payload in braces)`
+}
+
+function variableText(variables: TemplateVariables | undefined, path: string): string | undefined {
+  return variables !== undefined && Object.hasOwn(variables, path) ? variables[path] : undefined
 }
 
 function fieldText(payload: JsonObject, path: string): string | undefined {

@@ -37,7 +37,13 @@ export const adminRoutes: readonly FakeRoute[] = [
       if (!parsed.ok) return parsed.answer
       const sha = parsed.value['sha']
       if (typeof sha !== 'string' || !SHA_PATTERN.test(sha)) return [422, { message: `"sha" must be a commit SHA (7 to 64 hex digits), not ${JSON.stringify(sha)}` }]
+      // `parents`: the new head's parents, for the compare API (an incremental review asks it); `[]` for a root.
+      const parents: unknown = parsed.value['parents']
+      if (parents !== undefined && !(Array.isArray(parents) && parents.every((p) => typeof p === 'string' && SHA_PATTERN.test(p)))) {
+        return [422, { message: `"parents" must be a list of commit SHAs, not ${JSON.stringify(parents)}` }]
+      }
       const pull = state.setHead(repo, Number(number), sha.toLowerCase())
+      if (Array.isArray(parents)) state.addCommit(repo, pull.head, parents.map((p) => String(p).toLowerCase()))
       note(`${repo}#${number} head is now ${pull.head}`)
       return [200, summary(state, pull)]
     },

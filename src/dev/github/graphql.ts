@@ -1,11 +1,13 @@
 /**
  * The fake GitHub's GraphQL endpoint, for the documents gh sends in the review flow: the viewer (`gh auth
  * status`), the pull request (`gh pr view --json headRefOid`, `gh pr comment` looking up its subject) and
- * `addComment` (`gh pr comment`).
+ * `addComment` (`gh pr comment`); and for the review target's: a pull request's `reviewThreads` and
+ * `resolveReviewThread` (review-threads.ts).
  * It does not parse GraphQL: it tells the documents apart by what they ask, and answers in GitHub's shape,
  * errors included (`NOT_FOUND` for an unknown repository or pull request).
  */
 import { issueCommentGist } from './issue-comments.js'
+import { resolveReviewThread, reviewThreadsQuery } from './review-threads.js'
 import { jsonBody, type FakeRoute } from './router.js'
 import type { FakeGithubState } from './state.js'
 
@@ -26,9 +28,11 @@ export const graphqlRoutes: readonly FakeRoute[] = [
       if (typeof query !== 'string') return [200, { errors: [{ message: 'A query attribute must be specified and must be a string.' }] }]
       // `gh auth status` asks who the token stands for.
       if (/\bviewer\b/.test(query)) return [200, { data: { viewer: { login: account?.login } } }]
+      if (query.includes('resolveReviewThread')) return [200, resolveReviewThread(state, variables, account, note)]
+      if (query.includes('reviewThreads')) return [200, reviewThreadsQuery(state, query, variables, account)]
       if (query.includes('addComment')) return [200, addComment(state, variables, account?.login ?? '', note)]
       if (query.includes('pullRequest')) return [200, pullRequest(state, variables)]
-      return [200, { errors: [{ message: 'the fake GitHub answers only the viewer, pull request and addComment documents gh sends' }] }]
+      return [200, { errors: [{ message: 'the fake GitHub answers only the viewer, pull request, addComment, reviewThreads and resolveReviewThread documents' }] }]
     },
   },
 ]

@@ -9,6 +9,7 @@ export function restPull(pull: FakePull): Record<string, unknown> {
     state: 'open',
     html_url: `https://github.com/${pull.repo}/pull/${pull.number}`,
     head: { sha: pull.head },
+    ...(pull.base === undefined ? {} : { base: { sha: pull.base } }),
   }
 }
 

@@ -20,14 +20,16 @@ import { metaRoutes } from './meta.js'
 import { pullFileRoutes } from './pulls-files.js'
 import { pullRoutes } from './pulls.js'
 import { reviewRoutes } from './reviews.js'
+import { reviewThreadRoutes } from './review-threads.js'
+import { compareRoutes } from './compare.js'
 import { checkRoutes } from './checks.js'
 import { statusRoutes } from './statuses.js'
 import { findRoute, type FakeAccount, type FakeAnswer, type FakeRequest, type FakeRoute } from './router.js'
-import { createFakeGithubState, type CommentWrite, type FakeComment, type FakeFile, type FakeGithubState, type FakeReview, type FakeCheckRun, type FakeStatus } from './state.js'
+import { createFakeGithubState, type CommentWrite, type FakeComment, type FakeFile, type FakeGithubState, type FakeReview, type FakeCheckRun, type FakeStatus, type FakeThread } from './state.js'
 import { userRoutes } from './users.js'
 
 /** Every area the fake serves, in the order they are tried. */
-const ROUTES: readonly FakeRoute[] = [...adminRoutes, ...metaRoutes, ...userRoutes, ...pullFileRoutes, ...reviewRoutes, ...checkRoutes, ...statusRoutes, ...pullRoutes, ...issueCommentRoutes, ...graphqlRoutes]
+const ROUTES: readonly FakeRoute[] = [...adminRoutes, ...metaRoutes, ...userRoutes, ...pullFileRoutes, ...reviewRoutes, ...reviewThreadRoutes, ...compareRoutes, ...checkRoutes, ...statusRoutes, ...pullRoutes, ...issueCommentRoutes, ...graphqlRoutes]
 
 /** The token the fake accepts unless told another. */
 export const DEFAULT_FAKE_TOKEN = 'fake-gh-token-0123456789'
@@ -105,6 +107,16 @@ export interface FakeGithub {
   setFiles(repo: string, number: number, head: string, files: readonly FakeFile[]): void
   /** The pull request's reviews, oldest first, with their inline comments. */
   reviews(repo: string, number: number): FakeReview[]
+  /** Sets the pull request's base commit (`base.sha` of `GET /pulls/N`). */
+  setBase(repo: string, number: number, base: string): void
+  /** Adds a commit and its parents to the repository's graph, which the compare API walks (`identical`, `ahead`, `behind`, `diverged`). */
+  addCommit(repo: string, sha: string, parents?: readonly string[]): void
+  /** The pull request's review threads (one per inline comment of a submitted review), oldest first. */
+  threads(repo: string, number: number): FakeThread[]
+  /** A reply by `login` (someone else, say) in the thread of review comment `commentId`, as the API would post it. */
+  reply(repo: string, number: number, commentId: number, body: string, login: string): void
+  /** Marks a thread outdated (later commits changed its lines): GraphQL then shows `line: null`. */
+  outdateThread(id: string): void
   /** The repository's check runs, oldest first, as they stand (updates applied, annotations appended). */
   checkRuns(repo: string): FakeCheckRun[]
   /** The repository's commit statuses, oldest first. */
@@ -168,7 +180,8 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     if (account === undefined) return { answer: [401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' }] }
     // An installation token scoped to some repositories sees no other: GitHub answers 404, as for a private one.
     const repo = /^\/repos\/([^/]+\/[^/]+)\//.exec(req.path)?.[1]
-    if (account.repos !== undefined && (repo === undefined || !account.repos.has(repo))) return { answer: [404, { message: 'Not Found' }], login: account.login }
+    // GraphQL names its repository in the document: its answers check the account's repositories themselves.
+    if (account.repos !== undefined && req.path !== '/graphql' && (repo === undefined || !account.repos.has(repo))) return { answer: [404, { message: 'Not Found' }], login: account.login }
     for (const extension of extensions) {
       const served = extension.handle?.(req)
       if (served !== undefined) return { answer: served, login: account.login }
@@ -230,6 +243,13 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     setHead: (repo, number, head) => void state.setHead(repo, number, head),
     setFiles: (repo, number, head, files) => state.setFiles(repo, number, head, files),
     reviews: (repo, number) => state.reviews(repo, number),
+    setBase: (repo, number, base) => state.setBase(repo, number, base),
+    addCommit: (repo, sha, parents = []) => state.addCommit(repo, sha, parents),
+    threads: (repo, number) => state.threads(repo, number),
+    reply: (repo, number, commentId, body, author) => {
+      if (state.reply(repo, number, commentId, body, author) === undefined) throw new Error(`no review thread of ${repo}#${number} holds comment ${commentId}`)
+    },
+    outdateThread: (id) => state.outdateThread(id),
     checkRuns: (repo) => state.checkRuns(repo),
     statuses: (repo) => state.statuses(repo),
     addAccount: (other, otherLogin) => void accounts.set(other, otherLogin),

@@ -8,6 +8,37 @@ export interface FakePull {
   readonly repo: string
   readonly number: number
   head: string
+  /** The base branch's commit (`base.sha`); undefined until a test sets it. */
+  base?: string | undefined
+}
+
+/**
+ * A review thread: an inline comment of a review starts one, replies join it. GitHub has no REST object for it;
+ * GraphQL's `PullRequestReviewThread` shows it (review-threads.ts).
+ */
+export interface FakeThread {
+  /** GraphQL's node id, `PRRT_…`. */
+  readonly id: string
+  readonly repo: string
+  readonly number: number
+  /** The review comment that started it. */
+  readonly root: FakeReviewComment
+  readonly replies: FakeReply[]
+  resolved: boolean
+  resolvedBy: string | null
+  /**
+   * Whether later commits changed its lines (GitHub then shows `line: null` and keeps `originalLine`). The fake
+   * does not follow lines across commits: a test marks a thread outdated ({@link FakeGithubState.outdateThread}).
+   */
+  outdated: boolean
+}
+
+/** A reply in a review thread (`POST /pulls/N/comments/{id}/replies`). */
+export interface FakeReply {
+  readonly id: number
+  readonly login: string
+  readonly body: string
+  readonly inReplyTo: number
 }
 
 /** A comment on a pull request, as the fake holds it. */
@@ -134,6 +165,20 @@ export interface FakeGithubState {
   createStatus(status: Omit<FakeStatus, 'id'>): FakeStatus
   /** A repository's commit statuses, oldest first. */
   statuses(repo: string): FakeStatus[]
+  /** Sets a pull request's base commit (`base.sha`). */
+  setBase(repo: string, number: number, base: string): void
+  /** Adds a commit with its parents to the repository's graph (what the compare API walks). */
+  addCommit(repo: string, sha: string, parents: readonly string[]): void
+  /** The parents of a commit the graph knows; undefined for an unknown one. */
+  parents(repo: string, sha: string): readonly string[] | undefined
+  /** A pull request's review threads, oldest first. */
+  threads(repo: string, number: number): FakeThread[]
+  /** The thread of a node id. */
+  thread(id: string): FakeThread | undefined
+  /** A reply to the thread of review comment `commentId` (the first or any other of it); undefined when there is none. */
+  reply(repo: string, number: number, commentId: number, body: string, login: string): FakeReply | undefined
+  /** Marks a thread outdated (its lines changed since), as GitHub does when later commits touch them. */
+  outdateThread(id: string): void
 }
 
 /** An empty state; comment ids start at 1001, as small fixed numbers read well in a log. */
@@ -148,6 +193,8 @@ export function createFakeGithubState(): FakeGithubState {
   let nextReviewCommentId = 7001
   const checkRuns: FakeCheckRun[] = []
   const statuses: FakeStatus[] = []
+  const threads: FakeThread[] = []
+  const graph = new Map<string, Map<string, readonly string[]>>()
   const record = (kind: CommentWrite['kind'], c: FakeComment): FakeComment => {
     writes.push({ kind, id: c.id, repo: c.repo, number: c.number, login: c.login, body: c.body })
     return c
@@ -186,6 +233,10 @@ export function createFakeGithubState(): FakeGithubState {
         comments: comments.map((c) => ({ ...c, id: nextReviewCommentId++, reviewId: id, commitId: fields.commitId, login: fields.login })),
       }
       reviews.push(review)
+      // A submitted review's comments each start a thread (a pending one's are its author's draft).
+      if (review.state !== 'PENDING') {
+        for (const root of review.comments) threads.push({ id: `PRRT_kwDO${root.id}`, repo: review.repo, number: review.number, root, replies: [], resolved: false, resolvedBy: null, outdated: false })
+      }
       return review
     },
     reviews: (repo, number) => reviews.filter((r) => r.repo === repo && r.number === number),
@@ -201,5 +252,28 @@ export function createFakeGithubState(): FakeGithubState {
       return status
     },
     statuses: (repo) => statuses.filter((s) => s.repo === repo),
+    setBase(repo, number, base) {
+      const pull = pulls.get(`${repo}#${number}`)
+      if (pull !== undefined) pull.base = base
+    },
+    addCommit(repo, sha, parents) {
+      const commits = graph.get(repo) ?? new Map<string, readonly string[]>()
+      commits.set(sha, [...parents])
+      graph.set(repo, commits)
+    },
+    parents: (repo, sha) => graph.get(repo)?.get(sha),
+    threads: (repo, number) => threads.filter((t) => t.repo === repo && t.number === number),
+    thread: (id) => threads.find((t) => t.id === id),
+    reply(repo, number, commentId, body, login) {
+      const thread = threads.find((t) => t.repo === repo && t.number === number && (t.root.id === commentId || t.replies.some((r) => r.id === commentId)))
+      if (thread === undefined) return undefined
+      const reply: FakeReply = { id: nextReviewCommentId++, login, body, inReplyTo: thread.root.id }
+      thread.replies.push(reply)
+      return reply
+    },
+    outdateThread(id) {
+      const thread = threads.find((t) => t.id === id)
+      if (thread !== undefined) thread.outdated = true
+    },
   }
 }

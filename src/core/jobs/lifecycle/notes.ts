@@ -7,31 +7,11 @@
  */
 import { GatewayError } from '../../errors.js'
 import type { JsonValue } from '../../types.js'
+import type { NotePutOptions, NoteStore } from '../../note-types.js'
 
-/** A note as stored: its value and the version a write must name to replace it. */
-export interface Note {
-  readonly value: JsonValue
-  /** 1 after the first write, one more after each; a missing note is version 0. */
-  readonly version: number
-}
-
-/** Options of {@link NoteStore.put}. */
-export interface NotePutOptions {
-  /** Forget the note this long after this write (a budget's day, a paused pull request's month); kept forever otherwise. */
-  readonly ttlMs?: number | undefined
-}
-
-/** Where a state backend keeps notes. Keys are at most {@link MAX_NOTE_KEY} characters, values at most {@link MAX_NOTE_BYTES}. */
-export interface NoteStore {
-  /** The note under `key`, or undefined when there is none (or it expired). */
-  get(key: string): Promise<Note | undefined>
-  /**
-   * Writes `value` under `key` if the note's version is still `expected` (0: there is no note yet), atomically
-   * with respect to every other writer of the store. Resolves the new version, or `undefined` when another
-   * writer changed the note first (read it again and decide again). `null` as value removes the note.
-   */
-  put(key: string, value: JsonValue, expected: number, options?: NotePutOptions): Promise<number | undefined>
-}
+// The store's shape is the kernel's (a delivery target is given the notes too); it is exported here as well,
+// beside the helpers, where backend authors and the backend kit have always found it.
+export type { Note, NotePutOptions, NoteStore } from '../../note-types.js'
 
 /** Longest key, in characters. */
 export const MAX_NOTE_KEY = 512

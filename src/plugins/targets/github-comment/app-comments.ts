@@ -12,7 +12,7 @@ import { installationScope, type InstallationScope } from '../../github-app/inst
 import { notAppRoute } from '../../github-app/app-routes.js'
 import { requestFailure, type RequestCall } from './request-failure.js'
 import { PER_PAGE, type CommentApi } from './comment-api.js'
-import { errorStrings, REVIEW_PER_PAGE, type ReviewApi } from './review-api.js'
+import { errorStrings, RESOLVE_THREAD_MUTATION, REVIEW_PER_PAGE, REVIEW_THREADS_QUERY, threadPageOf, type ReviewApi } from './review-api.js'
 import type { AppPermissions } from '../../github-app/permissions.js'
 import type { ChangedFile } from '../../../core/review/diff-lines.js'
 import { annotationPages, type CheckApi } from './review-check.js'
@@ -128,6 +128,33 @@ export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi &
         throw err
       }
     },
+    pullCommits: () =>
+      call({ doing: 'read the pull request head and base', repeatable: true }, async (octokit, signal) => {
+        const { data } = await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', { ...target, pull_number: issueNumber, request: { signal } })
+        // The fake GitHub may leave the base out; GitHub always gives it.
+        return { head: data.head.sha, base: (data.base as { sha?: string } | undefined)?.sha ?? '' }
+      }),
+    async compare(base, head) {
+      try {
+        return await call({ doing: `compare ${base.slice(0, 7)}...${head.slice(0, 7)}`, repeatable: true }, async (octokit, signal) =>
+          (await octokit.request('GET /repos/{owner}/{repo}/compare/{basehead}', { ...target, basehead: `${base}...${head}`, per_page: 1, request: { signal } })).data.status)
+      } catch (err) {
+        // A commit GitHub no longer knows (a force-push made it unreachable): the history was rewritten.
+        if (DeliveryError.is(err) && (err.cause as { status?: unknown } | undefined)?.status === 404) return 'missing'
+        throw err
+      }
+    },
+    threadsPage: (after) =>
+      call({ doing: 'list the review threads', repeatable: true }, async (octokit, signal) => {
+        const data = await graphql(octokit, 'list the review threads', REVIEW_THREADS_QUERY, { owner, name: repo, number: issueNumber, after: after ?? null, request: { signal } })
+        const page = threadPageOf(data)
+        if (page === undefined) throw new DeliveryError('github_comment', `GitHub's GraphQL API answered no review threads for ${delivery.repo}#${delivery.prNumber}`, { retryable: false })
+        return page
+      }),
+    resolveThread: (id) =>
+      call({ doing: `resolve review thread ${id}`, repeatable: true }, async (octokit, signal) => {
+        await graphql(octokit, `resolve review thread ${id}`, RESOLVE_THREAD_MUTATION, { id, request: { signal } })
+      }),
     // A check run per reviewed head (Checks API: App only, `checks: write`).
     startCheck: (name, head, link) =>
       call({ doing: 'start the check run', repeatable: false }, async (octokit, signal) =>
@@ -143,6 +170,21 @@ export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi &
           octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', { ...target, check_run_id: Number(id), output: output(page), request: { signal } }))
       }
     },
+  }
+}
+
+/**
+ * A GraphQL call. GitHub answers most failures with HTTP 200 and `errors[]` (Octokit throws them as a
+ * GraphqlResponseError, with no status): they are said as GitHub's, not taken for a network failure.
+ */
+async function graphql(octokit: Octokit, doing: string, query: string, variables: Record<string, unknown>): Promise<unknown> {
+  try {
+    return await octokit.graphql(query, variables)
+  } catch (err) {
+    const errors = (err as { errors?: unknown }).errors
+    if (!Array.isArray(errors)) throw err
+    const said = errors.map((e: unknown) => (e as { message?: unknown } | null)?.message).filter((m) => typeof m === 'string').join('; ')
+    throw new DeliveryError('github_comment', `GitHub's GraphQL API refused to ${doing}: ${said.slice(0, 300) || 'no reason given'}`, { cause: err })
   }
 }
 

@@ -5,14 +5,17 @@
 import { DeliveryError } from '../../../core/errors.js'
 import type { ChangedFile } from '../../../core/review/diff-lines.js'
 import { ghOutput, runGh, type GhRunner } from './gh.js'
-import { errorStrings, REVIEW_PER_PAGE, type ReviewApi, type ReviewRow } from './review-api.js'
+import { errorStrings, RESOLVE_THREAD_MUTATION, REVIEW_PER_PAGE, REVIEW_THREADS_QUERY, threadPageOf, type CompareStatus, type ReviewApi, type ReviewRow } from './review-api.js'
 
 /** A page of 100 files with their patches: GitHub shows a file's patch up to about a megabyte, so this is generous. */
 const FILES_PAGE_BYTES = 64 * 1024 * 1024
+/** A page of 100 threads with up to 20 comments each, bodies whole. */
+const THREADS_PAGE_BYTES = 32 * 1024 * 1024
 
 /** The reviews and changed files of `gh.repo`#`gh.prNumber`, through gh. */
 export function ghReviews(gh: GhRunner): ReviewApi {
   const pull = `repos/${gh.repo}/pulls/${gh.prNumber}`
+  const [owner = '', name = ''] = gh.repo.split('/')
   return {
     async filesPage(page) {
       // One file per line: only the fields the anchoring reads.
@@ -47,8 +50,38 @@ export function ghReviews(gh: GhRunner): ReviewApi {
       }
       return { ok: false, errors: errorStrings(body) }
     },
+    async pullCommits() {
+      const stdout = await ghOutput(gh, ['api', pull, '--jq', '[.head.sha, (.base.sha // "")] | @json'], { doing: 'read the pull request head and base', repeatable: true })
+      const [head, base] = parsed<unknown[]>(stdout.trim(), 'the pull request', Array.isArray, (v) => v as unknown[])
+      if (typeof head !== 'string') throw new DeliveryError('github_comment', 'gh listed the pull request without a head SHA', { retryable: false })
+      return { head, base: typeof base === 'string' ? base : '' }
+    },
+    async compare(base, head) {
+      const outcome = await runGh(gh, ['api', `repos/${gh.repo}/compare/${base}...${head}?per_page=1`, '--jq', '.status'], { doing: `compare ${base.slice(0, 7)}...${head.slice(0, 7)}`, repeatable: true })
+      // A commit GitHub no longer knows (a force-push made it unreachable): the history was rewritten.
+      if (!outcome.ok) {
+        if (outcome.notFound) return 'missing'
+        throw outcome.error
+      }
+      const status = outcome.stdout.trim()
+      if (!COMPARE_STATUSES.has(status)) throw new DeliveryError('github_comment', `gh compared the commits with a status this version does not know: ${JSON.stringify(status.slice(0, 40))}`, { retryable: false })
+      return status as CompareStatus
+    },
+    async threadsPage(after) {
+      const args = ['api', 'graphql', '-f', `query=${REVIEW_THREADS_QUERY}`, '-f', `owner=${owner}`, '-f', `name=${name}`, '-F', `number=${gh.prNumber}`, ...(after === undefined ? [] : ['-f', `after=${after}`])]
+      const stdout = await ghOutput(gh, args, { doing: 'list the review threads', repeatable: true, maxOutputBytes: THREADS_PAGE_BYTES })
+      const page = threadPageOf(parsed<{ data?: unknown }>(stdout.trim(), 'the review threads', (v) => typeof v === 'object' && v !== null, (v) => v as { data?: unknown }).data)
+      if (page === undefined) throw new DeliveryError('github_comment', `gh listed no review threads for ${gh.repo}#${gh.prNumber}`, { retryable: false })
+      return page
+    },
+    async resolveThread(id) {
+      // gh exits non-zero on a GraphQL answer with errors, saying them.
+      await ghOutput(gh, ['api', 'graphql', '-f', `query=${RESOLVE_THREAD_MUTATION}`, '-f', `id=${id}`], { doing: `resolve review thread ${id}`, repeatable: true })
+    },
   }
 }
+
+const COMPARE_STATUSES = new Set(['ahead', 'behind', 'diverged', 'identical'])
 
 function lines(stdout: string): string[] {
   return stdout.split('\n').filter((line) => line.trim() !== '')

@@ -1,5 +1,7 @@
-import { DeliveryError } from '../../../core/errors.js'
-import type { AgentAnswer, Clock, DeliveryContext, DeliveryReceipt, DeliveryTarget, EndedJob, JsonObject, PluginContext, Route } from '../../../core/types.js'
+import { DeliveryError, messageOf } from '../../../core/errors.js'
+import type { AgentAnswer, Clock, DeliveryContext, DeliveryReceipt, DeliveryTarget, EndedJob, JsonObject, Logger, NoteStore, PluginContext, PromptRequest, Route } from '../../../core/types.js'
+import { reviewPromptVariables, settleReview, type ReviewScope } from './review-memory-note.js'
+import { ownOpenThreads } from './review-threads.js'
 import type { GithubApp } from '../../github-app/app.js'
 import { appComments } from './app-comments.js'
 import type { CommentApi } from './comment-api.js'
@@ -112,6 +114,24 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
 
   /** The page of job `job` on the status page, when its address is configured. */
   const jobLink = (job: string | undefined) => (options.statusUrl === undefined || job === undefined ? undefined : `${options.statusUrl}#job-${encodeURIComponent(job)}`)
+  /** The review APIs of one delivery (or one prompt's look before the run): the App's, else gh's. */
+  const reviewApisOf = (request: PromptRequest, signal: AbortSignal) => {
+    const repo = request.extra['repo'] ?? ''
+    const prNumber = request.extra['pr_number'] ?? ''
+    const checked = request.extra['check'] !== 'false'
+    const runner = { ghPath, repo, prNumber, timeoutMs, env: options.env, cwd: options.cwd, signal }
+    const app = options.app === undefined
+      ? undefined
+      : appComments(options.app, { repo, prNumber, payload: request.payload, timeoutMs, signal, route: request.route, fromApp: options.appRoute?.(request.route) ?? true, permissions: checked ? CHECKED_REVIEW_PERMISSIONS : REVIEW_PERMISSIONS })
+    return { app, runner }
+  }
+  /** Whether `mode` is review mode and the route remembers its reviews (`deliver_extra.incremental`, on by default). */
+  const incrementalIn = (extra: Readonly<Record<string, string>>) =>
+    ((extra['mode'] as CommentMode | undefined) ?? options.mode ?? 'new') === 'review' && extra['incremental'] !== 'false'
+  /** What incremental reviews of a delivery's pull request are told. */
+  const scopeOf = (request: PromptRequest, notes: NoteStore | undefined, log: Logger): ReviewScope => ({
+    route: request.route, repo: request.extra['repo'] ?? '', prNumber: request.extra['pr_number'] ?? '', incremental: incrementalIn(request.extra), notes, log,
+  })
 
   return {
     name: 'github_comment',
@@ -120,6 +140,22 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     // Review mode takes a review document: a runner that can ask its model for the schema does.
     answerFormat: (route) => ((route.deliverExtra['mode'] ?? options.mode) === 'review' ? 'review' : 'text'),
     ended,
+    notesNeeded(route) {
+      // A templated mode is known at delivery only: counted as review mode when the platform's mode is.
+      if (!incrementalIn(route.deliverExtra)) return undefined
+      return 'its reviews remember the last reviewed head and its open findings, for incremental reviews; deliver_extra.incremental: "false" reviews in full each time and keeps none'
+    },
+    /**
+     * Review mode gives the prompt `{review.head}`, `{review.base}`, `{review.previous_head}`, `{review.mode}`
+     * (`full` | `incremental`) and `{review.open_findings}` (review-memory-note.ts); other modes give nothing.
+     */
+    async promptVariables(request, ctx) {
+      if (((request.extra['mode'] as CommentMode | undefined) ?? options.mode ?? 'new') !== 'review') return {}
+      const problem = repoProblem(request.extra['repo'] ?? '') ?? prNumberProblem(request.extra['pr_number'] ?? '') ?? overrideProblem(request.extra)
+      if (problem !== undefined) throw new DeliveryError('github_comment', `${problem}; the agent was not run`)
+      const { app, runner } = reviewApisOf(request, ctx.signal)
+      return reviewPromptVariables(app ?? ghReviews(runner), scopeOf(request, ctx.notes, ctx.log))
+    },
     async deliver(answer, ctx): Promise<DeliveryReceipt> {
       const repo = answer.extra['repo'] ?? ''
       const prNumber = answer.extra['pr_number'] ?? ''
@@ -167,9 +203,12 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     const head = (await api.head()).toLowerCase()
     const answered = (payloadHeadSha ?? head).toLowerCase()
     const name = checkName(answer.route)
-    const existing = await findOwnReview(reviews, pullReviewMarker(answer.route, head), await ownLogin(api))
+    const login = await ownLogin(api)
+    const existing = await findOwnReview(reviews, pullReviewMarker(answer.route, head), login)
     const fields = { route: answer.route, delivery: answer.deliveryId, head }
     const link = jobLink(answer.job)
+    const scope = scopeOf(answer, ctx.notes, ctx.log)
+    const base = payloadBase(answer.payload)
     if (answered !== head) {
       if (existing !== undefined) return { posted: false, outcome: 'skipped', reason: `already reviewed: the pull request's head ${head.slice(0, 7)} has this route's review ${existing} (this answer was for ${answered.slice(0, 7)})` }
       await checks.finishCheck(await checks.startCheck(name, answered, link), name, answered, supersededCheck(answered, head))
@@ -186,6 +225,8 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     }
     const failOn = answer.extra['fail_on'] as Severity | undefined
     if (existing !== undefined) {
+      // A job that posted it and stopped before settling it (old threads, the note; once per head) settles it now.
+      if (ctx.progress >= 1 || scope.notes !== undefined) await settleReview(reviews, scope, login, head, base, parseReview(answer.text))
       // This job posted it and stopped before its check was complete: it recorded the post (progress 1), or an
       // earlier try of it died or lost the answer between the post and its record (a later try: a crash between
       // the two is recovered as try 2). The answer is the one posted. Another job's answer for the head (a
@@ -195,14 +236,22 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
       return { posted: true, url: existing }
     }
     const document = parseReview(answer.text)
+    // The route's open threads: a finding one of them holds on its line is not posted twice.
+    const openThreads = await ownOpenThreads(reviews, answer.route, login).catch((err: unknown) => {
+      ctx.log.warn('the review threads could not be read; findings already open may be posted again', { ...fields, reason: messageOf(err) })
+      return []
+    })
     const check = await checks.startCheck(name, head, link)
     const repoPr = `${answer.extra['repo'] ?? ''}#${answer.extra['pr_number'] ?? ''}`
     const receipt = await createPullReview(reviews, () => filesAt(`${repoPr}@${head}`, reviews), {
       route: answer.route,
       head,
       requestChangesAt: answer.extra['request_changes_at'] as Severity | undefined,
+      openThreads,
     }, document)
+    // Recorded under the lease (saveProgress confirms it) before anything is settled for this head.
     await ctx.saveProgress(1)
+    await settleReview(reviews, scope, login, head, base, document)
     await checks.finishCheck(check, name, head, reviewedCheck(document, head, receipt.url, failOn))
     ctx.log.debug('review posted', { ...fields, url: receipt.url })
     return receipt
@@ -247,6 +296,14 @@ function withHead(payload: JsonObject, head: string): JsonObject {
   const headObject = typeof prHead === 'object' && prHead !== null && !Array.isArray(prHead) ? prHead : {}
   // A synchronize event's `after` is the head it pushed: a prompt reading it sees the new head too.
   return { ...payload, ...(typeof payload['after'] === 'string' ? { after: head } : {}), pull_request: { ...pr, head: { ...headObject, sha: head } } }
+}
+
+/** The pull request's base commit as the event names it (`pull_request.base.sha`), or `''`. */
+function payloadBase(payload: JsonObject | undefined): string {
+  const pull = payload?.['pull_request']
+  const base = typeof pull === 'object' && pull !== null && !Array.isArray(pull) ? pull['base'] : undefined
+  const sha = typeof base === 'object' && base !== null && !Array.isArray(base) ? base['sha'] : undefined
+  return typeof sha === 'string' ? sha.toLowerCase() : ''
 }
 
 /** A route delivering here must say where: both keys, and literal values must already be valid. */

@@ -15,7 +15,9 @@
 import { DeliveryError } from '../../../core/errors.js'
 import { anchorReview, refold } from '../../../core/review/anchor.js'
 import type { ChangedFile } from '../../../core/review/diff-lines.js'
-import { parseAnswer, type ReviewDocument, type Severity } from '../../../core/review/document.js'
+import { parseAnswer, type Finding, type ReviewDocument, type Severity } from '../../../core/review/document.js'
+import { findingKey, findingTitle } from '../../../core/review/review-memory.js'
+import { findingMarker, openThreadOf, type OwnThread } from './review-threads.js'
 import { REVIEW_BODY_LIMIT, renderReview } from '../../../core/review/render.js'
 import { reaches } from './review-check.js'
 import { inertMarkers } from '../../shared/hidden-markers.js'
@@ -36,7 +38,15 @@ export interface PullReviewRequest {
   readonly requestChangesAt?: Severity | undefined
   /** The cap on inline comments (core default when absent). */
   readonly maxInline?: number | undefined
+  /**
+   * The route's open threads on the pull request (review-threads.ts): a finding one of them already holds on its
+   * line is not posted again, only listed in the body as still open.
+   */
+  readonly openThreads?: readonly OwnThread[] | undefined
 }
+
+/** The heading of the findings an earlier review's open thread already holds. */
+export const STILL_OPEN_HEADING = '### Still open from an earlier review'
 
 /**
  * The hidden first line of a review by `route` of `head`: the sticky marker's route encoding, with the head, so
@@ -67,7 +77,12 @@ export function reviewFooter(route: string, head: string): string {
 export async function createPullReview(api: ReviewApi, files: () => Promise<readonly ChangedFile[]>, request: PullReviewRequest, document: ReviewDocument): Promise<{ readonly posted: true, readonly url: string }> {
   const marker = pullReviewMarker(request.route, request.head)
   const footer = reviewFooter(request.route, request.head)
-  let anchored = anchorReview(inert(document), await files(), request.maxInline === undefined ? {} : { maxInline: request.maxInline })
+  // A finding raised again on the line its open thread is on is that thread's: listed, not posted twice.
+  const threads = request.openThreads ?? []
+  const held = document.findings.filter((f) => openThreadOf(f, threads) !== undefined)
+  const fresh = document.findings.filter((f) => openThreadOf(f, threads) === undefined)
+  const posted: ReviewDocument = { ...document, summary: document.summary + stillOpen(held), findings: fresh }
+  let anchored = anchorReview(inert(posted), await files(), request.maxInline === undefined ? {} : { maxInline: request.maxInline })
   const event = requestsChanges(document, request.requestChangesAt) ? 'REQUEST_CHANGES' : 'COMMENT'
   // Two tries at most: as anchored, then (after a 422) with every comment folded, which GitHub cannot refuse for a line.
   for (;;) {
@@ -76,7 +91,8 @@ export async function createPullReview(api: ReviewApi, files: () => Promise<read
       commit_id: request.head,
       body: `${marker}\n${rendered.body}${footer}`,
       event,
-      comments: rendered.comments.map(({ finding: _finding, ...comment }) => comment),
+      // Each comment starts with its finding's marker: the next review knows the thread as this route's, and which finding.
+      comments: rendered.comments.map(({ finding, ...comment }) => ({ ...comment, body: `${findingMarker(request.route, findingKey(fresh[finding]!))}\n${comment.body}` })),
     }
     const created = await api.createReview(review)
     if (created.ok) return { posted: true, url: created.url }
@@ -108,6 +124,13 @@ export async function readChangedFiles(api: ReviewApi): Promise<ChangedFile[]> {
     if (rows.length < REVIEW_PER_PAGE) break
   }
   return all
+}
+
+/** The body's list of findings already held by an open thread, or nothing. */
+function stillOpen(held: readonly Finding[]): string {
+  if (held.length === 0) return ''
+  const lines = held.map((f) => `- **${f.severity}** \`${f.path.replace(/`/g, "'")}\` line ${f.line}: ${findingTitle(f)} _(its thread is open; not posted again)_`)
+  return `\n\n${STILL_OPEN_HEADING} (${held.length})\n\n${lines.join('\n')}`
 }
 
 /** Whether a finding reaches `threshold` (`critical` is the most severe). */

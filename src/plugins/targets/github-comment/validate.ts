@@ -40,6 +40,7 @@ export const ROUTE_OVERRIDES = {
   request_changes_at: ['critical', 'major', 'minor', 'nit'],
   fail_on: ['critical', 'major', 'minor', 'nit'],
   check: ['true', 'false'],
+  incremental: ['true', 'false'],
 } as const
 
 /** The reason a per-route override holds a value it cannot take, or undefined when it is absent or valid. */

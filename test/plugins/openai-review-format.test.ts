@@ -101,3 +101,10 @@ it('a model that refuses fails the run with its words, not retried', async () =>
     await refusing.close()
   }
 })
+
+it('ships the strict form for agent CLIs (codex exec --output-schema): hookpilot/review.output-schema.json equals what the runner sends', () => {
+  const url = new URL('../../schemas/review.output-schema.json', import.meta.url)
+  expect(JSON.parse(readFileSync(url, 'utf8'))).toEqual(REVIEW_OUTPUT_SCHEMA)
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { exports: Record<string, string> }
+  expect(pkg.exports['./review.output-schema.json']).toBe('./schemas/review.output-schema.json')
+})

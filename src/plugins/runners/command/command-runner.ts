@@ -1,3 +1,4 @@
+import { reviewAnswer } from './review-answer.js'
 import { ConfigError } from '../../../core/errors.js'
 import type { AgentRunner, AgentSandbox } from '../../../core/types.js'
 import { runEnvironment } from '../../../core/agents/setup/agent-environment.js'
@@ -78,7 +79,9 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
       const reason = failureReason(result, { program, timeoutMs, maxOutputBytes })
       if (reason !== undefined) return { ok: false, reason, retryable: retryableFailure(result) }
       // Programs end their output with a newline; the answer is the text, not the terminal convention.
-      return { ok: true, text: result.stdout.replace(/(?:\r?\n)+$/, '') }
+      const text = result.stdout.replace(/(?:\r?\n)+$/, '')
+      // A route that wants a review document: the document out of an agent CLI's JSON envelope, its nulls left out.
+      return { ok: true, text: input.format === 'review' ? reviewAnswer(text) : text }
     },
   }
 }

@@ -44,7 +44,7 @@ describe('prompt variables', () => {
     expect(asked[0]?.request).toEqual({ route: 'pr', event: 'pull_request', deliveryId: 'd1', extra: { repo: 'o/r' }, payload: PAYLOAD })
     expect(asked[0]?.ctx.notes).toBe(notes)
     expect(inputs[0]?.prompt).toBe('Review abc123 of #5')
-    expect(inputs[0]?.parts.fields).toEqual({ 'review.head': 'abc123', number: '5' })
+    expect(inputs[0]?.parts?.fields).toEqual({ 'review.head': 'abc123', number: '5' })
   })
 
   it('a target that cannot say fails the try before the agent runs; a passing failure is tried again later', async () => {

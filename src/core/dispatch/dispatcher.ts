@@ -144,7 +144,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
       const request = { route: route.name, event: job.event, deliveryId: job.deliveryId, extra: renderExtra(route, payload), payload }
       return { variables: await target.promptVariables(request, { signal: leased.signal, log, notes: parts.notes }) }
     } catch (err) {
-      const why = `the ${target.name} target could not give the prompt its values: ${messageOf(err)}`
+      const why = `cannot build the prompt: its values from the ${route.deliver} target: ${messageOf(err)}`
       if (DeliveryError.is(err) && err.retryable) return { outcome: retryOrFail(fields, 'agent run failed', why, agentRetry, 'agent.retry', job.attempts, err.retryAfterMs) }
       return { outcome: fail(fields, 'agent run failed', why) }
     }

@@ -15,10 +15,10 @@
 import { DeliveryError } from '../../../core/errors.js'
 import { anchorReview, refold } from '../../../core/review/anchor.js'
 import type { ChangedFile } from '../../../core/review/diff-lines.js'
-import { parseAnswer, type ReviewDocument, type Severity } from '../../../core/review/document.js'
+import type { ReviewDocument, Severity } from '../../../core/review/document.js'
 import { REVIEW_BODY_LIMIT, renderReview } from '../../../core/review/render.js'
-import { reaches } from './review-check.js'
-import { inertMarkers } from '../../shared/hidden-markers.js'
+import { reaches } from '../../../core/review/severity.js'
+import { inertReview, parseReviewAnswer } from '../../shared/review-answer.js'
 import { reviewMarker } from './comment-body.js'
 import { REVIEW_PER_PAGE, type ReviewApi, type ReviewInput } from './review-api.js'
 
@@ -48,11 +48,7 @@ export function pullReviewMarker(route: string, head: string): string {
 
 /** The answer as a review document; a DeliveryError (not retried) with its issues when it does not validate. */
 export function parseReview(text: string): ReviewDocument {
-  const parsed = parseAnswer(text)
-  if (parsed.ok) return parsed.review
-  const issues = parsed.issues.slice(0, 10).map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`))
-  const more = parsed.issues.length > 10 ? `; and ${parsed.issues.length - 10} more` : ''
-  throw new DeliveryError('github_comment', `the answer is not a valid review document, so nothing was posted: ${issues.join('; ')}${more}`, { retryable: false })
+  return parseReviewAnswer('github_comment', text)
 }
 
 /** The review's last line: the route and the head it is of, for the people reading it. */
@@ -67,7 +63,7 @@ export function reviewFooter(route: string, head: string): string {
 export async function createPullReview(api: ReviewApi, files: () => Promise<readonly ChangedFile[]>, request: PullReviewRequest, document: ReviewDocument): Promise<{ readonly posted: true, readonly url: string }> {
   const marker = pullReviewMarker(request.route, request.head)
   const footer = reviewFooter(request.route, request.head)
-  let anchored = anchorReview(inert(document), await files(), request.maxInline === undefined ? {} : { maxInline: request.maxInline })
+  let anchored = anchorReview(inertReview(document), await files(), request.maxInline === undefined ? {} : { maxInline: request.maxInline })
   const event = requestsChanges(document, request.requestChangesAt) ? 'REQUEST_CHANGES' : 'COMMENT'
   // Two tries at most: as anchored, then (after a 422) with every comment folded, which GitHub cannot refuse for a line.
   for (;;) {
@@ -113,13 +109,4 @@ export async function readChangedFiles(api: ReviewApi): Promise<ChangedFile[]> {
 /** Whether a finding reaches `threshold` (`critical` is the most severe). */
 function requestsChanges(review: ReviewDocument, threshold: Severity | undefined): boolean {
   return threshold !== undefined && review.findings.some((f) => reaches(f, threshold))
-}
-
-/** The agent's text with hookpilot markers made inert (a suggestion is code, committed as written: left alone). */
-function inert(review: ReviewDocument): ReviewDocument {
-  return {
-    ...review,
-    summary: inertMarkers(review.summary),
-    findings: review.findings.map((f) => ({ ...f, body: inertMarkers(f.body), ...(f.title === undefined ? {} : { title: inertMarkers(f.title) }) })),
-  }
 }

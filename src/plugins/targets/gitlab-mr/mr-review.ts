@@ -73,10 +73,13 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
     return { posted: false, outcome: 'superseded', reason: `the answer is for ${answered.slice(0, 7)}, but the merge request's head moved to ${head.slice(0, 7)}, which this route has not reviewed: nothing was posted; the next event for ${head.slice(0, 7)} reviews it` }
   }
   if (reviewed?.head === head) {
-    // The same delivery wrote it (a retry after a crash between the post and its record): its review, done. A
-    // job whose status may not be complete completes it.
+    // The same delivery wrote it (a retry after a crash between the post and its record): its review, done. Its
+    // status is completed unless the saved progress says it was (2: note, then status).
     if (sameDelivery(reviewed.delivery, answer.deliveryId)) {
-      await finishStatus(parseReviewAnswer(TARGET, answer.text))
+      if (ctx.progress < 2) {
+        await finishStatus(parseReviewAnswer(TARGET, answer.text))
+        await ctx.saveProgress(2)
+      }
       return { posted: true, url: noteUrl(note!.id) }
     }
     return { posted: false, outcome: 'skipped', reason: `already reviewed: head ${head.slice(0, 7)} has this route's review ${noteUrl(note!.id)}` }
@@ -102,6 +105,7 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
 
   const resolved = await resolveOutdated(api, own, request.route, head, new Set(review.findings.map(fingerprint)))
   await finishStatus(document)
+  await ctx.saveProgress(2)
   ctx.log.debug('merge request review posted', { route: request.route, delivery: answer.deliveryId, head, discussions: posted.count, folded: rendered.folded.length, refused: posted.refused.length, resolved })
   return { posted: true, url: noteUrl(noteId) }
 

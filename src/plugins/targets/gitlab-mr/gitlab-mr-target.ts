@@ -5,7 +5,7 @@
 import { DeliveryError } from '../../../core/errors.js'
 import type { Severity } from '../../../core/review/document.js'
 import type { Clock, DeliveryTarget, JsonObject, Route } from '../../../core/types.js'
-import { TARGET, gitlabHttp, type GitlabHttpOptions } from './gitlab-http.js'
+import { TARGET, gitlabHttp } from './gitlab-http.js'
 import { mergeRequestApi, type GitlabUser } from './mr-api.js'
 import { postMrReview } from './mr-review.js'
 import { extraProblem, optionProblem, statusUrlProblem } from './validate.js'
@@ -27,8 +27,8 @@ export interface GitlabMrOptions {
   readonly clock?: Clock | undefined
   /** Replaces the global fetch (tests, proxies). */
   readonly fetch?: typeof globalThis.fetch | undefined
-  /** Waits between a read's tries (tests shorten them). */
-  readonly http?: Pick<GitlabHttpOptions, 'readTries' | 'baseDelayMs'> | undefined
+  /** A read's tries in all (default 3) and the first wait between them (default 500 ms); tests shorten them. */
+  readonly http?: { readonly readTries?: number | undefined, readonly baseDelayMs?: number | undefined } | undefined
 }
 
 const SHA = /^[0-9a-f]{7,64}$/i

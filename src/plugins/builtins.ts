@@ -9,6 +9,7 @@ import { discordPlugin } from './targets/discord/plugin.js'
 import { echoPlugin } from './runners/echo/plugin.js'
 import { githubAppPlugin } from './github-app/plugin.js'
 import { githubCommentPlugin } from './targets/github-comment/plugin.js'
+import { gitlabMrPlugin } from './targets/gitlab-mr/plugin.js'
 import { logPlugin } from './targets/log/plugin.js'
 import { marketPlugin } from './sources/market/plugin.js'
 import { memoryStatePlugin } from './state/memory/plugin.js'
@@ -41,6 +42,7 @@ export const BUILTIN_PLUGINS: readonly PluginDefinition[] = [
   logPlugin,
   githubAppPlugin,
   githubCommentPlugin,
+  gitlabMrPlugin,
   telegramPlugin,
   discordPlugin,
   slackPlugin,

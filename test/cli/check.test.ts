@@ -11,7 +11,7 @@ describe('hookpilot check', () => {
   it('passes the example config with a one-line summary', async () => {
     const result = await runMain(['check', '--config', 'examples/config.yaml'])
     expect(result.code, result.output).toBe(0)
-    expect(result.stdout).toBe('examples/config.yaml is valid: 1 route (github-pr-review), runner echo, state sqlite, delivering to log.\n')
+    expect(result.stdout).toBe('examples/config.yaml is valid: 2 routes (github-pr-review, gitlab-mr-review), runner echo, state sqlite, delivering to log.\n')
   })
 
   it('warns loudly when the echo runner would post its prompt (the whole payload without prompt:) to a pull request', async () => {

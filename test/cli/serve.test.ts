@@ -23,7 +23,7 @@ describe('hookpilot serve', () => {
     await copyFile('examples/config.yaml', join(dir, 'config.yaml'))
     running = startCli(['serve', '--config', join(dir, 'config.yaml'), '--port', '0'], { env: { GITHUB_WEBHOOK_SECRET: '' } })
     // The startup line says where the jobs are kept and what answers them (issue 25, item 12).
-    const [, port, where] = await running.waitFor(/\[webhook\] Listening on 127\.0\.0\.1:(\d+) — routes: github-pr-review — state: sqlite \((.+)\) — runner: echo/)
+    const [, port, where] = await running.waitFor(/\[webhook\] Listening on 127\.0\.0\.1:(\d+) — routes: github-pr-review, gitlab-mr-review — state: sqlite \((.+)\) — runner: echo/)
     // (The example's fallback secret is a word of the path, so the log redacts it there: only the end is compared.)
     expect(where).toMatch(/-serve-\w+\/\.(?:hookpilot|\[redacted\])\/state\.db$/)
     const payload = githubExample('pull_request', 'opened') as { number: number; pull_request: { title: string } }

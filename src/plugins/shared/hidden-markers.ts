@@ -12,3 +12,11 @@
 export function inertMarkers(text: string): string {
   return text.replace(/<!--(\s*)hookpilot:/gi, '<!--$1hookpilot (quoted):')
 }
+
+/**
+ * A route's name as a marker writes it: percent-encoded past letters, digits, `.`, `_` and `-`, so no route name
+ * can end the HTML comment or look like another route's marker.
+ */
+export function markerRoute(route: string): string {
+  return route.replace(/[^A-Za-z0-9._-]/g, (c) => encodeURIComponent(c).replace(/[!'()*~]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`))
+}

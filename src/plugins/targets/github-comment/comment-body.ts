@@ -3,39 +3,19 @@
  * hidden marker that names the route (how the gateway finds its own comment again) and a footer the agent does
  * not write (the head it reviewed, when, and how many pushes it covered).
  */
-import { inertMarkers } from '../../shared/hidden-markers.js'
+import { inertMarkers, markerRoute } from '../../shared/hidden-markers.js'
+import { reviewFooter, type ReviewFooter } from '../../shared/review-footer.js'
 import { EMPTY_ANSWER } from '../chat/chat-target.js'
 
 /** GitHub refuses a comment body over 65,536 characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536
-
-/** What the footer of a sticky comment says. */
-export interface ReviewFooter {
-  /** The full head SHA the review is of; left out when the payload holds none (or not a SHA). */
-  readonly head?: string | undefined
-  /** When the review was posted, in ms since the epoch. */
-  readonly at: number
-  /** How many accepted events (pushes) the answer covers. */
-  readonly covers: number
-}
-
-const SHA = /^[0-9a-f]{7,64}$/i
 
 /**
  * The hidden first line of a sticky comment for `route`. The name is percent-encoded past letters, digits,
  * `.`, `_` and `-`, so no route name can end the HTML comment or look like another route's marker.
  */
 export function reviewMarker(route: string): string {
-  const name = route.replace(/[^A-Za-z0-9._-]/g, (c) => encodeURIComponent(c).replace(/[!'()*~]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`))
-  return `<!-- hookpilot:review route=${name} -->`
-}
-
-/** The footer line: `Review of abc1234 · 2026-11-24 13:05 UTC · covers 3 pushes`, in small type. */
-export function reviewFooter({ head, at, covers }: ReviewFooter): string {
-  const when = `${new Date(at).toISOString().slice(0, 16).replace('T', ' ')} UTC`
-  const pushes = `covers ${covers} ${covers === 1 ? 'push' : 'pushes'}`
-  const of = head !== undefined && SHA.test(head) ? `Review of ${head.slice(0, 7)} · ` : 'Review · '
-  return `<sub>${of}${when} · ${pushes}</sub>`
+  return `<!-- hookpilot:review route=${markerRoute(route)} -->`
 }
 
 /**

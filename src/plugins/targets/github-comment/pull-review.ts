@@ -15,12 +15,12 @@
 import { DeliveryError } from '../../../core/errors.js'
 import { anchorReview, refold } from '../../../core/review/anchor.js'
 import type { ChangedFile } from '../../../core/review/diff-lines.js'
-import { parseAnswer, type Finding, type ReviewDocument, type Severity } from '../../../core/review/document.js'
+import type { Finding, ReviewDocument, Severity } from '../../../core/review/document.js'
 import { findingKey, findingTitle } from '../../../core/review/review-memory.js'
 import { findingMarker, openThreadOf, type OwnThread } from './review-threads.js'
 import { REVIEW_BODY_LIMIT, renderReview } from '../../../core/review/render.js'
-import { reaches } from './review-check.js'
-import { inertMarkers } from '../../shared/hidden-markers.js'
+import { reaches } from '../../../core/review/severity.js'
+import { inertReview, parseReviewAnswer } from '../../shared/review-answer.js'
 import { reviewMarker } from './comment-body.js'
 import { REVIEW_PER_PAGE, type ReviewApi, type ReviewInput } from './review-api.js'
 
@@ -58,11 +58,7 @@ export function pullReviewMarker(route: string, head: string): string {
 
 /** The answer as a review document; a DeliveryError (not retried) with its issues when it does not validate. */
 export function parseReview(text: string): ReviewDocument {
-  const parsed = parseAnswer(text)
-  if (parsed.ok) return parsed.review
-  const issues = parsed.issues.slice(0, 10).map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`))
-  const more = parsed.issues.length > 10 ? `; and ${parsed.issues.length - 10} more` : ''
-  throw new DeliveryError('github_comment', `the answer is not a valid review document, so nothing was posted: ${issues.join('; ')}${more}`, { retryable: false })
+  return parseReviewAnswer('github_comment', text)
 }
 
 /** The review's last line: the route and the head it is of, for the people reading it. */
@@ -82,7 +78,7 @@ export async function createPullReview(api: ReviewApi, files: () => Promise<read
   const held = document.findings.filter((f) => openThreadOf(f, threads) !== undefined)
   const fresh = document.findings.filter((f) => openThreadOf(f, threads) === undefined)
   const posted: ReviewDocument = { ...document, summary: document.summary + stillOpen(held), findings: fresh }
-  let anchored = anchorReview(inert(posted), await files(), request.maxInline === undefined ? {} : { maxInline: request.maxInline })
+  let anchored = anchorReview(inertReview(posted), await files(), request.maxInline === undefined ? {} : { maxInline: request.maxInline })
   const event = requestsChanges(document, request.requestChangesAt) ? 'REQUEST_CHANGES' : 'COMMENT'
   // Two tries at most: as anchored, then (after a 422) with every comment folded, which GitHub cannot refuse for a line.
   for (;;) {
@@ -136,13 +132,4 @@ function stillOpen(held: readonly Finding[]): string {
 /** Whether a finding reaches `threshold` (`critical` is the most severe). */
 function requestsChanges(review: ReviewDocument, threshold: Severity | undefined): boolean {
   return threshold !== undefined && review.findings.some((f) => reaches(f, threshold))
-}
-
-/** The agent's text with hookpilot markers made inert (a suggestion is code, committed as written: left alone). */
-function inert(review: ReviewDocument): ReviewDocument {
-  return {
-    ...review,
-    summary: inertMarkers(review.summary),
-    findings: review.findings.map((f) => ({ ...f, body: inertMarkers(f.body), ...(f.title === undefined ? {} : { title: inertMarkers(f.title) }) })),
-  }
 }

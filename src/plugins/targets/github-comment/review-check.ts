@@ -19,8 +19,9 @@
  * Statuses have four states: `success` and `failure` as above, `pending` while the review is posted, `error`
  * where a check would be `skipped`, `cancelled` or `neutral`.
  */
-import type { Finding, ReviewDocument, Severity } from '../../../core/review/document.js'
+import type { ReviewDocument, Severity } from '../../../core/review/document.js'
 import { SEVERITIES } from '../../../core/review/schema.js'
+import { reaches } from '../../../core/review/severity.js'
 
 /** The conclusions review mode gives (a subset of GitHub's). */
 export type CheckConclusion = 'success' | 'failure' | 'neutral' | 'cancelled' | 'skipped'
@@ -66,11 +67,6 @@ export const ANNOTATIONS_PER_REQUEST = 50
 /** The check's name (a status's context): `hookpilot/<route>`, what branch protection names as required. */
 export function checkName(route: string): string {
   return `hookpilot/${route}`
-}
-
-/** Whether `finding` is as severe as `threshold` or more (`critical` is the most severe). */
-export function reaches(finding: Finding, threshold: Severity): boolean {
-  return SEVERITIES.indexOf(finding.severity) <= SEVERITIES.indexOf(threshold)
 }
 
 const LEVELS: Readonly<Record<Severity, CheckAnnotation['annotation_level']>> = { critical: 'failure', major: 'failure', minor: 'warning', nit: 'notice' }

@@ -1,0 +1,90 @@
+/** The fake GitLab's merge requests: one, its diff versions and a version's files, the user a token is. */
+import { ID, mergeRequestOf, notFound, type GitlabRoute } from './router.js'
+import type { FakeMergeRequest, FakeProject, FakeVersion } from './state.js'
+
+/** A merge request as `GET .../merge_requests/:iid` answers it (the fields clients read). */
+export function mergeRequestJson(project: FakeProject, mr: FakeMergeRequest, origin: string): Record<string, unknown> {
+  const latest = mr.versions.at(-1)
+  return {
+    id: project.id * 1000 + mr.iid,
+    iid: mr.iid,
+    project_id: project.id,
+    state: mr.state,
+    source_branch: mr.source_branch,
+    target_branch: mr.target_branch,
+    sha: latest?.head_commit_sha ?? null,
+    diff_refs: latest === undefined ? null : { base_sha: latest.base_commit_sha, head_sha: latest.head_commit_sha, start_sha: latest.start_commit_sha },
+    web_url: `${origin}/${project.path_with_namespace}/-/merge_requests/${mr.iid}`,
+  }
+}
+
+function versionJson(mr: FakeMergeRequest, v: FakeVersion): Record<string, unknown> {
+  return {
+    id: v.id,
+    head_commit_sha: v.head_commit_sha,
+    base_commit_sha: v.base_commit_sha,
+    start_commit_sha: v.start_commit_sha,
+    created_at: v.created_at,
+    merge_request_id: mr.iid,
+    state: 'collected',
+    real_size: String(v.diffs.length),
+  }
+}
+
+const MR = `^/projects/${ID}/merge_requests/(\\d+)`
+
+export const mergeRequestRoutes: readonly GitlabRoute[] = [
+  {
+    method: 'GET',
+    path: /^\/user$/,
+    answer: (_req, _m, ctx) => [200, { id: ctx.user.id, username: ctx.user.username, name: ctx.user.username, state: 'active', bot: ctx.user.username.includes('_bot') }],
+  },
+  {
+    method: 'GET',
+    path: new RegExp(`${MR}$`),
+    answer(_req, m, ctx) {
+      const found = mergeRequestOf(ctx.state, m[1]!, m[2]!)
+      if (found.missing) return found.missing
+      const { project, mr } = found
+      return [200, mergeRequestJson(project, mr, ctx.origin)]
+    },
+  },
+  {
+    method: 'GET',
+    path: new RegExp(`${MR}/versions$`),
+    answer(_req, m, ctx) {
+      const found = mergeRequestOf(ctx.state, m[1]!, m[2]!)
+      if (found.missing) return found.missing
+      const { mr } = found
+      return [200, [...mr.versions].reverse().map((v) => versionJson(mr, v))]
+    },
+  },
+  {
+    method: 'GET',
+    path: new RegExp(`${MR}/versions/(\\d+)$`),
+    answer(_req, m, ctx) {
+      const found = mergeRequestOf(ctx.state, m[1]!, m[2]!)
+      if (found.missing) return found.missing
+      const { mr } = found
+      const version = mr.versions.find((v) => v.id === Number(m[3]))
+      if (version === undefined) return notFound('Merge Request Diff')
+      return [200, {
+        ...versionJson(mr, version),
+        commits: [{ id: version.head_commit_sha, short_id: version.head_commit_sha.slice(0, 8), title: 'commit' }],
+        diffs: version.diffs.map((d) => ({
+          old_path: d.old_path,
+          new_path: d.new_path,
+          a_mode: d.new_file === true ? '0' : '100644',
+          b_mode: d.deleted_file === true ? '0' : '100644',
+          new_file: d.new_file ?? false,
+          renamed_file: d.renamed_file ?? false,
+          deleted_file: d.deleted_file ?? false,
+          generated_file: false,
+          collapsed: d.collapsed ?? false,
+          too_large: d.too_large ?? false,
+          diff: d.collapsed === true || d.too_large === true ? '' : d.diff,
+        })),
+      }]
+    },
+  },
+]

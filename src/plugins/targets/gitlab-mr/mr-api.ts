@@ -1,0 +1,255 @@
+/**
+ * The operations the GitLab target does on one merge request, as one token's user, over {@link GitlabHttp}. Each
+ * answer is read field by field (a self-managed GitLab of another version may leave some out), and each failure
+ * is a DeliveryError saying what was being done.
+ */
+import { field, textField } from '../../shared/json-body.js'
+import { DeliveryError } from '../../../core/errors.js'
+import { TARGET, messageOf, type GitlabHttp } from './gitlab-http.js'
+
+/** Rows per page the target reads (GitLab's maximum). */
+export const PER_PAGE = 100
+
+/** The token's own user: notes and discussions are the gateway's only when this user wrote them. */
+export interface GitlabUser {
+  readonly id: number
+  readonly username: string
+}
+
+/** The merge request as the target reads it. */
+export interface MergeRequestInfo {
+  /** The source branch's head now: the head a review is of. */
+  readonly sha: string
+  readonly webUrl: string
+  readonly state: string
+}
+
+/** One diff version of the merge request (`GET .../versions`): the three SHAs a position quotes. */
+export interface MrVersion {
+  readonly id: number
+  readonly headSha: string
+  readonly baseSha: string
+  readonly startSha: string
+}
+
+/** One changed file of a version, GitLab's words (the fields the target reads). */
+export interface MrDiff {
+  readonly old_path: string
+  readonly new_path: string
+  readonly new_file: boolean
+  readonly renamed_file: boolean
+  readonly deleted_file: boolean
+  /** Hunks from the first `@@`; empty when `collapsed` or `too_large`. */
+  readonly diff: string
+  readonly collapsed?: boolean | undefined
+  readonly too_large?: boolean | undefined
+}
+
+/** A note as the searches see it. */
+export interface MrNote {
+  readonly id: number
+  readonly body: string
+  readonly authorId: number
+  readonly system: boolean
+  readonly resolved: boolean
+}
+
+/** A discussion: its id and its notes, oldest first. */
+export interface MrDiscussion {
+  readonly id: string
+  readonly notes: readonly MrNote[]
+}
+
+/** A text position on a version's diff (`position[...]` of a new discussion). */
+export interface TextPosition {
+  readonly position_type: 'text'
+  readonly base_sha: string
+  readonly start_sha: string
+  readonly head_sha: string
+  readonly old_path: string
+  readonly new_path: string
+  readonly old_line?: number
+  readonly new_line?: number
+  readonly line_range?: {
+    readonly start: LineRangeEnd
+    readonly end: LineRangeEnd
+  }
+}
+
+/** One end of a multi-line position. */
+export interface LineRangeEnd {
+  readonly line_code: string
+  readonly type: 'new' | 'old'
+  readonly old_line?: number
+  readonly new_line?: number
+}
+
+/** A created discussion, or GitLab's 400 refusal of its position (`line_code can't be blank`). */
+export type CreatedDiscussion = { readonly ok: true, readonly id: string } | { readonly ok: false, readonly message: string }
+
+/** A commit status's state (GitLab's names). */
+export type StatusState = 'pending' | 'running' | 'success' | 'failed' | 'canceled'
+
+/** A commit status to write. */
+export interface StatusInput {
+  readonly state: StatusState
+  readonly name: string
+  readonly description: string
+  readonly targetUrl?: string | undefined
+  /** The source branch, so GitLab files the status under the merge request's pipeline. */
+  readonly ref?: string | undefined
+}
+
+/** One merge request, as one token's user. */
+export interface MergeRequestApi {
+  user(): Promise<GitlabUser>
+  mergeRequest(): Promise<MergeRequestInfo & { readonly sourceBranch: string }>
+  /** The diff versions, newest first. */
+  versions(): Promise<readonly MrVersion[]>
+  /** The changed files of a version. */
+  versionDiffs(id: number): Promise<readonly MrDiff[]>
+  /** Page `page` (from 1) of {@link PER_PAGE} notes, oldest first. */
+  notesPage(page: number): Promise<readonly MrNote[]>
+  /** Creates a note; its id. */
+  createNote(body: string): Promise<number>
+  /** Edits a note; false when it is gone (deleted since it was found). */
+  editNote(id: number, body: string): Promise<boolean>
+  /** Page `page` (from 1) of {@link PER_PAGE} discussions, oldest first. */
+  discussionsPage(page: number): Promise<readonly MrDiscussion[]>
+  /** Starts a discussion on the diff; a 400 (a position GitLab cannot place) is answered, not thrown. */
+  createDiscussion(body: string, position: TextPosition): Promise<CreatedDiscussion>
+  /** Resolves a discussion. */
+  resolveDiscussion(id: string): Promise<void>
+  /** Writes a commit status on `sha`. A repeat of the state the status is in (refused by older GitLab) is not an error. */
+  setStatus(sha: string, status: StatusInput): Promise<void>
+}
+
+/** Where the merge request is: the project (numeric id or `group/project` path) and the merge request's iid. */
+export interface MergeRequestRef {
+  readonly project: string
+  readonly iid: string
+}
+
+/** The merge request's API over `http`. */
+export function mergeRequestApi(http: GitlabHttp, ref: MergeRequestRef, signal: AbortSignal): MergeRequestApi {
+  const project = `/projects/${encodeURIComponent(ref.project)}`
+  const mr = `${project}/merge_requests/${encodeURIComponent(ref.iid)}`
+  const get = (path: string, doing: string, query?: Record<string, string | number>) => http.ok({ method: 'GET', path, doing, query }, signal)
+  const list = (body: unknown, doing: string): unknown[] => {
+    if (Array.isArray(body)) return body as unknown[]
+    throw new DeliveryError(TARGET, `GitLab's answer was not a list (trying to ${doing})`, { retryable: true })
+  }
+
+  return {
+    async user() {
+      const body = await get('/user', 'read the token\'s user')
+      const id = field(body, 'id')
+      if (typeof id !== 'number') throw new DeliveryError(TARGET, 'GitLab\'s GET /user named no user id; is platforms.gitlab.api_url the API root (ending in /api/v4)?', { retryable: true })
+      return { id, username: textField(body, 'username') ?? String(id) }
+    },
+    async mergeRequest() {
+      const body = await get(mr, 'read the merge request')
+      const sha = textField(body, 'sha')
+      if (sha === undefined) throw new DeliveryError(TARGET, `the merge request !${ref.iid} has no head commit yet (GitLab named no sha); tried again later`, { retryable: true })
+      return { sha: sha.toLowerCase(), webUrl: textField(body, 'web_url') ?? '', state: textField(body, 'state') ?? 'opened', sourceBranch: textField(body, 'source_branch') ?? '' }
+    },
+    async versions() {
+      const doing = 'read the merge request\'s diff versions'
+      return list(await get(`${mr}/versions`, doing, { per_page: PER_PAGE }), doing).flatMap((row) => {
+        const id = field(row, 'id')
+        const headSha = textField(row, 'head_commit_sha')
+        const baseSha = textField(row, 'base_commit_sha')
+        const startSha = textField(row, 'start_commit_sha')
+        return typeof id === 'number' && headSha && baseSha && startSha ? [{ id, headSha: headSha.toLowerCase(), baseSha, startSha }] : []
+      })
+    },
+    async versionDiffs(id) {
+      const body = await get(`${mr}/versions/${id}`, 'read a diff version\'s files')
+      const diffs = field(body, 'diffs')
+      return (Array.isArray(diffs) ? diffs as unknown[] : []).flatMap((row): MrDiff[] => {
+        const newPath = textField(row, 'new_path')
+        const oldPath = textField(row, 'old_path') ?? newPath
+        if (newPath === undefined || oldPath === undefined) return []
+        return [{
+          old_path: oldPath,
+          new_path: newPath,
+          new_file: field(row, 'new_file') === true,
+          renamed_file: field(row, 'renamed_file') === true,
+          deleted_file: field(row, 'deleted_file') === true,
+          diff: textField(row, 'diff') ?? '',
+          collapsed: field(row, 'collapsed') === true,
+          too_large: field(row, 'too_large') === true,
+        }]
+      })
+    },
+    async notesPage(page) {
+      const doing = 'list the merge request\'s notes'
+      return list(await get(`${mr}/notes`, doing, { sort: 'asc', order_by: 'created_at', per_page: PER_PAGE, page }), doing).map(noteOf)
+    },
+    async createNote(body) {
+      const created = await http.ok({ method: 'POST', path: `${mr}/notes`, body: { body }, doing: 'create the review note' }, signal)
+      const id = field(created, 'id')
+      if (typeof id !== 'number') throw new DeliveryError(TARGET, 'GitLab created the note but named no id', { retryable: true })
+      return id
+    },
+    async editNote(id, body) {
+      const call = { method: 'PUT', path: `${mr}/notes/${id}`, body: { body }, doing: 'edit the review note' } as const
+      const reply = await http.send(call, signal)
+      if (reply.status === 404) return false
+      if (reply.status < 200 || reply.status > 299) throw http.failure(call, reply)
+      return true
+    },
+    async discussionsPage(page) {
+      const doing = 'list the merge request\'s discussions'
+      return list(await get(`${mr}/discussions`, doing, { per_page: PER_PAGE, page }), doing).flatMap((row) => {
+        const id = textField(row, 'id')
+        const notes = field(row, 'notes')
+        return id === undefined ? [] : [{ id, notes: (Array.isArray(notes) ? notes as unknown[] : []).map(noteOf) }]
+      })
+    },
+    async createDiscussion(body, position) {
+      const call = { method: 'POST', path: `${mr}/discussions`, body: { body, position }, doing: 'start a discussion on the diff' } as const
+      const reply = await http.send(call, signal)
+      if (reply.status === 400) return { ok: false, message: messageOf(reply.body) }
+      if (reply.status < 200 || reply.status > 299) throw http.failure(call, reply)
+      const id = textField(reply.body, 'id')
+      if (id === undefined) throw new DeliveryError(TARGET, 'GitLab created the discussion but named no id', { retryable: true })
+      return { ok: true, id }
+    },
+    async resolveDiscussion(id) {
+      await http.ok({ method: 'PUT', path: `${mr}/discussions/${encodeURIComponent(id)}`, query: { resolved: 'true' }, doing: 'resolve an earlier review\'s discussion' }, signal)
+    },
+    async setStatus(sha, status) {
+      const call = {
+        method: 'POST',
+        path: `${project}/statuses/${encodeURIComponent(sha)}`,
+        body: {
+          state: status.state,
+          name: status.name,
+          description: status.description.slice(0, 255),
+          ...(status.targetUrl === undefined ? {} : { target_url: status.targetUrl }),
+          ...(status.ref === undefined || status.ref === '' ? {} : { ref: status.ref }),
+        },
+        doing: `set the commit status ${status.name} to ${status.state}`,
+      } as const
+      const reply = await http.send(call, signal)
+      // Older GitLab refuses a repeat of the state a status is already in ("Cannot transition status via :run
+      // from :running"); a retried delivery repeats it on purpose, and the status is then as asked.
+      if (reply.status === 400 && /Cannot transition status/i.test(messageOf(reply.body))) return
+      if (reply.status < 200 || reply.status > 299) throw http.failure(call, reply)
+    },
+  }
+}
+
+function noteOf(row: unknown): MrNote {
+  const id = field(row, 'id')
+  const author = field(row, 'author')
+  const authorId = field(author, 'id')
+  return {
+    id: typeof id === 'number' ? id : -1,
+    body: textField(row, 'body') ?? '',
+    authorId: typeof authorId === 'number' ? authorId : -1,
+    system: field(row, 'system') === true,
+    resolved: field(row, 'resolved') === true,
+  }
+}

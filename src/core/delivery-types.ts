@@ -1,5 +1,6 @@
 /** What a delivery target is given and answers: the agent's answer, the delivery's context, the receipt. */
 import type { StartupFinding } from './agent-types.js'
+import type { PullRequestHost, PullRequestWhere } from './code-host-types.js'
 import type { JsonObject, PluginContext } from './context-types.js'
 import type { Route } from './route-types.js'
 
@@ -71,4 +72,10 @@ export interface DeliveryTarget {
    */
   preflight?(routes: readonly Route[]): Promise<readonly StartupFinding[]>
   deliver(answer: AgentAnswer, ctx: DeliveryContext): Promise<void | DeliveryReceipt>
+  /**
+   * The pull request a job is about, for a target that posts to a code host: the gateway reads a repository's
+   * policy file, answers pull-request commands and posts notices through it (docs/policy.md). Undefined when the
+   * job names no pull request this target can reach.
+   */
+  pullRequest?(where: PullRequestWhere): PullRequestHost | undefined
 }

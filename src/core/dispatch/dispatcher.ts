@@ -14,7 +14,10 @@ import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
 import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, lastTry, retryDelay, type RetrySchedule } from '../jobs/lifecycle/retry-schedule.js'
 import { isFinal, MAX_RUNS } from '../jobs/lifecycle/transitions.js'
 import { renderTemplate } from '../routes/template.js'
-import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, LogFields, Logger, Route, AgentContext } from '../types.js'
+import type { PolicyGate } from '../policy/gate.js'
+import { pullRequestOf } from '../policy/host-of.js'
+import type { PullRequestHost } from '../code-host-types.js'
+import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, JsonObject, LogFields, Logger, Route, AgentContext } from '../types.js'
 
 /** What the dispatcher is composed of. */
 export interface DispatcherParts {
@@ -39,6 +42,11 @@ export interface DispatcherParts {
    * before it is stored or delivered: an agent talked into printing a secret must not post it.
    */
   readonly redact?: ((text: string) => string) | undefined
+  /**
+   * The policy of routes with a `policy` section (docs/policy.md): before the agent runs, a repository's policy
+   * file and the pull request's commands and pause decide whether it runs, with which instructions and settings.
+   */
+  readonly policy?: PolicyGate | undefined
 }
 
 type Fields = Readonly<Record<string, string>>
@@ -113,19 +121,20 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     return { kind: 'retry', at: clock() + delay, reason }
   }
 
-  async function prompt(leased: LeasedJob, route: Route, fields: Fields): Promise<AgentPrompt> {
-    const { job, payload } = leased
+  async function prompt(leased: LeasedJob, route: Route, fields: Fields, instructions: string | undefined): Promise<AgentPrompt> {
+    const { job } = leased
+    const payload = instructions === undefined ? leased.payload : withInstructions(leased.payload, instructions)
     const event = { route: job.route, type: job.event, deliveryId: job.deliveryId, payload, receivedAt: job.receivedAt }
     return buildAgentPrompt({ event, route }, skillsDir, log, fields)
   }
 
   /** Runs the agent; resolves its answer, or the outcome that ends this try. */
-  async function runAgent(leased: LeasedJob, agent: Agent, route: Route, fields: Fields): Promise<{ text: string } | JobOutcome> {
+  async function runAgent(leased: LeasedJob, agent: Agent, route: Route, fields: Fields, instructions?: string): Promise<{ text: string } | JobOutcome> {
     const { runner } = agent
     const { job } = leased
     let built: AgentPrompt
     try {
-      built = await prompt(leased, route, fields)
+      built = await prompt(leased, route, fields, instructions)
     } catch (err) {
       return fail(fields, 'agent run failed', `cannot build the prompt: ${messageOf(err)}`)
     }
@@ -187,7 +196,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
   }
 
   /** `confirmed`: the try's last write (the answer it just stored) confirmed the lease a moment ago. */
-  async function deliver(leased: LeasedJob, route: Route, text: string, attempt: number, fields: Fields, confirmed = false): Promise<JobOutcome> {
+  async function deliver(leased: LeasedJob, route: Route, text: string, attempt: number, fields: Fields, confirmed = false, policyExtra: Readonly<Record<string, string>> = {}): Promise<JobOutcome> {
     const { job, payload } = leased
     const target = targets.get(route.deliver)
     if (!target) return fail(fields, 'delivery failed', `no delivery target "${route.deliver}"`)
@@ -195,7 +204,8 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     if (attempt > retry.attempts) return fail(tried, 'delivery failed', `gave up after ${retry.attempts} tries (delivery.retry.attempts)`)
     let extra: Record<string, string>
     try {
-      extra = Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)]))
+      // The repository's own settings (its policy file) over the route's: only the keys the gateway allows them.
+      extra = { ...Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)])), ...policyExtra }
     } catch (err) {
       return fail(tried, 'delivery failed', `cannot render deliver_extra: ${messageOf(err)}`)
     }
@@ -258,9 +268,37 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     const { job } = leased
     const route = routes.get(job.route)
     if (!route) return fail(fields, 'job failed', `route "${job.route}" no longer exists`)
-    if (job.stage === 'deliver') return deliver(leased, route, job.answer ?? '', job.attempts, fields)
+    const host = parts.policy === undefined || route.policy === undefined ? undefined : pullRequestOf(targets, route, leased.payload, leased.signal)
+    if (job.stage === 'deliver') {
+      let settings: Readonly<Record<string, string>> = {}
+      if (host !== undefined && parts.policy !== undefined) {
+        try {
+          settings = await parts.policy.settingsOf(leased.payload, route, host)
+        } catch (err) {
+          return retryOrFail(fields, 'policy check failed', `the pull request or its policy could not be read: ${messageOf(err)}`, retry, 'delivery.retry', job.attempts)
+        }
+      }
+      return deliver(leased, route, job.answer ?? '', job.attempts, fields, false, settings)
+    }
 
-    const ran = await runAgent(leased, agent, route, fields)
+    let instructions: string | undefined
+    let settings: Readonly<Record<string, string>> = {}
+    if (host !== undefined && parts.policy !== undefined) {
+      try {
+        const decided = await parts.policy.beforeRun(job, leased.payload, route, host)
+        if (decided.kind === 'end') {
+          log.info(`policy: ${decided.outcome.kind}`, 'reason' in decided.outcome ? { ...fields, reason: decided.outcome.reason } : fields)
+          return decided.outcome
+        }
+        instructions = decided.instructions
+        settings = decided.extra
+      } catch (err) {
+        // The code host is unreachable or failing: like a delivery's passing failure, tried again later.
+        return retryOrFail(fields, 'policy check failed', `the pull request or its policy could not be read: ${messageOf(err)}`, retry, 'delivery.retry', job.attempts)
+      }
+    }
+
+    const ran = await runAgent(leased, agent, route, fields, instructions)
     if (!('text' in ran)) return ran
     log.info('agent run finished', { ...fields, chars: ran.text.length })
     const silent = ran.text.trim()
@@ -270,12 +308,22 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     }
     // Stored before any delivery is tried: after a crash from here on, only the delivery runs again.
     await leased.saveAnswer(ran.text)
-    return deliver(leased, route, ran.text, 1, fields, true)
+    return deliver(leased, route, ran.text, 1, fields, true, settings)
+  }
+
+  /** A job that failed for good is said on its pull request (once), for a route with a policy. */
+  async function afterOutcome(leased: LeasedJob, outcome: JobOutcome): Promise<void> {
+    if (parts.policy === undefined || outcome.kind !== 'failed') return
+    const route = routes.get(leased.job.route)
+    if (route?.policy === undefined) return
+    const host: PullRequestHost | undefined = pullRequestOf(targets, route, leased.payload, leased.signal)
+    if (host !== undefined) await parts.policy.afterOutcome(leased.job, leased.payload, route, host, outcome).catch(() => undefined)
   }
 
   async function dispatch(leased: LeasedJob, runner: AgentRunner, environment?: JobEnvironment): Promise<JobOutcome> {
     const fields = jobFields(leased.job)
     const outcome = await attempt(leased, { runner, environment }, fields)
+    await afterOutcome(leased, outcome)
     // Each ending was logged where it was decided; this counts it.
     if (outcome.kind !== 'retry' && outcome.kind !== 'interrupted') parts.events?.emit('jobFinished', { route: leased.job.route, outcome: outcome.kind })
     return outcome
@@ -287,6 +335,16 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
   // Its own retries of failed runs must not look like a crash loop to the lifecycle (a run the gateway died in
   // counts against the same budget, never below MAX_RUNS).
   return { dispatch, maxRuns: Math.max(MAX_RUNS, agentRetry.attempts), ended }
+}
+
+/**
+ * The payload a policy's prompt is rendered from: the event's, with `review.instructions` (`{review.instructions}`)
+ * set to the repository's path-scoped instructions (a `pull_request_review` event's own `review` keeps its fields).
+ */
+function withInstructions(payload: JsonObject, instructions: string): JsonObject {
+  const own = payload['review']
+  const review = typeof own === 'object' && own !== null && !Array.isArray(own) ? own : {}
+  return { ...payload, review: { ...review, instructions } }
 }
 
 /** What one try runs the agent with. */

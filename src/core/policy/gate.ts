@@ -59,10 +59,13 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
   const reader = parts.reader ?? createPolicyReader()
   const { notes, log } = parts
 
-  /** Posts `text` as the route's notice unless it is the one already shown. */
-  async function noticeOnce(route: Route, host: PullRequestHost, facts: { repo: string; number: number }, text: string): Promise<void> {
+  /**
+   * Posts `text` as the route's notice unless the notice of `topic` (a rule, a pause, a base commit's policy) is
+   * the one already shown: a push after push that the same rule skips says nothing more.
+   */
+  async function noticeOnce(route: Route, host: PullRequestHost, facts: { repo: string; number: number }, topic: string, text: string): Promise<void> {
     try {
-      if (notes !== undefined && !(await noteNotice(notes, route.name, facts.repo, facts.number, text))) return
+      if (notes !== undefined && !(await noteNotice(notes, route.name, facts.repo, facts.number, topic))) return
       await host.notice(text)
     } catch (err) {
       // A notice is a courtesy: the job's outcome is decided already and stands.
@@ -116,22 +119,22 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
       if (!asked) {
         const pause = notes === undefined ? undefined : await pauseOf(notes, facts.repo, facts.number)
         if (pause !== undefined) {
-          await noticeOnce(route, host, facts, pauseNotice(policy.commands?.bot ?? 'hookpilot', pause.by))
+          await noticeOnce(route, host, facts, `pause by ${pause.by}`, pauseNotice(policy.commands?.bot ?? 'hookpilot', pause.by))
           return skipped(`the pull request is paused (by @${pause.by})`)
         }
         if (policy.commands !== undefined && ignoredByDescription(facts.body, policy.commands.bot)) {
-          await noticeOnce(route, host, facts, skipNotice('ignore', `the description says \`@${policy.commands.bot} ignore\``))
+          await noticeOnce(route, host, facts, 'ignore', skipNotice('ignore', `the description says \`@${policy.commands.bot} ignore\``))
           return skipped(`the description says @${policy.commands.bot} ignore`)
         }
       }
       const read = await reader.read(host, facts.repo, facts.baseSha, policy)
-      if (read.issues.length > 0) await noticeOnce(route, host, facts, invalidPolicyNotice(read))
+      if (read.issues.length > 0) await noticeOnce(route, host, facts, `invalid policy at ${facts.baseSha}`, invalidPolicyNotice(read))
       let paths: Promise<readonly string[]> | undefined
       const changedPaths = () => (paths ??= host.changedPaths())
       if (!asked) {
         const rule = await skipRuleOf(read.policy.filters, facts, changedPaths)
         if (rule !== undefined) {
-          await noticeOnce(route, host, facts, skipNotice(rule.rule, rule.reason))
+          await noticeOnce(route, host, facts, rule.rule, skipNotice(rule.rule, rule.reason))
           return skipped(`${rule.rule}: ${rule.reason}`)
         }
       }
@@ -160,7 +163,7 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
         log.warn('policy notice not posted', { route: route.name, job: job.id, reason: messageOf(err) })
         return
       }
-      await noticeOnce(route, host, facts, failedNotice())
+      await noticeOnce(route, host, facts, 'failed', failedNotice())
     },
   }
 }

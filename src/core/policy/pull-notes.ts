@@ -46,10 +46,12 @@ export function setPause(notes: NoteStore, repo: string, number: number, pause: 
 }
 
 /**
- * Records `text` as the route's notice on the pull request; resolves true when it differs from the last one (post
- * it), false when that notice is already there. `undefined` forgets the last one (a review ran since).
+ * Records `topic` (what a notice is about: a rule, a pause) as the route's notice on the pull request; resolves
+ * true when it differs from the last one (post it), false when that notice is already there. `undefined` forgets
+ * the last one (a review ran since).
  */
-export function noteNotice(notes: NoteStore, route: string, repo: string, number: number, text: string | undefined): Promise<boolean> {
+export function noteNotice(notes: NoteStore, route: string, repo: string, number: number, topic: string | undefined): Promise<boolean> {
+  const text = topic
   return updateNote(notes, noticeKey(route, repo, number), (current: JsonValue | undefined) => {
     if (text === undefined) return current === undefined || current === null ? { result: false } : { value: null, result: false }
     return current === text ? { result: false } : { value: text, result: true }

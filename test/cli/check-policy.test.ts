@@ -31,3 +31,31 @@ it('says when there is no such file', async () => {
   expect(result.code).toBe(2)
   expect(result.stderr).toContain('no policy file at /nonexistent/.hookpilot.yml')
 })
+
+it("a route's policy section is checked with the config: its keys, and that it posts as the App", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'hookpilot-policy-'))
+  const route = (policy: string) => `agent: { runner: echo }
+state: { driver: memory }
+platforms:
+  webhook:
+    extra:
+      host: 127.0.0.1
+      routes:
+        review:
+          secret: a-long-enough-secret-0123456789
+          events: [pull_request, issue_comment]
+          deliver: github_comment
+          deliver_extra: { repo: "{repository.full_name}", pr_number: "{number}" }
+          policy: ${policy}
+`
+  await writeFile(join(dir, 'bad.yaml'), route('{ allow: [filters, agent.command], commands: { trusted: [EVERYONE] } }'))
+  const bad = await runMain(['check', '--config', join(dir, 'bad.yaml')])
+  expect(bad.code).toBe(1)
+  expect(bad.stderr).toMatch(/policy\.allow\.1: expected keys among filters, .*not "agent\.command"/)
+  expect(bad.stderr).toContain('policy.commands.bot')
+  expect(bad.stderr).toMatch(/policy\.commands\.trusted\.0: expected one of OWNER, MEMBER, COLLABORATOR.*not "EVERYONE"/)
+  await writeFile(join(dir, 'gh.yaml'), route('{ commands: { bot: hookpilot } }'))
+  const gh = await runMain(['check', '--config', join(dir, 'gh.yaml')])
+  expect(gh.code).toBe(1)
+  expect(gh.stderr).toContain('route "review" has a policy section, which github_comment serves only as a GitHub App: configure platforms.github_app')
+})

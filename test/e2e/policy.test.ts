@@ -6,6 +6,12 @@
  * holds across pushes, `why` names each outcome, and two repositories' policies never mix.
  */
 import { createHash } from 'node:crypto'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Clock } from '../../src/core/types.js'
+import type { StateBackend } from '../../src/core/jobs/lifecycle/state-backend.js'
+import { sqliteState } from '../../src/plugins/state/sqlite/sqlite-state.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeGithub, type FakeGithub } from '../../src/dev/github/server.js'
 import type { AgentInput, AgentResult } from '../../src/core/types.js'
@@ -40,9 +46,10 @@ afterEach(async () => {
 })
 
 /** A gateway whose one route `review` takes pull requests and commands to @hookpilot, as the App. */
-async function start(agent: (input: AgentInput) => AgentResult | Promise<AgentResult> = () => ({ ok: true, text: REVIEW }), concurrency = 4): Promise<TestGateway> {
+async function start(agent: (input: AgentInput) => AgentResult | Promise<AgentResult> = () => ({ ok: true, text: REVIEW }), concurrency = 4, state?: (now: Clock) => StateBackend): Promise<TestGateway> {
   current = await testGateway({
     agent,
+    state,
     config: {
       agent: { runner: 'recording', concurrency },
       platforms: {
@@ -230,5 +237,47 @@ describe('commands', () => {
     expect(bodies).toContain(`\`.hookpilot.yml\` at ${base.slice(0, 7)} (the base branch)`)
     expect(bodies).toContain('skip_drafts: true')
     expect(gw.runs).toHaveLength(0)
+  })
+
+  it('a redelivered command is a duplicate: one job, one reaction', async () => {
+    const gw = await start()
+    pullRequest(REPO, 10, sha('ten'), ['src/a.ts'])
+    const payload = comment(REPO, 10, '@hookpilot help')
+    const first = await send(gw, 'issue_comment', payload, 'dup-delivery')
+    const again = await send(gw, 'issue_comment', payload, 'dup-delivery')
+    expect([first.body['status'], again.body['status']]).toEqual(['accepted', 'duplicate'])
+    await gw.idle()
+    expect(await jobsOf(gw)).toHaveLength(1)
+    expect(api.requests().filter((r) => r === `POST /repos/${REPO}/issues/comments/${commentIds}/reactions`)).toHaveLength(1)
+    expect(api.comments(REPO, 10)).toHaveLength(1)
+  })
+
+  it('a pause is kept in the state store: a gateway started again on the same SQLite file still skips the pull request', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'hookpilot-policy-')), 'state.db')
+    const sqlite = (now: Clock) => sqliteState({ path, concurrency: 2, maxQueue: 100, now })
+    const first = await start(undefined, 2, sqlite)
+    pullRequest(REPO, 11, sha('eleven-0'), ['src/a.ts'])
+    await send(first, 'issue_comment', comment(REPO, 11, '@hookpilot pause'))
+    await first.idle()
+    await first.gateway.close()
+    current = undefined
+    const second = await start(undefined, 2, sqlite)
+    pullRequest(REPO, 11, sha('eleven-1'), ['src/a.ts'])
+    await send(second, 'pull_request', push(REPO, 11, sha('eleven-1')))
+    await expect.poll(async () => (await jobsOf(second)).find((j) => j.event === 'pull_request')?.state).toBe('skipped')
+    expect(second.runs).toHaveLength(0)
+    expect(api.reviews(REPO, 11)).toHaveLength(0)
+  })
+})
+
+describe('why a pull request got no review', () => {
+  it('a review that failed for good is said once on the pull request, without its reason', async () => {
+    const gw = await start(() => ({ ok: false, reason: 'the model key sk-operator-secret was refused', retryable: false }))
+    pullRequest(REPO, 12, sha('twelve'), ['src/a.ts'])
+    await send(gw, 'pull_request', push(REPO, 12, sha('twelve')))
+    await expect.poll(async () => (await jobsOf(gw)).map((j) => j.state)).toEqual(['failed'])
+    await expect.poll(() => notices(REPO, 12).length).toBe(1)
+    expect(notices(REPO, 12)[0]?.body).toContain('**The review failed**')
+    expect(notices(REPO, 12)[0]?.body).not.toContain('sk-operator-secret')
   })
 })

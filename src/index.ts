@@ -108,6 +108,8 @@ export type {
   Source, Verifier, RawRequest, VerifyResult, WebhookEvent, EventFilter, RateLimiter, RateDecision, AgentRunner, AgentInput, AgentContext,
   AgentResult, DeliveryTarget, DeliveryContext, DeliveryReceipt, AgentAnswer, AnswerFormat, EndedJob, FollowUp, PromptContext, PromptRequest, Route, Clock, Logger, JsonObject,
 } from './core/types.js'
+export type { RoutePolicy, RouteCommands } from './core/route-types.js'
+export type { PullRequestHost, PullRequestWhere, PullFacts, HostFile, CommentRef, Reaction, RepoPermission } from './core/code-host-types.js'
 export type { StateBackend } from './core/jobs/lifecycle/state-backend.js'
 export { integer, boolean, text, textList, nonBlank, idText } from './core/config/schema-kit.js'
 export {

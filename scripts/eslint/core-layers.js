@@ -27,6 +27,7 @@ export const CORE_LAYERS = Object.freeze([
   'jobs/worker',
   'config',
   'routes',
+  'policy',
   'pipeline',
   'dispatch',
   'http',

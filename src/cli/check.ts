@@ -13,24 +13,31 @@ import { loadConfig } from '../index.js'
 import { configDir } from '../core/gateway/gateway.js'
 import { BUILTIN_PLUGINS } from '../plugins/builtins.js'
 import { parse, UsageError } from './args.js'
+import { checkPolicy } from './check-policy.js'
 import type { Subcommand } from './io.js'
 
 const HELP = `Usage: hookpilot check [--config FILE]
+       hookpilot check --policy FILE
 
 Checks a configuration the way "hookpilot serve" would, without starting anything, and reports every problem at
 once (exit 1), or a one-line summary (exit 0). Environment variables count as serve would see them.
 
 Options:
   -c, --config FILE   configuration file (default: ./config.yaml)
+      --policy FILE   check a repository's policy file (.hookpilot.yml) instead, as the gateway reads it
   -h, --help          show this help
 `
 
 /** Checks the config; exit 0 with a summary, 1 with every problem. */
 export const check: Subcommand = async (args, io) => {
-  const { values, positionals } = parse(args, { config: { type: 'string', short: 'c', default: 'config.yaml' }, help: { type: 'boolean', short: 'h' } }, 'check')
+  const { values, positionals } = parse(args, { config: { type: 'string', short: 'c', default: 'config.yaml' }, policy: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'check')
   if (values.help) {
     io.stdout.write(HELP)
     return 0
+  }
+  if (values.policy !== undefined) {
+    if (positionals.length > 0) throw new UsageError(`check takes no arguments (got ${positionals.join(' ')}); the policy file goes after --policy.`)
+    return checkPolicy(values.policy, io)
   }
   if (positionals.length > 0) throw new UsageError(`check takes no arguments (got ${positionals.join(' ')}); the config file goes after --config.`)
   const path = resolve(io.cwd, values.config)

@@ -1,5 +1,6 @@
 /** What a delivery target is given and answers: the agent's answer, the delivery's context, the receipt. */
 import type { StartupFinding } from './agent-types.js'
+import type { PullRequestHost, PullRequestWhere } from './code-host-types.js'
 import type { JsonObject, PluginContext } from './context-types.js'
 import type { Route } from './route-types.js'
 import type { NoteStore } from './note-types.js'
@@ -160,6 +161,12 @@ export interface DeliveryTarget {
    * or `text`: free text.
    */
   answerFormat?(route: Route): AnswerFormat | undefined
+  /**
+   * The pull request a job is about, for a target that posts to a code host: the gateway reads a repository's
+   * policy file, answers pull-request commands and posts notices through it (docs/policy.md). Undefined when the
+   * job names no pull request this target can reach.
+   */
+  pullRequest?(where: PullRequestWhere): PullRequestHost | undefined
 }
 
 /** What an agent is asked to answer: free text, or a review document (see {@link DeliveryTarget.answerFormat}). */

@@ -42,6 +42,33 @@ export interface Route {
   readonly concurrency?: RouteConcurrency | undefined
   readonly source: 'static' | 'dynamic'
   readonly description: string | undefined
+  /** The route's `policy` section: repositories' policy files and pull-request commands (docs/policy.md). */
+  readonly policy?: RoutePolicy | undefined
+}
+
+/**
+ * A route's `policy` section, resolved: whether and how a repository's policy file is read (from the pull
+ * request's base branch), which of its keys the repository may set, and who may command the bot.
+ */
+export interface RoutePolicy {
+  /** The policy file's path in the repository (`.hookpilot.yml`); undefined: no file is read. */
+  readonly file: string | undefined
+  /** The largest policy file read, in bytes; a larger one is reported and the gateway's settings apply. */
+  readonly maxBytes: number
+  /** The policy keys a repository may set (`filters`, `filters.skip_drafts`, `instructions`, `settings.fail_on`...). */
+  readonly allow: readonly string[]
+  /** Pull-request commands (`@bot review`), or undefined when the route takes none. */
+  readonly commands: RouteCommands | undefined
+}
+
+/** Who may command the bot on a pull request, and by which name. */
+export interface RouteCommands {
+  /** The name commands are addressed to, without `@` (`hookpilot` for `@hookpilot review`). */
+  readonly bot: string
+  /** The comment authors' associations that may command (`OWNER`, `MEMBER`, `COLLABORATOR`). */
+  readonly trusted: readonly string[]
+  /** Also ask the code host for the commenter's permission on the repository, and trust `write` or `admin`. */
+  readonly askPermission: boolean
 }
 
 /** A route's `concurrency` section (docs/reviews.md). */

@@ -7,13 +7,14 @@ import type { JsonObject, PluginContext } from './context-types.js'
 import type { OverLimit, Route } from './route-types.js'
 
 export type { Clock, JsonObject, JsonValue, LogFields, Logger, PluginContext } from './context-types.js'
-export type { OverLimit, Route, RouteConcurrency } from './route-types.js'
+export type { OverLimit, Route, RouteCommands, RouteConcurrency, RoutePolicy } from './route-types.js'
 export type {
   AgentContext, AgentEnvironment, AgentEnvironmentSource, AgentInput, AgentJob, AgentResult, AgentRunner, AgentSandbox, AgentUser,
   PromptParts, StartupFinding,
 } from './agent-types.js'
 export type { AgentAnswer, AnswerFormat, DeliveryContext, DeliveryReceipt, DeliveryTarget, EndedJob, FollowUp, PromptContext, PromptRequest } from './delivery-types.js'
 export type { Note, NotePutOptions, NoteStore } from './note-types.js'
+export type { CommentRef, HostFile, PullFacts, PullRequestHost, PullRequestWhere, Reaction, RepoPermission } from './code-host-types.js'
 
 /** A request as the pipeline sees it: transport-free, headers lower-cased, the body as raw bytes. */
 export interface RawRequest {

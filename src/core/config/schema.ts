@@ -9,6 +9,7 @@ import * as v from 'valibot'
 import { boolean, idText, integer, nonBlank, text, textList } from './schema-kit.js'
 import { trustListProblem } from './trust-list.js'
 import { reservedNameProblem } from './reserved-names.js'
+import { routePolicySchema } from './route-policy.js'
 import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, type RetrySchedule } from '../jobs/lifecycle/retry-schedule.js'
 
 export { boolean, integer } from './schema-kit.js'
@@ -45,6 +46,8 @@ export const routeSchema = v.strictObject({
     max_wait_seconds: v.optional(integer(0, 86_400), 300),
     cancel_in_progress: v.optional(boolean, false),
   })),
+  // repositories' policy files and pull-request commands (docs/policy.md)
+  policy: v.optional(routePolicySchema),
 })
 
 const webhookExtraSchema = v.strictObject({

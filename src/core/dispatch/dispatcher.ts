@@ -20,6 +20,9 @@ import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, Del
 import { admitJob, type AdmitParts } from '../pipeline/admit.js'
 import { dedupKeyOf } from '../jobs/lifecycle/dedup-key.js'
 import { groupOf } from '../routes/concurrency.js'
+import type { PolicyGate } from '../policy/gate.js'
+import { pullRequestOf } from '../policy/host-of.js'
+import type { PullRequestHost } from '../code-host-types.js'
 
 /** What the dispatcher is composed of. */
 export interface DispatcherParts {
@@ -52,6 +55,11 @@ export interface DispatcherParts {
   readonly admission?: AdmitParts | undefined
   /** The state backend's notes, given to every delivery target (undefined on a backend that keeps none). */
   readonly notes?: NoteStore | undefined
+  /**
+   * The policy of routes with a `policy` section (docs/policy.md): before the agent runs, a repository's policy
+   * file and the pull request's commands and pause decide whether it runs, with which instructions and settings.
+   */
+  readonly policy?: PolicyGate | undefined
 }
 
 type Fields = Readonly<Record<string, string>>
@@ -151,14 +159,15 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
   }
 
   /** Runs the agent; resolves its answer, or the outcome that ends this try. */
-  async function runAgent(leased: LeasedJob, agent: Agent, route: Route, fields: Fields): Promise<{ text: string } | JobOutcome> {
+  async function runAgent(leased: LeasedJob, agent: Agent, route: Route, fields: Fields, instructions?: string): Promise<{ text: string } | JobOutcome> {
     const { runner } = agent
     const { job } = leased
     const asked = await variablesOf(leased, route, fields)
     if ('outcome' in asked) return asked.outcome
     let built: AgentPrompt
     try {
-      built = await prompt(leased, route, fields, asked.variables)
+      // The repository's path-scoped instructions (its policy file) are `{review.instructions}`, beside the target's values.
+      built = await prompt(leased, route, fields, instructions === undefined ? asked.variables : { ...asked.variables, 'review.instructions': instructions })
     } catch (err) {
       return fail(fields, 'agent run failed', `cannot build the prompt: ${messageOf(err)}`)
     }
@@ -222,7 +231,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
   }
 
   /** `confirmed`: the try's last write (the answer it just stored) confirmed the lease a moment ago. */
-  async function deliver(leased: LeasedJob, route: Route, text: string, attempt: number, fields: Fields, confirmed = false): Promise<JobOutcome> {
+  async function deliver(leased: LeasedJob, route: Route, text: string, attempt: number, fields: Fields, confirmed = false, policyExtra: Readonly<Record<string, string>> = {}): Promise<JobOutcome> {
     const { job, payload } = leased
     const target = targets.get(route.deliver)
     if (!target) return fail(fields, 'delivery failed', `no delivery target "${route.deliver}"`)
@@ -230,7 +239,8 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     if (attempt > retry.attempts) return fail(tried, 'delivery failed', `gave up after ${retry.attempts} tries (delivery.retry.attempts)`)
     let extra: Record<string, string>
     try {
-      extra = renderExtra(route, payload)
+      // The repository's own settings (its policy file) over the route's: only the keys the gateway allows them.
+      extra = { ...renderExtra(route, payload), ...policyExtra }
     } catch (err) {
       return fail(tried, 'delivery failed', `cannot render deliver_extra: ${messageOf(err)}`)
     }
@@ -351,9 +361,37 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     const { job } = leased
     const route = routes.get(job.route)
     if (!route) return fail(fields, 'job failed', `route "${job.route}" no longer exists`)
-    if (job.stage === 'deliver') return deliver(leased, route, job.answer ?? '', job.attempts, fields)
+    const host = parts.policy === undefined || route.policy === undefined ? undefined : pullRequestOf(targets, route, leased.payload, leased.signal)
+    if (job.stage === 'deliver') {
+      let settings: Readonly<Record<string, string>> = {}
+      if (host !== undefined && parts.policy !== undefined) {
+        try {
+          settings = await parts.policy.settingsOf(leased.payload, route, host)
+        } catch (err) {
+          return retryOrFail(fields, 'policy check failed', `the pull request or its policy could not be read: ${messageOf(err)}`, retry, 'delivery.retry', job.attempts)
+        }
+      }
+      return deliver(leased, route, job.answer ?? '', job.attempts, fields, false, settings)
+    }
 
-    const ran = await runAgent(leased, agent, route, fields)
+    let instructions: string | undefined
+    let settings: Readonly<Record<string, string>> = {}
+    if (host !== undefined && parts.policy !== undefined) {
+      try {
+        const decided = await parts.policy.beforeRun(job, leased.payload, route, host)
+        if (decided.kind === 'end') {
+          log.info(`policy: ${decided.outcome.kind}`, 'reason' in decided.outcome ? { ...fields, reason: decided.outcome.reason } : fields)
+          return decided.outcome
+        }
+        instructions = decided.instructions
+        settings = decided.extra
+      } catch (err) {
+        // The code host is unreachable or failing: like a delivery's passing failure, tried again later.
+        return retryOrFail(fields, 'policy check failed', `the pull request or its policy could not be read: ${messageOf(err)}`, retry, 'delivery.retry', job.attempts)
+      }
+    }
+
+    const ran = await runAgent(leased, agent, route, fields, instructions)
     if (!('text' in ran)) return ran
     log.info('agent run finished', { ...fields, chars: ran.text.length })
     const silent = ran.text.trim()
@@ -363,13 +401,23 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     }
     // Stored before any delivery is tried: after a crash from here on, only the delivery runs again.
     await leased.saveAnswer(ran.text)
-    return deliver(leased, route, ran.text, 1, fields, true)
+    return deliver(leased, route, ran.text, 1, fields, true, settings)
+  }
+
+  /** A job that failed for good is said on its pull request (once), for a route with a policy. */
+  async function afterOutcome(leased: LeasedJob, outcome: JobOutcome): Promise<void> {
+    if (parts.policy === undefined || outcome.kind !== 'failed') return
+    const route = routes.get(leased.job.route)
+    if (route?.policy === undefined) return
+    const host: PullRequestHost | undefined = pullRequestOf(targets, route, leased.payload, leased.signal)
+    if (host !== undefined) await parts.policy.afterOutcome(leased.job, leased.payload, route, host, outcome).catch(() => undefined)
   }
 
   async function dispatch(leased: LeasedJob, runner: AgentRunner, environment?: JobEnvironment): Promise<JobOutcome> {
     const fields = jobFields(leased.job)
     const outcome = await attempt(leased, { runner, environment }, fields)
     if (!receipted.has(outcome)) await tellEnded(leased, outcome, fields)
+    await afterOutcome(leased, outcome)
     // Each ending was logged where it was decided; this counts it.
     if (outcome.kind !== 'retry' && outcome.kind !== 'interrupted') parts.events?.emit('jobFinished', { route: leased.job.route, outcome: outcome.kind })
     return outcome

@@ -27,6 +27,8 @@ import { createLogger } from '../log/logger.js'
 import { redactingLogger } from '../log/redacting-logger.js'
 import { createIntake } from '../pipeline/intake.js'
 import { createPipeline } from '../pipeline/pipeline.js'
+import { createCommandIntake } from '../policy/command-intake.js'
+import { createPolicyGate } from '../policy/gate.js'
 import type { PluginDefinition } from '../plugin-api/definition.js'
 import { setupPlugins, type SetUp } from '../plugin-api/setup.js'
 import type { GatewayPlugin, PluginRoute } from '../plugin-api/gateway-plugin.js'
@@ -281,7 +283,9 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
     configured, sources: plugins.flatMap((p) => p.routes ?? []), targets, hints: setUp.hints, onChange: routeSecrets,
   })
   const admission = { dedup: state.dedup, limiter: slots.rateLimiter, queue: state.queue, log, clock, events }
-  const pipeline = createPipeline({ ...admission, sources: slots.sources, filters: slots.filters, signal: lifecycle.signal })
+  // Pull-request commands are acknowledged (and a pause kept) as they come, through their route's target.
+  const commands = createCommandIntake({ targets, notes: state.notes, log, clock, signal: lifecycle.signal })
+  const pipeline = createPipeline({ ...admission, sources: slots.sources, filters: slots.filters, signal: lifecycle.signal, commands })
   // Sources that are not HTTP (a market stream) admit their events past the request table's HTTP steps, to
   // their own routes only.
   const intake = createIntake(admission, routes.sources)
@@ -300,6 +304,7 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
     // A target's follow-up job (the head moved during the run) is admitted as an event is.
     admission,
     notes: state.notes,
+    policy: createPolicyGate({ notes: state.notes, jobs: state.jobs, log }),
   })
   // A plugin that gives the agent credentials of its job's own (a GitHub App's installation token) needs the
   // job at run time: each leased job's environment is made from them.

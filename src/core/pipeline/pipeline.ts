@@ -15,6 +15,7 @@ import { parsePayload } from './parse-body.js'
 import { INSECURE_NO_AUTH } from '../route-types.js'
 import { isLoopback } from '../routes/routes.js'
 import { groupOf } from '../routes/concurrency.js'
+import type { CommandIntake } from '../policy/command-intake.js'
 import type { Clock, EventFilter, JsonObject, Logger, RawRequest, RateLimiter, Route, Source, WebhookEvent } from '../types.js'
 
 /** Headers a reverse proxy adds to what it forwards. */
@@ -32,6 +33,8 @@ export interface PipelineParts {
   /** Aborted when the gateway closes; filters receive it. */
   readonly signal: AbortSignal
   readonly events?: GatewayEvents | undefined
+  /** Pull-request commands (a route's `policy.commands`): untrusted ones ignored, trusted ones acknowledged at once. */
+  readonly commands?: CommandIntake | undefined
 }
 
 /**
@@ -149,15 +152,27 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       return { kind: 'ignored', event: type, reason: ignored }
     }
 
+    // A comment that is no command, or a command from a commenter the route does not trust, is stored nowhere.
+    const command = parts.commands === undefined ? undefined : await parts.commands.check(event, route)
+    if (command?.kind === 'ignored') {
+      log.debug('ignored event', { ...fields, reason: command.reason })
+      return { kind: 'ignored', event: type, reason: command.reason }
+    }
+    const stored = command?.kind === 'command' ? command.payload : payload
+
     // A timestamp id is never de-duplicated: without an id header, retries cannot be told apart.
     const dedupKey = headerId === undefined ? undefined : dedupKeyOf(route.name, headerId)
     const job: NewJob = {
-      route: route.name, event: type, deliveryId, dedupKey, payload, payloadJson: parsed.json, receivedAt: event.receivedAt,
-      group: groupOf(route.name, route.concurrency, payload), ...checkedOrigin(verified.source?.origin?.(req.headers, payload)),
+      route: route.name, event: type, deliveryId, dedupKey, payload: stored, payloadJson: stored === payload ? parsed.json : JSON.stringify(stored), receivedAt: event.receivedAt,
+      group: groupOf(route.name, route.concurrency, stored), ...checkedOrigin(verified.source?.origin?.(req.headers, payload)),
     }
     // A route that does not say follows its sender: GitLab disables a hook answered 4xx, so its events wait instead.
     const overLimit = route.overLimit ?? verified.source?.overLimit ?? 'reject'
     const admission = await admitJob(parts, route, job, fields, overLimit)
+    // Acknowledged once stored (a duplicate is not): before any agent slot frees, whatever waits in the queue.
+    if (command?.kind === 'command' && (admission.kind === 'accepted' || admission.kind === 'deferred')) {
+      await parts.commands?.acknowledge(route, command.command, stored)
+    }
     return { kind: 'admitted', route: route.name, event: type, deliveryId, admission }
   }
 }

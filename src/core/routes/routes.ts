@@ -82,6 +82,16 @@ export function resolveRoute(
     },
     source,
     description: config.description,
+    policy: config.policy && {
+      file: config.policy.file === false ? undefined : config.policy.file,
+      maxBytes: config.policy.max_bytes,
+      allow: config.policy.allow,
+      commands: config.policy.commands && {
+        bot: config.policy.commands.bot,
+        trusted: config.policy.commands.trusted,
+        askPermission: config.policy.commands.ask_permission,
+      },
+    },
   }
 }
 

@@ -19,6 +19,7 @@ import { issueCommentRoutes } from './issue-comments.js'
 import { metaRoutes } from './meta.js'
 import { pullFileRoutes } from './pulls-files.js'
 import { pullRoutes } from './pulls.js'
+import { repositoryRoutes } from './repository.js'
 import { reviewRoutes } from './reviews.js'
 import { reviewThreadRoutes } from './review-threads.js'
 import { compareRoutes } from './compare.js'
@@ -29,7 +30,7 @@ import { createFakeGithubState, type CommentWrite, type FakeComment, type FakeFi
 import { userRoutes } from './users.js'
 
 /** Every area the fake serves, in the order they are tried. */
-const ROUTES: readonly FakeRoute[] = [...adminRoutes, ...metaRoutes, ...userRoutes, ...pullFileRoutes, ...reviewRoutes, ...reviewThreadRoutes, ...compareRoutes, ...checkRoutes, ...statusRoutes, ...pullRoutes, ...issueCommentRoutes, ...graphqlRoutes]
+const ROUTES: readonly FakeRoute[] = [...adminRoutes, ...metaRoutes, ...userRoutes, ...pullFileRoutes, ...reviewRoutes, ...reviewThreadRoutes, ...compareRoutes, ...checkRoutes, ...statusRoutes, ...pullRoutes, ...issueCommentRoutes, ...repositoryRoutes, ...graphqlRoutes]
 
 /** The token the fake accepts unless told another. */
 export const DEFAULT_FAKE_TOKEN = 'fake-gh-token-0123456789'

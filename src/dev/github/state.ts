@@ -2,6 +2,7 @@
  * What the fake GitHub holds, in memory: pull requests (their head, which a user or a test moves) and their
  * comments, and every comment written through the API, in order (what a test asserts on).
  */
+import { createFakeRepositoryState, type FakeRepositoryState } from './repository-state.js'
 
 /** A pull request, as the fake holds it. */
 export interface FakePull {
@@ -137,6 +138,8 @@ export interface FakeStatus {
 
 /** The fake's state; every area of the API reads and writes this one. */
 export interface FakeGithubState {
+  /** Files at commits, pull requests' details, reactions, permissions (repository.ts). */
+  readonly repository: FakeRepositoryState
   /** Declares a pull request, or moves its head. */
   setHead(repo: string, number: number, head: string): FakePull
   pull(repo: string, number: number): FakePull | undefined
@@ -200,6 +203,7 @@ export function createFakeGithubState(): FakeGithubState {
     return c
   }
   return {
+    repository: createFakeRepositoryState(),
     setHead(repo, number, head) {
       const key = `${repo}#${number}`
       const pull = pulls.get(key) ?? { repo, number, head }

@@ -17,6 +17,7 @@ import type { Severity } from '../../../core/review/document.js'
 import type { AppPermissions } from '../../github-app/permissions.js'
 import { checkName, endedCheck, NO_CHECK, reviewedCheck, supersededCheck, type CheckApi } from './review-check.js'
 import { ghStatuses } from './gh-statuses.js'
+import { appPullRequest } from './app-pull-request.js'
 
 /** Review mode's App token: reviews are pull requests' writes (the summary comment stays an issue's)... */
 const REVIEW_PERMISSIONS: AppPermissions = { issues: 'write', pull_requests: 'write' }
@@ -136,7 +137,10 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
   return {
     name: 'github_comment',
     publishes: true,
-    checkRoute: routeProblem,
+    checkRoute: (route) => routeProblem(route) ?? policyProblem(route, options.app !== undefined),
+    // A repository's policy file, commands and notices: as the App only (gh has no installation to scope them to).
+    pullRequest: (where) =>
+      options.app === undefined ? undefined : appPullRequest(options.app, where, { timeoutMs, fromApp: options.appRoute?.(where.route) ?? true }),
     // Review mode takes a review document: a runner that can ask its model for the schema does.
     answerFormat: (route) => ((route.deliverExtra['mode'] ?? options.mode) === 'review' ? 'review' : 'text'),
     ended,
@@ -304,6 +308,12 @@ function payloadBase(payload: JsonObject | undefined): string {
   const base = typeof pull === 'object' && pull !== null && !Array.isArray(pull) ? pull['base'] : undefined
   const sha = typeof base === 'object' && base !== null && !Array.isArray(base) ? base['sha'] : undefined
   return typeof sha === 'string' ? sha.toLowerCase() : ''
+}
+
+/** A route with a `policy` section reads files and answers commands as the GitHub App: without one, it cannot. */
+function policyProblem(route: Route, asApp: boolean): string | undefined {
+  if (route.policy === undefined || asApp) return undefined
+  return `route "${route.name}" has a policy section, which github_comment serves only as a GitHub App: configure platforms.github_app (docs/github-app.md), or remove the route's policy`
 }
 
 /** A route delivering here must say where: both keys, and literal values must already be valid. */

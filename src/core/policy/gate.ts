@@ -1,0 +1,182 @@
+/**
+ * The policy's word on one try of a job, before its agent runs: a command is answered (`help`, `why`, `config`)
+ * or turned into a review (`review`, `full review`, `resume`); an event's review is skipped when its pull request
+ * is paused, ignored by its description, or filtered out by the repository's policy file (read from the base
+ * branch), each said once on the pull request with the rule that decided; otherwise the review runs with the
+ * path-scoped instructions and the settings the repository chose. What the gateway does not own (the pull request,
+ * the file) it reads through the target's {@link PullRequestHost}.
+ */
+import type { PullFacts, PullRequestHost } from '../code-host-types.js'
+import { messageOf } from '../errors.js'
+import type { JobRecord } from '../jobs/lifecycle/job-record.js'
+import type { NoteStore } from '../jobs/lifecycle/notes.js'
+import type { JobOutcome } from '../jobs/lifecycle/state-backend.js'
+import type { JobsView } from '../jobs/lifecycle/jobs-view.js'
+import type { JsonObject, Logger, Route, RoutePolicy } from '../types.js'
+import { commandOf, ignoredByDescription, type PullCommand } from './commands.js'
+import { skipRuleOf } from './filters.js'
+import { instructionsFor } from './instructions.js'
+import type { PolicySettings } from './policy-file.js'
+import { createPolicyReader, type PolicyReader } from './policy-reader.js'
+import { noteNotice, pauseOf } from './pull-notes.js'
+import { configReply, failedNotice, helpReply, invalidPolicyNotice, pauseNotice, POLICY_REASON, skipNotice, whyReply, WHY_JOBS } from './replies.js'
+
+/** What the gate is given. */
+export interface PolicyGateParts {
+  /** The state store's notes (pauses, notices shown); without them nothing is paused and notices may repeat. */
+  readonly notes: NoteStore | undefined
+  /** The jobs view, for `why`. */
+  readonly jobs: JobsView | undefined
+  readonly log: Logger
+  /** The policy files' reader (one per gateway: its cache is the gateway's). */
+  readonly reader?: PolicyReader | undefined
+}
+
+/** What the prompt and the delivery of a review get from the policy. */
+export interface PolicyRun {
+  readonly kind: 'run'
+  /** `{review.instructions}`: the path-scoped instructions for the files the pull request changes. */
+  readonly instructions: string
+  /** `deliver_extra` keys the repository chose (`fail_on`, `max_inline_comments`, `incremental`). */
+  readonly extra: Readonly<Record<string, string>>
+}
+
+/** The gate's word: run the review as {@link PolicyRun} says, or end the job now with `outcome`. */
+export type PolicyDecision = PolicyRun | { readonly kind: 'end'; readonly outcome: JobOutcome }
+
+/** The policy of a route's jobs. */
+export interface PolicyGate {
+  /** Before the agent runs (a job's first stage): what the policy says of this job. */
+  beforeRun(job: JobRecord, payload: JsonObject, route: Route, host: PullRequestHost): Promise<PolicyDecision>
+  /** The settings the repository chose, for a delivery tried again (its first try had them from {@link beforeRun}). */
+  settingsOf(payload: JsonObject, route: Route, host: PullRequestHost): Promise<Readonly<Record<string, string>>>
+  /** After a try: a job that failed for good is said once on its pull request. */
+  afterOutcome(job: JobRecord, payload: JsonObject, route: Route, host: PullRequestHost, outcome: JobOutcome): Promise<void>
+}
+
+/** The policy gate over `parts`. */
+export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
+  const reader = parts.reader ?? createPolicyReader()
+  const { notes, log } = parts
+
+  /**
+   * Posts `text` as the route's notice unless the notice of `topic` (a rule, a pause, a base commit's policy) is
+   * the one already shown: a push after push that the same rule skips says nothing more.
+   */
+  async function noticeOnce(route: Route, host: PullRequestHost, facts: { repo: string; number: number }, topic: string, text: string): Promise<void> {
+    try {
+      if (notes !== undefined && !(await noteNotice(notes, route.name, facts.repo, facts.number, topic))) return
+      await host.notice(text)
+    } catch (err) {
+      // A notice is a courtesy: the job's outcome is decided already and stands.
+      log.warn('policy notice not posted', { route: route.name, repo: facts.repo, number: facts.number, reason: messageOf(err) })
+    }
+  }
+
+  const skipped = (reason: string): PolicyDecision => ({ kind: 'end', outcome: { kind: 'skipped', reason: `${POLICY_REASON}${reason}` } })
+
+  async function answerCommand(command: PullCommand, job: JobRecord, route: Route, policy: RoutePolicy, host: PullRequestHost): Promise<PolicyDecision | undefined> {
+    const bot = policy.commands?.bot ?? 'hookpilot'
+    switch (command.name) {
+      case 'help':
+        return done(await host.reply(helpReply(bot)))
+      case 'config': {
+        const facts = await host.facts()
+        return done(await host.reply(configReply(await reader.read(host, facts.repo, facts.baseSha, policy))))
+      }
+      case 'why': {
+        const jobs = await recentJobs(job, route)
+        const paused = notes === undefined ? undefined : await pauseOf(notes, (await host.facts()).repo, command.number)
+        return done(await host.reply(whyReply(jobs, bot, paused)))
+      }
+      case 'pause':
+        // The pause itself was written when the command came (commands never wait behind reviews).
+        return skipped(`paused by @${command.author} with a command`)
+      default:
+        return undefined
+    }
+  }
+
+  /** The pull request's jobs (this route's, by their link), newest first, this command's own job left out. */
+  async function recentJobs(job: JobRecord, route: Route): Promise<JobRecord[]> {
+    if (parts.jobs === undefined || job.link === undefined) return []
+    const all = await parts.jobs.list({ route: route.name, limit: 500 })
+    return all.filter((j) => j.link === job.link && j.id !== job.id).slice(0, WHY_JOBS)
+  }
+
+  return {
+    async beforeRun(job, payload, route, host) {
+      const policy = route.policy
+      if (policy === undefined) return { kind: 'run', instructions: '', extra: {} }
+      const command = policy.commands === undefined ? undefined : commandOf(job.event, payload, policy.commands)
+      if (command !== undefined) {
+        const answered = await answerCommand(command, job, route, policy, host)
+        if (answered !== undefined) return answered
+      }
+      // A trusted commenter's `review`, `full review` or `resume` asks for this review: no filter or pause stops it.
+      const asked = command !== undefined
+      const facts = await host.facts()
+      if (!asked) {
+        const pause = notes === undefined ? undefined : await pauseOf(notes, facts.repo, facts.number)
+        if (pause !== undefined) {
+          await noticeOnce(route, host, facts, `pause by ${pause.by}`, pauseNotice(policy.commands?.bot ?? 'hookpilot', pause.by))
+          return skipped(`the pull request is paused (by @${pause.by})`)
+        }
+        if (policy.commands !== undefined && ignoredByDescription(facts.body, policy.commands.bot)) {
+          await noticeOnce(route, host, facts, 'ignore', skipNotice('ignore', `the description says \`@${policy.commands.bot} ignore\``))
+          return skipped(`the description says @${policy.commands.bot} ignore`)
+        }
+      }
+      const read = await reader.read(host, facts.repo, facts.baseSha, policy)
+      if (read.issues.length > 0) await noticeOnce(route, host, facts, `invalid policy at ${facts.baseSha}`, invalidPolicyNotice(read))
+      let paths: Promise<readonly string[]> | undefined
+      const changedPaths = () => (paths ??= host.changedPaths())
+      if (!asked) {
+        const rule = await skipRuleOf(read.policy.filters, facts, changedPaths)
+        if (rule !== undefined) {
+          await noticeOnce(route, host, facts, rule.rule, skipNotice(rule.rule, rule.reason))
+          return skipped(`${rule.rule}: ${rule.reason}`)
+        }
+      }
+      // A review runs: the next skip, pause or problem is news again.
+      if (notes !== undefined && read.issues.length === 0) await noteNotice(notes, route.name, facts.repo, facts.number, undefined)
+      const instructions = read.policy.instructions === undefined ? '' : instructionsFor(read.policy.instructions, await changedPaths())
+      const extra = settingsExtra(read.policy.settings)
+      return { kind: 'run', instructions, extra: command?.name === 'full review' ? { ...extra, incremental: 'false' } : extra }
+    },
+
+    async settingsOf(payload, route, host) {
+      if (route.policy === undefined) return {}
+      const facts = await host.facts()
+      const read = await reader.read(host, facts.repo, facts.baseSha, route.policy)
+      const command = route.policy.commands === undefined ? undefined : commandOf('issue_comment', payload, route.policy.commands)
+      const extra = settingsExtra(read.policy.settings)
+      return command?.name === 'full review' ? { ...extra, incremental: 'false' } : extra
+    },
+
+    async afterOutcome(job, payload, route, host, outcome) {
+      if (route.policy === undefined || outcome.kind !== 'failed') return
+      let facts: PullFacts
+      try {
+        facts = await host.facts()
+      } catch (err) {
+        log.warn('policy notice not posted', { route: route.name, job: job.id, reason: messageOf(err) })
+        return
+      }
+      await noticeOnce(route, host, facts, 'failed', failedNotice())
+    },
+  }
+}
+
+/** The repository's settings as the `deliver_extra` keys the review target reads. */
+function settingsExtra(settings: PolicySettings | undefined): Record<string, string> {
+  const extra: Record<string, string> = {}
+  if (settings?.fail_on !== undefined) extra['fail_on'] = settings.fail_on
+  if (settings?.max_inline_comments !== undefined) extra['max_inline_comments'] = String(settings.max_inline_comments)
+  if (settings?.incremental !== undefined) extra['incremental'] = String(settings.incremental)
+  return extra
+}
+
+function done(url: string): PolicyDecision {
+  return { kind: 'end', outcome: { kind: 'done', url } }
+}

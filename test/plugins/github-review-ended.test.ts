@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
+import * as v from 'valibot'
 import type { AgentAnswer, EndedJob, JsonObject } from '../../src/core/types.js'
 import { createGithubApp } from '../../src/plugins/github-app/app.js'
 import { githubCommentDelivery } from '../../src/plugins/targets/github-comment/github-comment-target.js'
@@ -139,4 +140,23 @@ it('asks for a review document on routes in review mode only', () => {
   expect(asApp().answerFormat?.(route('review'))).toBe('review')
   expect(asApp().answerFormat?.(route('sticky'))).toBe('text')
   expect(githubCommentDelivery({ mode: 'review' }).answerFormat?.(route())).toBe('review')
+})
+
+it('platforms.github.status_url: refused unless an http(s) address; used only with the status page on, else a warning at start', async () => {
+  const { githubCommentPlugin } = await import('../../src/plugins/targets/github-comment/plugin.js')
+  const schema = githubCommentPlugin.options as v.GenericSchema
+  expect(v.safeParse(schema, { status_url: 'hooks.example.com/status' }).success).toBe(false)
+  expect(v.safeParse(schema, { status_url: `${STATUS_URL}#x` }).success).toBe(false)
+  const options = v.parse(schema, { mode: 'review', status_url: `${STATUS_URL}/` }) as Parameters<typeof githubCommentPlugin.setup>[0]
+  const head = sha('plugin-link')
+  push(head)
+  const linkOf = async (statusPage: unknown) => {
+    const ctx = { ...pluginContext(), config: { status_page: statusPage }, baseDir: '/', childEnv: api.env(), resources: { get: () => undefined }, clock: Date.now, workdir: process.cwd(), redact: (t: string) => t }
+    const plugin = await githubCommentPlugin.setup(options, ctx as never)
+    const [target] = plugin.deliveryTargets ?? []
+    await target?.ended?.(ended(head, 'failed'), pluginContext())
+    return { link: api.statuses(REPO).filter((s) => s.sha === head).at(-1)?.targetUrl, warned: ctx.log.text().includes('status_url is set but the status page is off') }
+  }
+  expect(await linkOf({ enabled: true, token: 'x'.repeat(16) })).toEqual({ link: `${STATUS_URL}#job-job-${head.slice(0, 6)}`, warned: false })
+  expect(await linkOf({ enabled: 'false' })).toEqual({ link: null, warned: true })
 })

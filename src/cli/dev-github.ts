@@ -22,8 +22,9 @@ const HELP = `Usage: hookpilot dev github [--port N] [--host H] [--pull OWNER/RE
        hookpilot dev github show OWNER/REPO#N [--url URL] [--json]
 
 Runs a fake GitHub API in memory until Ctrl-C: pull requests with their head, their comments (list, create,
-edit), the account its token stands for, and GraphQL's pull request and addComment, as gh and Octokit ask for
-them. It prints the environment gh needs to use it (put it in the shell of "hookpilot serve"), then each request
+edit), reviews and their threads, check runs and statuses, the compare API over the commits it is told about, the
+account its token stands for, and GraphQL's pull request, addComment, reviewThreads and resolveReviewThread, as gh
+and Octokit ask for them. It prints the environment gh needs to use it (put it in the shell of "hookpilot serve"), then each request
 it is sent, one a line. Nothing it holds survives it.
 
   head    moves a pull request's head on the running fake (declaring the pull request), as a push does

@@ -18,12 +18,13 @@ export const DEFAULT_FAKE_GITHUB_PORT = 8645
 const DEFAULT_URL = `http://127.0.0.1:${DEFAULT_FAKE_GITHUB_PORT}`
 
 const HELP = `Usage: hookpilot dev github [--port N] [--host H] [--pull OWNER/REPO#N[=SHA]]... [--write-env FILE]
-       hookpilot dev github head OWNER/REPO#N SHA [--url URL]
+       hookpilot dev github head OWNER/REPO#N SHA [--parent SHA]... [--url URL]
        hookpilot dev github show OWNER/REPO#N [--url URL] [--json]
 
 Runs a fake GitHub API in memory until Ctrl-C: pull requests with their head, their comments (list, create,
-edit), the account its token stands for, and GraphQL's pull request and addComment, as gh and Octokit ask for
-them. It prints the environment gh needs to use it (put it in the shell of "hookpilot serve"), then each request
+edit), reviews and their threads, check runs and statuses, the compare API over the commits it is told about, the
+account its token stands for, and GraphQL's pull request, addComment, reviewThreads and resolveReviewThread, as gh
+and Octokit ask for them. It prints the environment gh needs to use it (put it in the shell of "hookpilot serve"), then each request
 it is sent, one a line. Nothing it holds survives it.
 
   head    moves a pull request's head on the running fake (declaring the pull request), as a push does
@@ -37,6 +38,8 @@ Options:
       --login L        the account the token stands for (default: hookpilot-bot)
       --token T        the token clients must send (default: a fixed fake one)
       --write-env FILE also write the environment to FILE as export lines (". FILE" loads it); removed at exit
+      --parent SHA     (head) a parent of the new head, for the compare API an incremental review asks
+                       (repeatable; a push on top of the old head names it, a force-push names another)
       --url URL        (head, show) where the fake runs (default: ${DEFAULT_URL})
       --json           (show) print the pull request as JSON
   -h, --help           show this help
@@ -50,6 +53,7 @@ const OPTIONS = {
   token: { type: 'string' },
   'write-env': { type: 'string' },
   url: { type: 'string' },
+  parent: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
@@ -73,7 +77,10 @@ export const devGithub: Subcommand = async (args, io) => {
     if (rest.length !== 2) throw new UsageError('head takes a pull request and a SHA: hookpilot dev github head octocat/hello-world#42 <sha>.')
     const [pull = '', sha = ''] = rest
     if (!SHA_PATTERN.test(sha)) throw new UsageError(`head takes a commit SHA (7 to 64 hex digits), not "${sha}".`)
-    return moveHead(url, pullRef(pull), sha, io)
+    const parents = values.parent ?? []
+    const bad = parents.find((parent) => !SHA_PATTERN.test(parent))
+    if (bad !== undefined) throw new UsageError(`--parent takes a commit SHA (7 to 64 hex digits), not "${bad}".`)
+    return moveHead(url, pullRef(pull), sha, parents, io)
   }
   if (action === 'show') {
     if (rest.length !== 1) throw new UsageError('show takes one pull request: hookpilot dev github show octocat/hello-world#42.')
@@ -139,8 +146,8 @@ function pullRef(text: string): PullRef {
   return { repo: match[1] ?? '', number: Number(match[2]) }
 }
 
-async function moveHead(url: string, pull: PullRef, sha: string, io: CliIO): Promise<number> {
-  const answer = await call(url, 'PUT', pull, io, JSON.stringify({ sha }))
+async function moveHead(url: string, pull: PullRef, sha: string, parents: readonly string[], io: CliIO): Promise<number> {
+  const answer = await call(url, 'PUT', pull, io, JSON.stringify(parents.length === 0 ? { sha } : { sha, parents }))
   if (answer === undefined) return 1
   io.stdout.write(`${pull.repo}#${pull.number} head is now ${answer.head}\n`)
   return 0

@@ -72,6 +72,16 @@ describe('hookpilot dev github head and show', () => {
     github.setHead(REPO, 1, HEAD)
   })
 
+  it('a head pushed on its parent: the compare API then says how the heads relate', async () => {
+    const [first, second] = ['1'.repeat(40), '2'.repeat(40)]
+    expect((await run('github', 'head', `${REPO}#1`, first, '--parent', HEAD, '--url', github.url)).code).toBe(0)
+    expect((await run('github', 'head', `${REPO}#1`, second, '--parent', first, '--url', github.url)).code).toBe(0)
+    github.addCommit(REPO, HEAD)
+    expect(await (await api('GET', `/repos/${REPO}/compare/${first}...${second}`)).json()).toMatchObject({ status: 'ahead', ahead_by: 1 })
+    expect(await run('github', 'head', `${REPO}#1`, first, '--parent', 'main', '--url', github.url)).toMatchObject({ code: 2, stderr: expect.stringContaining('--parent takes a commit SHA') })
+    github.setHead(REPO, 1, HEAD)
+  })
+
   it('says what to change for a bad pull request, SHA, tool, or a fake that is not there', async () => {
     expect(await run('github', 'head', 'octo-repo#1', HEAD)).toMatchObject({ code: 2, stderr: expect.stringContaining('"octo-repo#1" is not a pull request: write OWNER/REPO#NUMBER') })
     expect(await run('github', 'head', `${REPO}#1`, 'HEAD~1')).toMatchObject({ code: 2, stderr: expect.stringContaining('head takes a commit SHA') })

@@ -65,6 +65,9 @@ describe('the fake GitHub: review threads', () => {
     const reply = await call('POST', `/repos/${REPO}/pulls/7/comments/${root!.root.id}/replies`, { body: 'I disagree.' }, 'person-token')
     expect(reply.status).toBe(201)
     expect(reply.json).toMatchObject({ in_reply_to_id: root!.root.id, user: { login: 'octocat' } })
+    // REST lists the reply among the review comments, naming the comment it answers.
+    const listed = (await call('GET', `/repos/${REPO}/pulls/7/comments`)).json
+    expect(listed.map((c: Json) => [c.body, c.in_reply_to_id ?? null])).toEqual([['first', null], ['second', null], ['I disagree.', root!.root.id]])
     github.outdateThread(github.threads(REPO, 7)[1]!.id)
 
     const nodes = (await threads()).data.repository.pullRequest.reviewThreads.nodes

@@ -7,7 +7,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { DeliveryTarget } from '../../src/core/types.js'
 import { githubCommentDelivery } from '../../src/plugins/targets/github-comment/github-comment-target.js'
-import { appTarget, REPO, story, storyWorld, type StoryWorld } from '../fixtures/incremental-review.js'
+import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
+import { reviewNoteKey } from '../../src/plugins/targets/github-comment/review-memory-note.js'
+import { readMemory } from '../../src/core/review/review-memory.js'
+import { deliveryContext } from '../../src/testing/context.js'
+import { answer, appTarget, BASE, finding, push, REPO, sha, story, storyWorld, type StoryWorld } from '../fixtures/incremental-review.js'
 
 let world: StoryWorld
 beforeAll(async () => {
@@ -27,4 +31,28 @@ it('a route that asks for no incremental reviews keeps no note and needs none', 
   expect(target.notesNeeded?.(route)).toMatch(/remember the last reviewed head/)
   expect(target.notesNeeded?.({ ...route, deliverExtra: { ...route.deliverExtra, incremental: 'false' } })).toBeUndefined()
   expect(githubCommentDelivery({ mode: 'sticky' }).notesNeeded?.(route)).toBeUndefined()
+})
+
+const [nullable, naming] = [finding(2, 'b may be null', 'major'), finding(3, 'c is a poor name', 'nit')]
+
+it('a try stopped between the post and its record (kill -9, a lost lease): the next try finds the review, then resolves and remembers once', async () => {
+  const { api } = world
+  const target = appTarget(world)
+  const notes = memoryState({ concurrency: 1, maxQueue: 10 }).notes!
+  const [a, b] = [sha('crash-a'), sha('crash-b')]
+  push(api, 3, a, [BASE])
+  await target.deliver(answer(3, a, [nullable, naming]), { ...deliveryContext(), notes })
+  push(api, 3, b, [a])
+  // The review of B is posted, then the try dies recording it: nothing after the post runs.
+  const dying = { ...deliveryContext(), notes, saveProgress: () => Promise.reject(new Error('killed')) }
+  await expect(target.deliver(answer(3, b, [nullable]), dying)).rejects.toThrow('killed')
+  expect(api.reviews(REPO, 3)).toHaveLength(2)
+  expect(api.threads(REPO, 3).map((t) => t.resolved)).toEqual([false, false])
+  expect(readMemory((await notes.get(reviewNoteKey('pr-review', REPO, '3')))?.value)?.head).toBe(a)
+
+  // The job recovered: progress 0, the review found by its marker; the old thread resolved, B remembered.
+  expect(await target.deliver(answer(3, b, [nullable]), { ...deliveryContext(), notes })).toMatchObject({ posted: true })
+  expect(api.reviews(REPO, 3)).toHaveLength(2)
+  expect(api.threads(REPO, 3).map((t) => t.resolved)).toEqual([false, true])
+  expect(readMemory((await notes.get(reviewNoteKey('pr-review', REPO, '3')))?.value)?.head).toBe(b)
 })

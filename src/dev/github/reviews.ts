@@ -80,7 +80,10 @@ export const reviewRoutes: readonly FakeRoute[] = [
     answer(req, [, repo = '', number = ''], { state }) {
       if (state.pull(repo, Number(number)) === undefined) return NOT_FOUND
       const comments = state.reviews(repo, Number(number)).filter((r) => r.state !== 'PENDING').flatMap((r) => r.comments)
-      return pageOf(req, comments, (c) => restReviewComment(repo, Number(number), c))
+      // Replies in threads are review comments too, placed as their thread's first and naming it (`in_reply_to_id`).
+      const replies = state.threads(repo, Number(number)).flatMap((t) => t.replies.map((reply) => ({ ...t.root, id: reply.id, body: reply.body, login: reply.login, inReplyTo: reply.inReplyTo })))
+      const all: (FakeReviewComment & { inReplyTo?: number })[] = [...comments, ...replies].sort((x, y) => x.id - y.id)
+      return pageOf(req, all, (c) => ({ ...restReviewComment(repo, Number(number), c), ...(c.inReplyTo === undefined ? {} : { in_reply_to_id: c.inReplyTo }) }))
     },
   },
   {

@@ -112,6 +112,34 @@ export function printRedis(rows, footprint, { servers, cores }) {
   )
 }
 
+/**
+ * What each durable row costs its store per accepted request: round trips (PostgreSQL statements, Redis
+ * commands sent; SQLite none, it is in the process) and the store server's CPU, with the postgres row's ratio to
+ * its durable floor. Every process of a row shares the cores: the CPU of all of them bounds its req/s.
+ */
+export function printRoundTrips(rows, { servers, cores }) {
+  const accepted = rows.filter((r) => r.scenario === 'accepted')
+  const shown = accepted.filter((r) => r.postgres || r.redis || r.server === 'sqlite' || r.server === 'sqlite-floor')
+  if (!shown.some((r) => r.postgres)) return
+  console.log('')
+  console.log('Round trips to the store and its CPU, per accepted request (accepted scenario):')
+  for (const row of shown) {
+    const label = servers[row.server].label.padEnd(34)
+    if (row.postgres) {
+      const all = row.postgres.cpuMicros + row.cpuPerRequestMicros + row.loaderCpuPerRequestMicros
+      const floor = row.server === 'postgres' ? accepted.find((r) => r.server === 'postgres-floor') : undefined
+      const ratio = floor ? `; ${fmtRatio(row.rps / floor.rps)} x the PostgreSQL floor's req/s (CPU ${fmtRatio((floor.cpuPerRequestMicros + floor.postgres.cpuMicros) / (row.cpuPerRequestMicros + row.postgres.cpuMicros))})` : ''
+      console.log(`  ${label} ${row.postgres.statements.toFixed(2)} statements (each a round trip); PostgreSQL CPU ${fmtInt(row.postgres.cpuMicros)} us, ` +
+        `the server ${fmtInt(row.cpuPerRequestMicros)} us, all processes ${fmtInt(all)} us, so ${cores} core(s) allow at most ${fmtInt((cores * 1e6) / all)} req/s${ratio}`)
+    } else if (row.redis) {
+      const sent = Object.values(row.redis.sent).reduce((sum, n) => sum + n, 0)
+      console.log(`  ${label} ${sent.toFixed(2)} commands sent (each a round trip unless pipelined); redis-server CPU ${fmtInt(row.redis.cpuMicros)} us, the server ${fmtInt(row.cpuPerRequestMicros)} us`)
+    } else {
+      console.log(`  ${label} 0 round trips (the store is in the process: one transaction per turn of the event loop); the server ${fmtInt(row.cpuPerRequestMicros)} us`)
+    }
+  }
+}
+
 /** The memory backend's heap with finished jobs (bench/dedup-memory.js). */
 export function printHeap(heap, goalMib, goalBytesPerJob) {
   const keys = heap.keys

@@ -6,7 +6,9 @@
  *   hookpilot with state.driver sqlite (sync: normal, the default; and sync: full) and memory, its default
  *   logger on (stdout to /dev/null) and its agents busy, as in a burst (bench/gateway.js); hookpilot with
  *   state.driver redis, one instance and two instances on one Redis (the bench's own redis-server, bench/redis.js),
- *   the load spread over the two round-robin; @octokit/webhooks'
+ *   the load spread over the two round-robin; hookpilot with state.driver postgres beside the PostgreSQL durable
+ *   floor (issue 36: the floor's work, then the raw body and key in one INSERT per turn, floors/postgres-durable.js),
+ *   both on the bench's own PostgreSQL (bench/postgres.js); @octokit/webhooks'
  *   createNodeMiddleware (verify + parse); the floor server (only the work the request table requires,
  *   nothing stored); the durable floor (SQLite: the floor's work, then each event's raw body and key written,
  *   one transaction per event-loop turn, bench/floors/sqlite-durable.js); a bare node:http server.
@@ -25,8 +27,9 @@
  *   BENCH_CONNECTIONS [32] concurrent keep-alive connections
  *   BENCH_SCENARIOS [all]  comma-separated: accepted, duplicates, invalid, prs
  *   BENCH_SERVERS [all]    comma-separated: bare, floor, sqlite-floor, sqlite-floor-worker, octokit, sqlite, sqlite-full, memory,
- *                          redis-durable, redis, redis-2, sqlite-groups (floor is always run, sqlite-floor whenever
- *                          a sqlite row is; the redis rows are skipped, with a note, when redis-server is not
+ *                          redis-durable, redis, redis-2, postgres-floor, postgres, sqlite-groups (floor is always
+ *                          run, sqlite-floor whenever a sqlite row is, postgres-floor whenever postgres is; the redis
+ *                          and postgres rows are skipped, with a note, when redis-server or PostgreSQL is not
  *                          installed)
  *   BENCH_DEBOUNCE [0]     debounce_seconds of the sqlite-groups route (0: jobs due at once, like the other rows')
  *   BENCH_AGENT [busy]     busy: every agent run lasts the whole bench, so accepted events wait in the queue and
@@ -42,7 +45,8 @@ import { join, resolve } from 'node:path'
 import { measureHandleCost, measureHeap, stateFile } from './after-load.js'
 import { ask, killAll, start, stopAll } from './procs.js'
 import { INSTALL_HINT, redisAvailable, startRedis } from './redis.js'
-import { printGoals, printHandleCost, printHeap, printRedis, printStateFiles, printTable } from './report.js'
+import { INSTALL_HINT as POSTGRES_HINT, postgresBin, startPostgres } from './postgres.js'
+import { printGoals, printHandleCost, printHeap, printRedis, printRoundTrips, printStateFiles, printTable } from './report.js'
 
 const num = (name, fallback) => {
   const raw = process.env[name]
@@ -102,17 +106,28 @@ const SERVERS = {
   'redis-2': { label: 'hookpilot, redis (2 instances)', redisPrefix: 'bench-2', instances: 2, status: { accepted: 202 } },
   // Issue 24: the floor's work, then one Lua call (SET NX the key, LPUSH the raw body) on the same Redis.
   'redis-durable': { label: 'durable floor (Redis)', redisPrefix: 'bench-floor', script: 'redis-durable', status: { accepted: 202 } },
+  // Issue 36: the PostgreSQL durable floor and hookpilot on the bench's own PostgreSQL (fsync and synchronous
+  // commit on), each in its own schema or table.
+  'postgres-floor': { label: 'durable floor (PostgreSQL)', postgres: 'postgres-floor', status: { accepted: 202 } },
+  postgres: { label: 'hookpilot, postgres', postgres: 'postgres', status: { accepted: 202 } },
 }
 const REDIS_KINDS = ['redis', 'redis-2', 'redis-durable']
+const POSTGRES_KINDS = ['postgres', 'postgres-floor']
+const HAVE_POSTGRES = postgresBin() !== undefined
 const CORES = os.availableParallelism()
 const HAVE_REDIS = redisAvailable()
 /** The durable floor runs whenever a sqlite row does: issue 24's goal is set on it. */
 const durableFloorWanted = () => !ONLY_SERVERS || [...ONLY_SERVERS].some((kind) => kind.startsWith('sqlite'))
-const wanted = (kind) => kind === 'floor' || (kind === 'sqlite-floor' && durableFloorWanted()) || ((!ONLY_SERVERS || ONLY_SERVERS.has(kind)) && (HAVE_REDIS || !REDIS_KINDS.includes(kind)))
+/** The PostgreSQL durable floor runs whenever the postgres row does: issue 36's goal is set on it. */
+const postgresFloorWanted = () => !ONLY_SERVERS || ONLY_SERVERS.has('postgres') || ONLY_SERVERS.has('postgres-floor')
+const wanted = (kind) => kind === 'floor' || (kind === 'sqlite-floor' && durableFloorWanted())
+  || (POSTGRES_KINDS.includes(kind) ? HAVE_POSTGRES && (kind === 'postgres-floor' ? postgresFloorWanted() : !ONLY_SERVERS || ONLY_SERVERS.has(kind))
+    : (!ONLY_SERVERS || ONLY_SERVERS.has(kind)) && (HAVE_REDIS || !REDIS_KINDS.includes(kind)))
 const redisSkipped = !HAVE_REDIS && REDIS_KINDS.some((kind) => !ONLY_SERVERS || ONLY_SERVERS.has(kind))
+const postgresSkipped = !HAVE_POSTGRES && POSTGRES_KINDS.some((kind) => !ONLY_SERVERS || ONLY_SERVERS.has(kind))
 
 const SCENARIOS = [
-  { name: 'accepted', label: 'accepted (202)', servers: ['bare', 'floor', 'sqlite-floor', 'sqlite-floor-worker', 'octokit', 'sqlite', 'sqlite-full', 'memory', 'redis-durable', 'redis', 'redis-2'] },
+  { name: 'accepted', label: 'accepted (202)', servers: ['bare', 'floor', 'sqlite-floor', 'sqlite-floor-worker', 'octokit', 'sqlite', 'sqlite-full', 'memory', 'redis-durable', 'redis', 'redis-2', 'postgres-floor', 'postgres'] },
   // One delivery id for the whole scenario: the first request (in the warm-up) is accepted, the rest are duplicates.
   { name: 'duplicates', label: 'duplicates (200)', servers: ['bare', 'floor', 'sqlite'] },
   { name: 'invalid', label: 'invalid signature (401)', servers: ['bare', 'floor', 'sqlite'] },
@@ -141,6 +156,8 @@ const GOALS = [
   // Issue 24: durable against durable (the floor that also writes each event to SQLite), and the moonshot above:
   // as fast as octokit's middleware, which keeps nothing (16-core host; printed here too).
   { scenario: 'accepted', server: 'sqlite', against: 'sqlite-floor', min: 1.0 },
+  // Issue 36: hookpilot on PostgreSQL against the PostgreSQL durable floor on the same server.
+  { scenario: 'accepted', server: 'postgres', against: 'postgres-floor', min: 0.8 },
 ]
 
 // ---------------------------------------------------------------------------------------------------------
@@ -151,10 +168,13 @@ function percentile(sorted, q) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]
 }
 
-/** Starts the processes of server `kind` (two for redis-2, on one Redis prefix); `redis` is the bench's Redis. */
-async function startServer(kind, redis) {
+/**
+ * Starts the processes of server `kind` (two for redis-2, on one Redis prefix); `redis` and `postgres` are the
+ * bench's own servers.
+ */
+async function startServer(kind, redis, postgres) {
   const spec = SERVERS[kind]
-  const args = spec.redisPrefix ? [spec.script ?? 'redis', redis.url, spec.redisPrefix] : spec.args
+  const args = spec.redisPrefix ? [spec.script ?? 'redis', redis.url, spec.redisPrefix] : spec.postgres ? [spec.postgres, postgres.url] : spec.args
   const children = []
   const ports = []
   for (let i = 0; i < (spec.instances ?? 1); i++) {
@@ -164,12 +184,12 @@ async function startServer(kind, redis) {
       execArgv.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`, `--cpu-prof-name=${kind}${spec.instances > 1 ? `-${i + 1}` : ''}-${process.pid}.cpuprofile`)
     }
     // Logs go where a deployment sends them: not to a terminal. stderr stays, so a crash is seen.
-    const stdout = kind === 'bare' || kind === 'floor' || kind === 'redis-durable' ? 'inherit' : openSync('/dev/null', 'w')
+    const stdout = kind === 'bare' || kind === 'floor' || kind === 'redis-durable' || kind === 'postgres-floor' ? 'inherit' : openSync('/dev/null', 'w')
     const child = start('server.js', args, { execArgv, stdout })
     children.push(child)
     ports.push((await ask(child, undefined, 'ready', 30_000)).port)
   }
-  return { kind, children, ports, redis: spec.redisPrefix ? redis : undefined }
+  return { kind, children, ports, redis: spec.redisPrefix ? redis : undefined, postgres: spec.postgres ? postgres : undefined }
 }
 
 /** CPU time and heap of the server's processes, summed; for a redis row also redis-server's CPU and commands. */
@@ -180,7 +200,10 @@ async function usage(server) {
     sum.cpuMicros += a.cpuMicros
     sum.heapUsed += a.heapUsed
     if (a.redisCommands) sum.sent = addCounts(sum.sent ?? {}, a.redisCommands)
+    if (a.pgStatements !== undefined) sum.pgStatements = (sum.pgStatements ?? 0) + a.pgStatements
   }
+  // The bench's PostgreSQL serves one row at a time (the rows are loaded in turn), so its CPU is that row's.
+  if (server.postgres) sum.pgCpuMicros = server.postgres.cpuMicros()
   if (server.redis) {
     sum.redisCpuMicros = await server.redis.cpuMicros()
     sum.redisCalls = await server.redis.commandCalls()
@@ -202,7 +225,16 @@ async function loadOnce(loader, server, scenario, seconds) {
 }
 
 function emptyTally() {
-  return { responses: 0, elapsedS: 0, latencies: [], statuses: {}, errors: 0, timeouts: 0, cpuMicros: 0, loaderCpuMicros: 0, redis: undefined }
+  return { responses: 0, elapsedS: 0, latencies: [], statuses: {}, errors: 0, timeouts: 0, cpuMicros: 0, loaderCpuMicros: 0, redis: undefined, postgres: undefined }
+}
+
+/** What the bench's PostgreSQL did for a postgres row during a measured load: its CPU, and the statements sent. */
+function addPostgres(tally, before, after) {
+  if (after.pgCpuMicros === undefined) return
+  const p = tally.postgres ?? { cpuMicros: 0, statements: 0 }
+  p.cpuMicros += after.pgCpuMicros - before.pgCpuMicros
+  p.statements += (after.pgStatements ?? 0) - (before.pgStatements ?? 0)
+  tally.postgres = p
 }
 
 /** What the bench's Redis did for a redis row during a measured load: its CPU, commands sent and run. */
@@ -243,6 +275,7 @@ function summarise(tally, expectedStatus) {
     cpuPerRequestMicros: expected > 0 ? tally.cpuMicros / expected : NaN,
     loaderCpuPerRequestMicros: expected > 0 ? tally.loaderCpuMicros / expected : NaN,
     redis: tally.redis && expected > 0 ? perRequest(tally.redis, expected) : undefined,
+    postgres: tally.postgres && expected > 0 ? { cpuMicros: tally.postgres.cpuMicros / expected, statements: tally.postgres.statements / expected } : undefined,
     responses: tally.responses,
     statuses: tally.statuses,
     unexpected: tally.responses - expected,
@@ -271,6 +304,7 @@ async function runScenario(loader, servers, scenario, problems) {
       const after = await usage(server)
       add(tallies.get(server.kind), result, after.cpuMicros - before.cpuMicros)
       addRedis(tallies.get(server.kind), before, after)
+      addPostgres(tallies.get(server.kind), before, after)
     }
   }
   const rows = []
@@ -300,8 +334,9 @@ async function main() {
   const loaderReady = await ask(loader, undefined, 'ready', 30_000)
   const kinds = new Set(SCENARIOS.flatMap((s) => s.servers))
   const redis = REDIS_KINDS.some((kind) => kinds.has(kind)) ? await startRedis(join(stateDir, 'redis')) : undefined
+  const postgres = POSTGRES_KINDS.some((kind) => kinds.has(kind)) ? await startPostgres() : undefined
   const servers = {}
-  for (const kind of kinds) servers[kind] = await startServer(kind, redis)
+  for (const kind of kinds) servers[kind] = await startServer(kind, redis, postgres)
 
   console.log(
     `hookpilot bench: pull_request "${loaderReady.action}" payload, ${loaderReady.bytes.toLocaleString('en-US')} bytes, signed; ` +
@@ -311,6 +346,8 @@ async function main() {
   console.log(`node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}; availableParallelism ${CORES}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
   if (redis) console.log(`redis rows: the bench's own ${redis.version} on 127.0.0.1:${redis.port} (appendonly yes, appendfsync everysec, noeviction), one key prefix per row`)
   if (redisSkipped) console.log(`redis rows skipped: redis-server is not installed; ${INSTALL_HINT}`)
+  if (postgres) console.log(`postgres rows: the bench's own PostgreSQL on ${new URL(postgres.url).host} (fsync on, synchronous_commit on), a schema per row`)
+  if (postgresSkipped) console.log(`postgres rows skipped: PostgreSQL is not installed; ${POSTGRES_HINT}`)
   console.log('')
 
   const problems = []
@@ -322,6 +359,7 @@ async function main() {
   // The servers first (a gateway's close still talks to Redis), then the bench's Redis.
   await stopAll([loader, ...Object.values(servers).flatMap((s) => s.children)])
   await redis?.stop()
+  await postgres?.stop()
   if (redisFootprint) redisFootprint.aofBytes = redis.aofBytes()
   const files = ['sqlite', 'sqlite-full', 'sqlite-groups'].filter((kind) => servers[kind]).map((kind) => stateFile(kind, SERVERS[kind].file))
   const heap = WITH_HEAP ? await measureHeap(HEAP_JOBS) : undefined
@@ -335,6 +373,8 @@ async function main() {
   printStateFiles(files, SERVERS)
   if (redisFootprint) printRedis(rows, redisFootprint, { ...context, cores: CORES })
   if (redisSkipped) console.log(`redis rows skipped: redis-server is not installed; ${INSTALL_HINT}`)
+  printRoundTrips(rows, { servers: SERVERS, cores: CORES })
+  if (postgresSkipped) console.log(`postgres rows skipped: PostgreSQL is not installed; ${POSTGRES_HINT}`)
   if (heap) printHeap(heap, HEAP_GOAL_MIB, HEAP_GOAL_BYTES_PER_JOB)
   if (handleCost) {
     console.log('')

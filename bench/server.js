@@ -18,6 +18,9 @@
  *   node bench/server.js redis-durable <url> <prefix>  the durable floor on Redis (floors/redis-durable.js)
  *   node bench/server.js redis <url> <prefix>   hookpilot with `state: { driver: redis, url, prefix }` (run.js starts
  *                                               its own redis-server; two of these on one prefix are redis-2)
+ *   node bench/server.js postgres-floor <url>   the durable floor on PostgreSQL (floors/postgres-durable.js)
+ *   node bench/server.js postgres <url>         hookpilot with `state: { driver: postgres, url, schema: bench }` (run.js
+ *                                               starts its own PostgreSQL)
  *
  * Every hookpilot runs with its default logger (stdout; run.js sends it to /dev/null, as a deployment sends it
  * to a file or a collector), a no-op delivery target and the agent BENCH_AGENT names (see gateway.js: by
@@ -29,7 +32,8 @@
  */
 import { createServer } from 'node:http'
 import { benchConcurrency, benchConfig, benchPlugins } from './gateway.js'
-import { floorWork, reply } from './floors/floor-work.js'
+import { asHandler, floorWork, reply } from './floors/floor-work.js'
+import { postgresDurableFloor } from './floors/postgres-durable.js'
 import { redisDurableFloor } from './floors/redis-durable.js'
 import { sqliteDurableFloor } from './floors/sqlite-durable.js'
 import { sqliteWorkerFloor } from './floors/sqlite-worker.js'
@@ -77,6 +81,7 @@ async function startFloor() {
 /** The state section of the config for `driver` (sqlite needs the file; sync defaults to normal; redis the URL). */
 function stateConfig(driver, path, sync) {
   if (driver === 'memory') return { driver: 'memory' }
+  if (driver === 'postgres') return { driver: 'postgres', url: path, schema: 'bench' }
   if (driver === 'redis') {
     if (!path || !sync) throw new Error('server.js redis needs the URL and the prefix: node bench/server.js redis <url> <prefix>')
     return { driver: 'redis', url: path, prefix: sync }
@@ -88,6 +93,19 @@ function stateConfig(driver, path, sync) {
 let gateway
 /** Redis commands this process sent, by name (redis rows only): what a request costs in round trips. */
 const redisCommands = {}
+
+/** Statements this process sent to PostgreSQL (postgres rows only): each one round trip. */
+let pgStatements = 0
+
+/** Counts every statement pg sends (BEGIN and COMMIT included). */
+async function countPgStatements() {
+  const { default: pg } = await import('pg')
+  const query = pg.Client.prototype.query
+  pg.Client.prototype.query = function (...args) {
+    pgStatements++
+    return query.apply(this, args)
+  }
+}
 
 /** Counts every command ioredis sends (pipelined ones too: each goes through sendCommand). */
 async function countRedisCommands() {
@@ -132,6 +150,7 @@ process.on('message', (message) => {
     process.send({
       type: 'usage', id: message.id, cpuMicros: cpu.user + cpu.system, heapUsed: process.memoryUsage().heapUsed,
       redisCommands: kind === 'redis' || kind === 'redis-durable' ? { ...redisCommands } : undefined,
+      pgStatements: kind === 'postgres' || kind === 'postgres-floor' ? pgStatements : undefined,
     })
   } else if (message?.type === 'stop') {
     void stop()
@@ -151,10 +170,17 @@ try {
   } else if (kind === 'redis-durable') {
     await countRedisCommands()
     port = await listen(bodyServer(await redisDurableFloor(process.argv[3], process.argv[4])))
+  } else if (kind === 'postgres-floor') {
+    await countPgStatements()
+    const floor = await postgresDurableFloor(process.argv[3])
+    port = await listen(bodyServer(asHandler(floor.handle)))
+  } else if (kind === 'postgres') {
+    await countPgStatements()
+    port = await startGateway(stateConfig(kind, process.argv[3]))
   } else if (kind === 'redis') {
     await countRedisCommands()
     port = await startGateway(stateConfig(kind, process.argv[3], process.argv[4]))
-  } else throw new Error(`unknown server kind "${kind}" (bare, floor, sqlite-floor, sqlite-floor-worker, octokit, sqlite, sqlite-groups, memory, redis, redis-durable)`)
+  } else throw new Error(`unknown server kind "${kind}" (bare, floor, sqlite-floor, sqlite-floor-worker, octokit, sqlite, sqlite-groups, memory, redis, redis-durable, postgres-floor, postgres)`)
   process.send({ type: 'ready', port })
 } catch (err) {
   process.send({ type: 'failed', reason: err instanceof Error ? err.stack ?? err.message : String(err) })

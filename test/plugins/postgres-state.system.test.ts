@@ -210,6 +210,49 @@ describe('postgresState: connections dropped mid-transaction', () => {
   })
 })
 
+describe('postgresState: adds in batches (group commit per turn)', () => {
+  it('two instances storing the same deliveries in one turn each: every delivery is stored once, the losers answered duplicate, the rest of each batch kept', async () => {
+    const schema = `batches${++counter}`
+    const options = { url: server.url, schema, poolMax: 4, concurrency: 1, maxQueue: 1_000 }
+    const [a, b] = [postgresState(options), postgresState(options)]
+    await a.start?.({ log: silentLogger, admin: true })
+    await b.start?.({ log: silentLogger, admin: true })
+    try {
+      // Each instance reserves every key first (none is stored yet, so each answers new), then adds them all in
+      // one turn: each batch meets the other's rows at the keys' unique index, and runs again with savepoints.
+      const shared = Array.from({ length: 20 }, (_, i) => `race-${i}`)
+      const own = (who: string) => Array.from({ length: 10 }, (_, i) => `${who}-${i}`)
+      const reserveAll = (state: StateBackend, ids: string[]) => Promise.all(ids.map((id) => state.dedup.reserve(`pr\u0000${id}`)))
+      const idsA = [...shared, ...own('a')]
+      const idsB = [...shared, ...own('b')]
+      const [reservedA, reservedB] = await Promise.all([reserveAll(a, idsA), reserveAll(b, idsB)])
+      const [addedA, addedB] = await Promise.all([
+        Promise.all(idsA.map((id, i) => a.queue.add(newJob(id), reservedA[i]))),
+        Promise.all(idsB.map((id, i) => b.queue.add(newJob(id), reservedB[i]))),
+      ])
+      const statuses = (added: typeof addedA, from: number, to: number) => added.slice(from, to).map((r) => r.status)
+      // Each instance's own deliveries are stored whatever became of the shared ones in its batch.
+      expect(statuses(addedA, 20, 30).every((s) => s === 'accepted')).toBe(true)
+      expect(statuses(addedB, 20, 30).every((s) => s === 'accepted')).toBe(true)
+      for (let i = 0; i < 20; i++) {
+        expect([addedA[i]!.status, addedB[i]!.status].sort()).toEqual(['accepted', 'duplicate'])
+      }
+      const stored = await a.jobs.list()
+      expect(stored).toHaveLength(40)
+      expect(new Set(stored.map((j) => j.deliveryId)).size).toBe(40)
+      // The queued count the batches kept is the table's.
+      expect((await a.jobs.counts()).queued).toBe(40)
+      const client = new pg.Client({ connectionString: server.url })
+      await client.connect()
+      const { rows } = await client.query<{ n: string }>(`SELECT n FROM "${schema}".counts WHERE name = 'queued'`).finally(() => client.end())
+      expect(Number(rows[0]?.n)).toBe(40)
+    } finally {
+      await a.close?.()
+      await b.close?.()
+    }
+  })
+})
+
 describe('postgresState: LISTEN/NOTIFY', () => {
   it('a job another instance stores is run at once by an instance whose poll would wait a minute (woken by NOTIFY)', async () => {
     const schema = `notify${++counter}`

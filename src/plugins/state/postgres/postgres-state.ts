@@ -207,7 +207,8 @@ export function postgresStores(options: PostgresStateOptions): PostgresStores {
       reserve: (key) => book.reserve(key, () => watched(() => open().table.holder(key)), retention.windowMs, now),
     },
     queue: {
-      add: (job, reservation) => watched(() => addJob(store(), job, reservation, { maxQueue: options.maxQueue, windowMs: retention.windowMs, now, book, pool })),
+      // Through the turn's batch (add-commit.ts), told the job's de-dup key so the batch reads its holder with the others'.
+      add: (job, reservation) => watched(() => addJob(store().adding(job.dedupKey), job, reservation, { maxQueue: options.maxQueue, windowMs: retention.windowMs, now, book, pool })),
       start: (worker) => pool.start(worker),
       stop: (graceMs) => pool.stop(graceMs),
     },

@@ -73,6 +73,118 @@ export const MIGRATIONS: readonly ((schema: string) => string)[] = [
       expires_at bigint
     );
     CREATE INDEX notes_expiry ON ${s}.notes (expires_at) WHERE expires_at IS NOT NULL;`,
+  // The queued count in a row, kept by triggers on every write of the jobs (whoever writes them), so an add reads
+  // max_queue's count in one indexed row instead of count(*) over a backlog that grows with the queue, and locks
+  // that row (FOR UPDATE) to count one add at a time over every instance. Statement triggers with transition
+  // tables: a lease of many jobs moves the count once.
+  (s) => `
+    CREATE TABLE ${s}.counts (
+      name text PRIMARY KEY,
+      n bigint NOT NULL
+    );
+    CREATE FUNCTION ${s}.count_queued() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    DECLARE
+      delta bigint := 0;
+      moved bigint;
+    BEGIN
+      IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        SELECT count(*) INTO moved FROM new_rows WHERE state = 'queued';
+        delta := delta + moved;
+      END IF;
+      IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        SELECT count(*) INTO moved FROM old_rows WHERE state = 'queued';
+        delta := delta - moved;
+      END IF;
+      IF delta <> 0 THEN
+        UPDATE ${s}.counts SET n = n + delta WHERE name = 'queued';
+      END IF;
+      RETURN NULL;
+    END
+    $fn$;
+    CREATE TRIGGER jobs_count_insert AFTER INSERT ON ${s}.jobs REFERENCING NEW TABLE AS new_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_queued();
+    CREATE TRIGGER jobs_count_update AFTER UPDATE ON ${s}.jobs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_queued();
+    CREATE TRIGGER jobs_count_delete AFTER DELETE ON ${s}.jobs REFERENCING OLD TABLE AS old_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_queued();
+    -- Counted after the triggers: creating them locked the table against writes until this step commits.
+    INSERT INTO ${s}.counts (name, n) SELECT 'queued', count(*) FROM ${s}.jobs WHERE state = 'queued';`,
+  // The rate limit's live hits per route in a row (rate_counts), kept by rate_slot and rate_release, instead of
+  // count(*) over the route's log at every request (a minute of hits at full speed is tens of thousands of rows);
+  // the row is also the route's lock. rate_slots decides a turn's requests in one call. A decision commits
+  // without waiting for its WAL flush: a request the gateway acknowledges is stored by a later synchronous
+  // commit, which flushes the WAL up to it, so only hits of requests never acknowledged can be lost in a crash.
+  (s) => `
+    CREATE TABLE ${s}.rate_counts (
+      route text PRIMARY KEY,
+      n bigint NOT NULL
+    );
+    LOCK TABLE ${s}.rate_hits IN SHARE MODE;
+    INSERT INTO ${s}.rate_counts (route, n) SELECT route, count(*) FROM ${s}.rate_hits GROUP BY route;
+    CREATE OR REPLACE FUNCTION ${s}.rate_slot(p_route text, p_window bigint, p_limit integer, p_member text, p_mode text, p_now bigint)
+    RETURNS bigint LANGUAGE plpgsql VOLATILE AS $fn$
+    DECLARE
+      now_ms bigint := coalesce(p_now, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint);
+      live bigint;
+      was bigint;
+      expired bigint;
+      nth bigint;
+      at_ms bigint := now_ms;
+    BEGIN
+      PERFORM set_config('synchronous_commit', 'off', true);
+      -- One decision per route at a time: the route's count row, locked until the decision commits.
+      SELECT n INTO live FROM ${s}.rate_counts WHERE route = p_route FOR UPDATE;
+      IF NOT FOUND THEN
+        INSERT INTO ${s}.rate_counts (route, n) VALUES (p_route, 0) ON CONFLICT (route) DO NOTHING;
+        SELECT n INTO live FROM ${s}.rate_counts WHERE route = p_route FOR UPDATE;
+      END IF;
+      was := live;
+      WITH gone AS (DELETE FROM ${s}.rate_hits WHERE route = p_route AND at <= now_ms - p_window RETURNING 1)
+      SELECT count(*) INTO expired FROM gone;
+      live := live - expired;
+      IF live >= p_limit THEN
+        -- A refusal is decided on the log itself (bounded by the limit): a count that drifted heals here.
+        SELECT count(*) INTO live FROM ${s}.rate_hits WHERE route = p_route;
+      END IF;
+      IF live >= p_limit THEN
+        SELECT at INTO nth FROM ${s}.rate_hits WHERE route = p_route ORDER BY at, member OFFSET live - p_limit LIMIT 1;
+        at_ms := greatest(now_ms, nth + p_window);
+      END IF;
+      IF NOT (at_ms - now_ms > 0 AND p_mode = 'hit') THEN
+        INSERT INTO ${s}.rate_hits (route, at, member) VALUES (p_route, at_ms, p_member);
+        live := live + 1;
+      END IF;
+      IF live <> was THEN
+        UPDATE ${s}.rate_counts SET n = live WHERE route = p_route;
+      END IF;
+      RETURN at_ms - now_ms;
+    END
+    $fn$;
+    CREATE FUNCTION ${s}.rate_slots(p_routes text[], p_windows bigint[], p_limits integer[], p_members text[], p_modes text[], p_nows bigint[])
+    RETURNS bigint[] LANGUAGE plpgsql VOLATILE AS $fn$
+    DECLARE
+      waits bigint[] := '{}';
+    BEGIN
+      FOR i IN 1 .. coalesce(array_length(p_routes, 1), 0) LOOP
+        waits := waits || ${s}.rate_slot(p_routes[i], p_windows[i], p_limits[i], p_members[i], p_modes[i], p_nows[i]);
+      END LOOP;
+      RETURN waits;
+    END
+    $fn$;
+    CREATE FUNCTION ${s}.rate_release(p_member text) RETURNS void LANGUAGE plpgsql VOLATILE AS $fn$
+    DECLARE
+      hit_route text;
+    BEGIN
+      SELECT route INTO hit_route FROM ${s}.rate_hits WHERE member = p_member;
+      IF NOT FOUND THEN RETURN; END IF;
+      -- The route's lock first, as rate_slot takes it; the hit may have expired and gone meanwhile.
+      PERFORM 1 FROM ${s}.rate_counts WHERE route = hit_route FOR UPDATE;
+      DELETE FROM ${s}.rate_hits WHERE member = p_member AND route = hit_route;
+      IF FOUND THEN
+        UPDATE ${s}.rate_counts SET n = n - 1 WHERE route = hit_route;
+      END IF;
+    END
+    $fn$;`,
 ]
 
 /** A quoted schema identifier (`"name"`) as an SQL string literal of its name. */

@@ -4,10 +4,16 @@
  * writes is one the kit returned; this file decides how rows are read, locked and written, nothing about a job's
  * life.
  *
+ * Adds are written in batches, a turn's adds in one transaction (add-commit.ts): the batch reads the rows
+ * holding its adds' de-dup keys in one statement, and counts the queue from its counter row once.
+ *
  * Locks, so that instances racing decide as one process would:
- * - an add locks its de-dup key (`holder`), then the queue (`queued`: `max_queue` is counted by one add at a
- *   time), then its concurrency group (`members`), each a transaction-scoped advisory lock taken before the
- *   statement that reads, so the read sees what the previous holder committed;
+ * - an add locks the row holding its de-dup key (`holder`, `FOR UPDATE`, in key order for the whole batch), then
+ *   the queued count's row (`queued`: `max_queue` is counted by one batch at a time over every instance), then
+ *   its concurrency group (`members`, a transaction-scoped advisory lock taken before the statement that reads,
+ *   so the read sees what the previous holder committed). A key no row holds is not locked: two instances
+ *   storing one new delivery at once meet at the key's unique index, and the loser's add runs again, finding
+ *   the winner's job (a duplicate);
  * - a lease takes due rows `FOR UPDATE SKIP LOCKED` (two instances never lease one job, and never wait on each
  *   other), and a job of a group only under its group's advisory lock, re-checking that none of it runs;
  * - a try's every write names its lease token (`WHERE token = $2`): once another instance took the job over,
@@ -17,6 +23,8 @@
 import { createHash } from 'node:crypto'
 import type pg from 'pg'
 import { crashRecovery, leased, type AsyncJobStore, type AsyncJobTransaction, type JobRecord, type LeasedRow, type LeaseTable, type Recovery } from '../../../backend-kit/index.js'
+import { addCommit, type BatchTransaction } from './add-commit.js'
+import { perTurn } from './turn-batch.js'
 
 /** A row's record (its JSON text) and id, as the queries below return them. */
 interface RecordRow {
@@ -26,8 +34,10 @@ interface RecordRow {
 
 /** What the backend needs of its table: the kit's store and lease table, and the reads and recovery of its own. */
 export interface PostgresTable extends LeaseTable, AsyncJobStore<string> {
-  /** The job holding de-dup key `key`, read outside of a write (a reservation). */
+  /** The job holding de-dup key `key`, read outside of a write (a reservation); a turn's reads share one statement. */
   holder(key: string): Promise<JobRecord | undefined>
+  /** The store through which the add of a job with de-dup key `key` (if any) is written: its turn's batch. */
+  adding(key: string | undefined): AsyncJobStore<string>
   /** Takes back the running jobs of dead owners (or of run-out leases) through the kit's crash recovery, in one write. */
   recover(now: number): Promise<Recovery>
   nextDue(): Promise<number | undefined>
@@ -134,16 +144,17 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
         await c.query(`WITH w AS (UPDATE ${s}.jobs SET ${columns}${lease} WHERE id = $1) SELECT 1${notify}`, params(record))
       },
       async insert(record, payload) {
-        const { rows } = await c.query<{ id: string }>(
-          `WITH i AS (INSERT INTO ${s}.jobs (record, state, not_before, grp, dedup_key, finished_at, received_at, payload)
+        const { rows } = await c.query<{ id: string }>({
+          name: `${schema}.insert`,
+          text: `WITH i AS (INSERT INTO ${s}.jobs (record, state, not_before, grp, dedup_key, finished_at, received_at, payload)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id) SELECT id, pg_notify('${channel}', '') FROM i`,
-          [JSON.stringify(record), record.state, record.notBefore, keyColumn(record.group), keyColumn(record.dedupKey), record.finishedAt ?? null, record.receivedAt, payload],
-        )
+          values: [JSON.stringify(record), record.state, record.notBefore, keyColumn(record.group), keyColumn(record.dedupKey), record.finishedAt ?? null, record.receivedAt, payload],
+        })
         return String(rows[0]!.id)
       },
       async holder(key) {
-        await lock(`key ${key}`)
-        const { rows } = await c.query<RecordRow>(`SELECT id, record FROM ${s}.jobs WHERE dedup_key = $1`, [keyColumn(key)])
+        // Locked, not read: the row's newest version, and no other write changes it before this one commits.
+        const { rows } = await c.query<RecordRow>({ name: `${schema}.holder`, text: `SELECT id, record FROM ${s}.jobs WHERE dedup_key = $1 FOR UPDATE`, values: [keyColumn(key)] })
         return rows[0] && toRecord(rows[0])
       },
       async members(group) {
@@ -158,8 +169,8 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
         return rows[0] && { id: String(rows[0].id), receivedAt: Number(rows[0].received_at) }
       },
       async queued() {
-        await lock('queue')
-        const { rows } = await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${s}.jobs WHERE state = 'queued'`)
+        // The counter row (migration 4), locked until the write commits: one write at a time counts the queue.
+        const { rows } = await c.query<{ n: string }>({ name: `${schema}.queued`, text: `SELECT n FROM ${s}.counts WHERE name = 'queued' FOR UPDATE` })
         return Number(rows[0]?.n ?? 0)
       },
       async purge(cutoff) {
@@ -171,6 +182,98 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
       },
     }
   }
+
+  /**
+   * A batch of adds' transaction. At its start, two statements: the rows holding the batch's de-dup keys, read
+   * and locked (in key order, so two instances' batches lock them in the same order); then the queued count's
+   * row, locked until the commit (no other write changes it meanwhile, so the batch keeps the count itself as
+   * its inserts change it), with an id for each add from the jobs' sequence. A new job is answered its id at
+   * once and its row written with the others' in one statement (`flush`): before the commit, before any
+   * primitive that reads or writes other rows, and after each add when the batch runs with savepoints.
+   */
+  async function openBatch(c: pg.PoolClient, keys: readonly string[], size: number): Promise<BatchTransaction> {
+    const base = primitives(c)
+    const held = new Map<string, JobRecord>()
+    if (keys.length > 0) {
+      const { rows } = await c.query<RecordRow & { dedup_key: Buffer }>({
+        name: `${schema}.holders`,
+        text: `SELECT id, record, dedup_key FROM ${s}.jobs WHERE dedup_key = ANY($1::bytea[]) ORDER BY dedup_key FOR UPDATE`,
+        values: [keys.map(keyColumn)],
+      })
+      for (const row of rows) held.set(row.dedup_key.toString('utf8'), toRecord(row))
+    }
+    const { rows: [start] } = await c.query<{ n: string; ids: string[] }>({
+      name: `${schema}.batch`,
+      text: `SELECT n, ARRAY(SELECT nextval(pg_get_serial_sequence('${s}.jobs', 'id')) FROM generate_series(1, $1)) AS ids
+        FROM ${s}.counts WHERE name = 'queued' FOR UPDATE`,
+      values: [size],
+    })
+    const read = new Set(keys)
+    const ids = (start?.ids ?? []).map(String)
+    let queued: number | undefined = start === undefined ? undefined : Number(start.n)
+    let rows: { id: string; record: JobRecord; payload: string }[] = []
+    const flush = async () => {
+      if (rows.length === 0) return
+      const writing = rows
+      rows = []
+      // One row of parameters per job, not arrays: pg would escape every quote of each payload into an array
+      // literal (a 25 KB payload is mostly quotes), which cost more CPU than the rest of the accept.
+      const values = writing.flatMap((r) => [r.id, JSON.stringify(r.record), r.record.state, r.record.notBefore, keyColumn(r.record.group),
+        keyColumn(r.record.dedupKey), r.record.finishedAt ?? null, r.record.receivedAt, r.payload])
+      const tuples = writing.map((_, i) => `(${Array.from({ length: 9 }, (_, j) => `$${9 * i + j + 1}`).join(', ')})`).join(', ')
+      await c.query({
+        // One prepared statement per number of rows (at most the batch's size).
+        name: `${schema}.insert-${writing.length}`,
+        text: `WITH i AS (INSERT INTO ${s}.jobs (id, record, state, not_before, grp, dedup_key, finished_at, received_at, payload)
+          VALUES ${tuples}) SELECT pg_notify('${channel}', '')`,
+        values,
+      })
+    }
+    /** A primitive that reads or writes rows: the rows left to write are written first, so it sees them. */
+    const after = <A extends unknown[], R>(primitive: (...args: A) => Promise<R>) => async (...args: A) => {
+      await flush()
+      return primitive(...args)
+    }
+    return {
+      get: after(base.get),
+      members: after(base.members),
+      newest: after(base.newest),
+      purge: after(base.purge),
+      holder: (key) => (read.has(key) ? Promise.resolve(held.get(key)) : after(base.holder)(key)),
+      async queued() {
+        queued ??= await after(base.queued)()
+        return queued
+      },
+      async insert(record, payload) {
+        const id = ids.shift()
+        if (id === undefined) return after(base.insert)(record, payload)
+        rows.push({ id, record, payload })
+        if (queued !== undefined && record.state === 'queued') queued++
+        return id
+      },
+      async put(record) {
+        await flush()
+        // A job queued again, or one leaving the queue: the triggers count it; read the count again when asked.
+        queued = undefined
+        await base.put(record)
+      },
+      flush,
+      rolledBack() {
+        rows = []
+        queued = undefined
+      },
+    }
+  }
+  const adds = addCommit(pool, openBatch)
+  const holders = perTurn<string, JobRecord | undefined>(async (keys) => {
+    const { rows } = await pool.query<RecordRow & { dedup_key: Buffer }>({
+      name: `${schema}.holders-read`,
+      text: `SELECT id, record, dedup_key FROM ${s}.jobs WHERE dedup_key = ANY($1::bytea[])`,
+      values: [keys.map(keyColumn)],
+    })
+    const found = new Map(rows.map((row) => [row.dedup_key.toString('utf8'), toRecord(row)]))
+    return keys.map((key) => found.get(key))
+  })
 
   /** Of the groups `wanted`, those this lease may take a job of: their advisory lock is free, and none of their jobs runs. */
   async function freeGroups(c: pg.PoolClient, wanted: readonly string[]): Promise<Set<string>> {
@@ -192,10 +295,8 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
     pool,
     prepare: (job) => job.payloadJson,
     transaction: (work) => transaction((c) => work(primitives(c))),
-    async holder(key) {
-      const { rows } = await pool.query<RecordRow>(`SELECT id, record FROM ${s}.jobs WHERE dedup_key = $1`, [keyColumn(key)])
-      return rows[0] && toRecord(rows[0])
-    },
+    holder: holders,
+    adding: (key) => ({ awaits: true, prepare: (job) => job.payloadJson, transaction: (work) => adds.run(key, work) }),
     lease(max, now, until) {
       return transaction(async (c) => {
         const { rows } = await c.query<RecordRow & { payload: string }>(

@@ -69,7 +69,11 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
 
   if (answered !== head) {
     if (reviewed?.head === head) return { posted: false, outcome: 'skipped', reason: `already reviewed: the merge request's head ${head.slice(0, 7)} has this route's review ${noteUrl(note!.id)} (this answer was for ${answered.slice(0, 7)})` }
-    await status(answered, 'canceled', `Superseded: the head moved to ${head.slice(0, 7)} before this review was posted`)
+    // Best effort: the older head may be gone from GitLab (a force-push); the answer is superseded either way.
+    await status(answered, 'canceled', `Superseded: the head moved to ${head.slice(0, 7)} before this review was posted`).catch((error: unknown) => {
+      if (DeliveryError.is(error) && error.retryable) throw error
+      ctx.log.warn('the superseded head\'s status could not be set', { route: request.route, head: answered, reason: String(error) })
+    })
     return { posted: false, outcome: 'superseded', reason: `the answer is for ${answered.slice(0, 7)}, but the merge request's head moved to ${head.slice(0, 7)}, which this route has not reviewed: nothing was posted; the next event for ${head.slice(0, 7)} reviews it` }
   }
   if (reviewed?.head === head) {

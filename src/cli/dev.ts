@@ -1,6 +1,6 @@
 /**
- * `hookpilot dev <tool>`: stand-ins for the services a gateway talks to, for trying it on one machine. Today one
- * tool: `github`, a fake GitHub that `gh` and Octokit can talk to (src/dev/github/).
+ * `hookpilot dev <tool>`: stand-ins for the services a gateway talks to, for trying it on one machine: `github`, a
+ * fake GitHub that `gh` and Octokit can talk to (src/dev/github/), and `gitlab`, a fake GitLab (src/dev/gitlab/).
  */
 import { suggest } from '../util/suggest.js'
 import { UsageError } from './args.js'
@@ -11,12 +11,15 @@ const HELP = `Usage: hookpilot dev <tool> [options]
 Stand-ins for the services a gateway talks to, to try it on one machine:
   github      a fake GitHub API (pull requests, their heads, comments) that gh and Octokit can use, printing
               each request it is sent; see docs/reviews.md, "Try it locally"
+  gitlab      a fake GitLab API (merge requests, diff versions, notes, discussions, statuses) for a gitlab_mr
+              target, printing each request it is sent; see docs/reviews.md, "GitLab"
 
 Run "hookpilot dev <tool> --help" for a tool's options.
 `
 
 const TOOLS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   github: async () => (await import('./dev-github.js')).devGithub,
+  gitlab: async () => (await import('./dev-gitlab.js')).devGitlab,
 }
 
 /** Runs `hookpilot dev <tool> ...`. */

@@ -181,3 +181,22 @@ it('kill -9 between a post and its record, twice (after the first discussion, af
   expect(w.api.statuses(PROJECT).map((s) => s.status)).toEqual(['failed'])
   expect(w.api.positionErrors()).toBe(0)
 }, 120_000)
+
+it('out of order: the update of B, then a late update of A (a redelivery after an outage): B reviewed once, A skipped, never posted on B', async () => {
+  const w = await world()
+  const { port } = await w.serve()
+  const a = sha('gitlab-late-a')
+  const b = sha('gitlab-late-b')
+  w.api.push(PROJECT, 1, a, DIFFS)
+  expect((await send(w, port, 'update', b, 'uuid-b')).status).toBe(202)
+  await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
+  // A's event arrives now; GitLab's head is still B.
+  expect((await send(w, port, 'update', a, 'uuid-a', DOCUMENT, false)).status).toBe(202)
+  await expect.poll(async () => (await jobs(w)).map((j) => j.state).sort(), { timeout: 30_000 }).toEqual(['done', 'skipped'])
+  const skipped = (await jobs(w)).find((j) => j.state === 'skipped') as { note?: string, lastError?: string } | undefined
+  expect(JSON.stringify(skipped)).toContain('already reviewed')
+  expect(ownNotes(w)).toHaveLength(1)
+  expect(ownNotes(w)[0]!.body.split('\n')[1]).toContain(`head=${b}`)
+  expect(w.api.discussions(PROJECT, 1).every((d) => d.notes[0]!.body.includes(`head=${b}`))).toBe(true)
+  expect(w.api.statuses(PROJECT).map((s) => [s.sha, s.status])).toEqual([[b, 'failed']])
+}, 120_000)

@@ -223,3 +223,17 @@ it('an invalid document fails without a post; plain text is a summary-only revie
   expect(api.notes(PROJECT, 1).find((n) => !n.system)?.body).toContain('Looks fine to me.')
   expect(api.statuses(PROJECT)[0]?.status).toBe('success')
 })
+
+it('a crash midway and another answer for the same head (the agent run again): its findings are posted, none taken for the earlier answer\'s', async () => {
+  const { api, target } = await world()
+  const head = sha('head-1')
+  // The first answer's discussions are made, then the note's write fails.
+  api.fail({ method: 'POST', path: /\/notes$/, status: 500 })
+  await expect(target.deliver(answer(JSON.stringify(DOCUMENT), head), deliveryContext())).rejects.toThrow(/GitLab answered 500/)
+  expect(api.discussions(PROJECT, 1)).toHaveLength(5)
+  const other = { summary: 'Second run.', findings: [{ path: 'src/app/handlers.py', line: 13, severity: 'minor', body: 'Another view of line 13.' }] }
+  await target.deliver(answer(JSON.stringify(other), head), deliveryContext(2))
+  const bodies = api.discussions(PROJECT, 1).map((d) => d.notes[0]!.body)
+  expect(bodies).toHaveLength(6)
+  expect(bodies.at(-1)).toContain('Another view of line 13.')
+})

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { adminPush } from './admin.js'
 import { discussionRoutes } from './discussions.js'
 import { mergeRequestRoutes } from './merge-requests.js'
 import { allNotes } from './notes.js'
@@ -55,6 +56,8 @@ export interface FakeGitlabRecord {
 /** Options of {@link startFakeGitlab}. */
 export interface FakeGitlabOptions {
   readonly port?: number | undefined
+  /** 127.0.0.1 by default. */
+  readonly host?: string | undefined
   readonly token?: string | undefined
   readonly username?: string | undefined
   /** Refuse a repeat of the state a status is in, as older GitLab does (default true). */
@@ -139,6 +142,7 @@ export async function startFakeGitlab(options: FakeGitlabOptions = {}): Promise<
       res.writeHead(status, { 'content-type': 'application/json', ...headers })
       res.end(JSON.stringify(json))
     }
+    if (method === 'POST' && raw === '/-/fake/push') return finish(adminPush(body, fake.push))
     if (!raw.startsWith('/api/v4/')) return finish([404, { message: '404 Not Found' }])
     const path = raw.slice('/api/v4'.length)
     if (account === undefined) return finish([401, { message: '401 Unauthorized' }])
@@ -169,8 +173,8 @@ export async function startFakeGitlab(options: FakeGitlabOptions = {}): Promise<
     return [failure.status, failure.body ?? { message: `${failure.status} failed on demand` }, failure.headers ?? {}]
   }
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve))
+  origin = `http://${options.host ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`
   const mrOf = (project: string, iid: number): FakeMergeRequest => {
     const mr = state.ensureProject(project).mergeRequests.get(iid)
     if (mr === undefined) throw new Error(`the fake GitLab has no merge request ${project}!${iid}`)
@@ -178,7 +182,7 @@ export async function startFakeGitlab(options: FakeGitlabOptions = {}): Promise<
   }
   const fakeSha = (text: string) => createHash('sha1').update(text).digest('hex')
 
-  return {
+  const fake: FakeGitlab = {
     origin,
     apiUrl: `${origin}/api/v4`,
     token,
@@ -220,4 +224,5 @@ export async function startFakeGitlab(options: FakeGitlabOptions = {}): Promise<
       server.close(() => resolve())
     }),
   }
+  return fake
 }

@@ -69,7 +69,11 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
 
   if (answered !== head) {
     if (reviewed?.head === head) return { posted: false, outcome: 'skipped', reason: `already reviewed: the merge request's head ${head.slice(0, 7)} has this route's review ${noteUrl(note!.id)} (this answer was for ${answered.slice(0, 7)})` }
-    await status(answered, 'canceled', `Superseded: the head moved to ${head.slice(0, 7)} before this review was posted`)
+    // Best effort: the older head may be gone from GitLab (a force-push); the answer is superseded either way.
+    await status(answered, 'canceled', `Superseded: the head moved to ${head.slice(0, 7)} before this review was posted`).catch((error: unknown) => {
+      if (DeliveryError.is(error) && error.retryable) throw error
+      ctx.log.warn('the superseded head\'s status could not be set', { route: request.route, head: answered, reason: String(error) })
+    })
     return { posted: false, outcome: 'superseded', reason: `the answer is for ${answered.slice(0, 7)}, but the merge request's head moved to ${head.slice(0, 7)}, which this route has not reviewed: nothing was posted; the next event for ${head.slice(0, 7)} reviews it` }
   }
   if (reviewed?.head === head) {
@@ -169,17 +173,19 @@ async function ownDiscussions(api: MergeRequestApi, me: GitlabUser): Promise<Own
  */
 async function postDiscussions(api: MergeRequestApi, anchored: AnchoredReview, files: ReturnType<typeof changedFilesOf>, version: MrVersion, own: readonly OwnDiscussion[], route: string, head: string): Promise<{ count: number, refused: number[] }> {
   const rendered = renderReview(anchored, NOTE_LIMIT)
-  const done = new Set(own.filter((d) => d.mark.route === markerRoute(route) && d.mark.head === head).map((d) => d.mark.index))
+  // A discussion counts for a finding when it names its index and its fingerprint: an agent run again for the same
+  // head (an operator's retry after a crash midway) may answer otherwise, and its findings must not be taken as posted.
+  const done = new Set(own.filter((d) => d.mark.route === markerRoute(route) && d.mark.head === head).map((d) => `${d.mark.index}:${d.mark.fingerprint}`))
   const refused: number[] = []
   let count = 0
   for (const comment of rendered.comments) {
     const placement = anchored.placements[comment.finding]
     if (placement?.kind !== 'inline') continue
-    if (done.has(comment.finding)) {
+    const finding = anchored.review.findings[comment.finding]!
+    if (done.has(`${comment.finding}:${fingerprint(finding)}`)) {
       count++
       continue
     }
-    const finding = anchored.review.findings[comment.finding]!
     const lines = finding.start_line === undefined ? 1 : finding.line - finding.start_line + 1
     const body = `${findingMarker(route, head, comment.finding, fingerprint(finding))}\n${withoutQuickActions(gitlabSuggestion(comment.body, lines))}`
     const created = await api.createDiscussion(body, textPosition(placement, files, version))

@@ -50,11 +50,12 @@ async function start(
   agent: (input: AgentInput) => AgentResult | Promise<AgentResult> = () => ({ ok: true, text: REVIEW }),
   concurrency = 4,
   state?: (now: Clock) => StateBackend,
-  route: { policy?: Record<string, unknown>; deliver_extra?: Record<string, string> } = {},
+  route: { policy?: Record<string, unknown>; deliver_extra?: Record<string, string>; debounce?: number } = {},
 ): Promise<TestGateway> {
   current = await testGateway({
     agent,
     state,
+    pollMs: 20,
     config: {
       agent: { runner: 'recording', concurrency },
       platforms: {
@@ -69,7 +70,7 @@ async function start(
         prompt: 'Review #{number} of {repository.full_name}.\nInstructions: {review.instructions}',
         deliver: 'github_comment',
         deliver_extra: route.deliver_extra ?? { repo: '{repository.full_name}', pr_number: '{number}', check: 'false' },
-        concurrency: { key: '{repository.full_name}#{number}' },
+        concurrency: { key: '{repository.full_name}#{number}', debounce_seconds: route.debounce ?? 0 },
         policy: route.policy ?? { commands: { bot: 'hookpilot' } },
       },
     },
@@ -327,5 +328,16 @@ describe('what the gateway lets a repository decide', () => {
     const reader = await send(gw, 'issue_comment', comment(REPO, 16, '@hookpilot help', 'CONTRIBUTOR', 'reader'))
     expect([writer.body['status'], reader.body['status']]).toEqual(['accepted', 'ignored'])
     expect(reader.body['reason']).toBe('the commenter may not command the bot (author association CONTRIBUTOR)')
+  })
+
+  it('why answers at once and does not displace a review waiting for its debounce', async () => {
+    const gw = await start(undefined, 4, undefined, { debounce: 20 })
+    pullRequest(REPO, 17, sha('seventeen'), ['src/a.ts'])
+    await send(gw, 'pull_request', push(REPO, 17, sha('seventeen')))
+    await send(gw, 'issue_comment', comment(REPO, 17, '@hookpilot why'))
+    await expect.poll(() => api.comments(REPO, 17).some((c) => c.body.includes('| pull_request | queued | waiting for its turn |'))).toBe(true)
+    gw.clock.advance(21_000)
+    await expect.poll(() => api.reviews(REPO, 17).length).toBe(1)
+    expect((await jobsOf(gw)).map((j) => j.state)).toEqual(['done', 'done'])
   })
 })

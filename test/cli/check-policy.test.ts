@@ -58,4 +58,8 @@ platforms:
   const gh = await runMain(['check', '--config', join(dir, 'gh.yaml')])
   expect(gh.code).toBe(1)
   expect(gh.stderr).toContain('route "review" has a policy section, which github_comment serves only as a GitHub App: configure platforms.github_app')
+  await writeFile(join(dir, 'log.yaml'), route('{ commands: { bot: hookpilot } }').replace('deliver: github_comment', 'deliver: log'))
+  const log = await runMain(['check', '--config', join(dir, 'log.yaml')])
+  expect(log.code).toBe(1)
+  expect(log.stderr).toContain('routes.review.policy: the route delivers to log, which reaches no pull request')
 })

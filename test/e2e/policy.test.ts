@@ -46,10 +46,16 @@ afterEach(async () => {
 })
 
 /** A gateway whose one route `review` takes pull requests and commands to @hookpilot, as the App. */
-async function start(agent: (input: AgentInput) => AgentResult | Promise<AgentResult> = () => ({ ok: true, text: REVIEW }), concurrency = 4, state?: (now: Clock) => StateBackend): Promise<TestGateway> {
+async function start(
+  agent: (input: AgentInput) => AgentResult | Promise<AgentResult> = () => ({ ok: true, text: REVIEW }),
+  concurrency = 4,
+  state?: (now: Clock) => StateBackend,
+  route: { policy?: Record<string, unknown>; deliver_extra?: Record<string, string>; debounce?: number } = {},
+): Promise<TestGateway> {
   current = await testGateway({
     agent,
     state,
+    pollMs: 20,
     config: {
       agent: { runner: 'recording', concurrency },
       platforms: {
@@ -63,9 +69,9 @@ async function start(agent: (input: AgentInput) => AgentResult | Promise<AgentRe
         events: ['pull_request', 'issue_comment'],
         prompt: 'Review #{number} of {repository.full_name}.\nInstructions: {review.instructions}',
         deliver: 'github_comment',
-        deliver_extra: { repo: '{repository.full_name}', pr_number: '{number}', check: 'false' },
-        concurrency: { key: '{repository.full_name}#{number}' },
-        policy: { commands: { bot: 'hookpilot' } },
+        deliver_extra: route.deliver_extra ?? { repo: '{repository.full_name}', pr_number: '{number}', check: 'false' },
+        concurrency: { key: '{repository.full_name}#{number}', debounce_seconds: route.debounce ?? 0 },
+        policy: route.policy ?? { commands: { bot: 'hookpilot' } },
       },
     },
   })
@@ -279,5 +285,59 @@ describe('why a pull request got no review', () => {
     await expect.poll(() => notices(REPO, 12).length).toBe(1)
     expect(notices(REPO, 12)[0]?.body).toContain('**The review failed**')
     expect(notices(REPO, 12)[0]?.body).not.toContain('sk-operator-secret')
+  })
+})
+
+describe('what the gateway lets a repository decide', () => {
+  it("the repository's fail_on decides its review's check, over the route's", async () => {
+    const nit = JSON.stringify({ summary: 'One nit.', findings: [{ path: 'src/a.ts', line: 1, severity: 'nit', body: 'b.' }] })
+    const gw = await start(() => ({ ok: true, text: nit }), 4, undefined, { deliver_extra: { repo: '{repository.full_name}', pr_number: '{number}', fail_on: 'critical' } })
+    const base = sha('fail-on-base')
+    api.state.repository.setContent(REPO, base, '.hookpilot.yml', 'settings:\n  fail_on: nit\n')
+    pullRequest(REPO, 13, sha('thirteen'), ['src/a.ts'], { baseSha: base })
+    await send(gw, 'pull_request', push(REPO, 13, sha('thirteen')))
+    await expect.poll(() => api.checkRuns(REPO).find((r) => r.headSha === sha('thirteen'))?.conclusion).toBe('failure')
+    expect(gw.runs).toHaveLength(1)
+  })
+
+  it('a key the gateway does not allow is dropped and config names it; a file over max_bytes is reported, not read', async () => {
+    const gw = await start(undefined, 4, undefined, { policy: { allow: ['instructions'], max_bytes: 200, commands: { bot: 'hookpilot' } } })
+    const base = sha('allow-base')
+    api.state.repository.setContent(REPO, base, '.hookpilot.yml', 'filters:\n  skip_drafts: true\ninstructions:\n  - paths: ["**"]\n    text: Only this.\n')
+    pullRequest(REPO, 14, sha('fourteen'), ['src/a.ts'], { baseSha: base, draft: true })
+    await send(gw, 'pull_request', push(REPO, 14, sha('fourteen')))
+    await expect.poll(() => api.reviews(REPO, 14).length).toBe(1)
+    expect(gw.runs[0]?.prompt).toContain('Only this.')
+    await send(gw, 'issue_comment', comment(REPO, 14, '@hookpilot config'))
+    await expect.poll(() => api.comments(REPO, 14).some((c) => c.body.includes('Ignored (a repository may not set these here): `filters.skip_drafts`'))).toBe(true)
+
+    const large = sha('large-base')
+    api.state.repository.setContent(REPO, large, '.hookpilot.yml', `# ${'x'.repeat(300)}\n`)
+    pullRequest(REPO, 15, sha('fifteen'), ['src/a.ts'], { baseSha: large })
+    await send(gw, 'pull_request', push(REPO, 15, sha('fifteen')))
+    await expect.poll(() => api.reviews(REPO, 15).length).toBe(1)
+    expect(notices(REPO, 15)[0]?.body).toContain('(file): the file is 303 bytes; at most 200 are read: make it smaller')
+  })
+
+  it('with ask_permission, a commenter GitHub says may write is trusted, one who may only read is not', async () => {
+    const gw = await start(undefined, 4, undefined, { policy: { commands: { bot: 'hookpilot', ask_permission: true } } })
+    pullRequest(REPO, 16, sha('sixteen'), ['src/a.ts'])
+    api.state.repository.setPermission(REPO, 'writer', 'write')
+    api.state.repository.setPermission(REPO, 'reader', 'read')
+    const writer = await send(gw, 'issue_comment', comment(REPO, 16, '@hookpilot help', 'CONTRIBUTOR', 'writer'))
+    const reader = await send(gw, 'issue_comment', comment(REPO, 16, '@hookpilot help', 'CONTRIBUTOR', 'reader'))
+    expect([writer.body['status'], reader.body['status']]).toEqual(['accepted', 'ignored'])
+    expect(reader.body['reason']).toBe('the commenter may not command the bot (author association CONTRIBUTOR)')
+  })
+
+  it('why answers at once and does not displace a review waiting for its debounce', async () => {
+    const gw = await start(undefined, 4, undefined, { debounce: 20 })
+    pullRequest(REPO, 17, sha('seventeen'), ['src/a.ts'])
+    await send(gw, 'pull_request', push(REPO, 17, sha('seventeen')))
+    await send(gw, 'issue_comment', comment(REPO, 17, '@hookpilot why'))
+    await expect.poll(() => api.comments(REPO, 17).some((c) => c.body.includes('| pull_request | queued | waiting for its turn |'))).toBe(true)
+    gw.clock.advance(21_000)
+    await expect.poll(() => api.reviews(REPO, 17).length).toBe(1)
+    expect((await jobsOf(gw)).map((j) => j.state)).toEqual(['done', 'done'])
   })
 })

@@ -366,7 +366,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
       let settings: Readonly<Record<string, string>> = {}
       if (host !== undefined && parts.policy !== undefined) {
         try {
-          settings = await parts.policy.settingsOf(leased.payload, route, host)
+          settings = await parts.policy.settingsOf(job, leased.payload, route, host)
         } catch (err) {
           return retryOrFail(fields, 'policy check failed', `the pull request or its policy could not be read: ${messageOf(err)}`, retry, 'delivery.retry', job.attempts)
         }

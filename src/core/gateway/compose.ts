@@ -29,6 +29,7 @@ import { createIntake } from '../pipeline/intake.js'
 import { createPipeline } from '../pipeline/pipeline.js'
 import { createCommandIntake } from '../policy/command-intake.js'
 import { createPolicyGate } from '../policy/gate.js'
+import { policyRouteIssues } from '../policy/route-checks.js'
 import type { PluginDefinition } from '../plugin-api/definition.js'
 import { setupPlugins, type SetUp } from '../plugin-api/setup.js'
 import type { GatewayPlugin, PluginRoute } from '../plugin-api/gateway-plugin.js'
@@ -190,6 +191,7 @@ export async function compose(config: HookpilotConfig, composition: Composition,
       const drivers = choices('driver', 'state')
       issues.push({ path: 'state.driver', message: `no state backend named "${config.state.driver}"${didYouMean(config.state.driver, drivers)}; the backends here are: ${drivers.join(', ')} (a plugin can add one)` })
     }
+    if (slots.state) issues.push(...policyRouteIssues(options.routes, slots.targets, slots.state.notes !== undefined, config.state.driver))
     if (issues.length > 0 || !runner || !slots.state) throw new ConfigError(issues, { source: configSource(config) })
     const warnings = [...(sandboxed?.warning === undefined ? [] : [sandboxed.warning]), ...echoWarnings(runner, allRoutes, slots.targets), ...outside.warnings]
     const servable: Servable = { scope, plugins, setUp, slots, runner, state: slots.state, warnings }

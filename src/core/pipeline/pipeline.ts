@@ -164,7 +164,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const dedupKey = headerId === undefined ? undefined : dedupKeyOf(route.name, headerId)
     const job: NewJob = {
       route: route.name, event: type, deliveryId, dedupKey, payload: stored, payloadJson: stored === payload ? parsed.json : JSON.stringify(stored), receivedAt: event.receivedAt,
-      group: groupOf(route.name, route.concurrency, stored), ...checkedOrigin(verified.source?.origin?.(req.headers, payload)),
+      group: command?.kind === 'command' && !command.joinsGroup ? undefined : groupOf(route.name, route.concurrency, stored), ...checkedOrigin(verified.source?.origin?.(req.headers, payload)),
     }
     // A route that does not say follows its sender: GitLab disables a hook answered 4xx, so its events wait instead.
     const overLimit = route.overLimit ?? verified.source?.overLimit ?? 'reject'

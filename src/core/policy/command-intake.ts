@@ -16,6 +16,13 @@ import { setPause } from './pull-notes.js'
 /** How long the intake waits for the code host (a permission, a reaction): the sender's answer must not wait longer. */
 export const COMMAND_HOST_TIMEOUT_MS = 4000
 
+/**
+ * The commands that join the pull request's concurrency group: those that review (a `review` replaces the pushes
+ * queued before it, as a newer push would) or stop reviews. `help`, `why` and `config` only answer, and run on
+ * their own: in the group, they would supersede a review waiting for its debounce.
+ */
+const GROUP_COMMANDS: ReadonlySet<string> = new Set(['review', 'full review', 'pause', 'resume'])
+
 /** What the intake is given. */
 export interface CommandIntakeParts {
   readonly targets: ReadonlyMap<string, DeliveryTarget>
@@ -31,7 +38,8 @@ export interface CommandIntakeParts {
 export type CommandCheck =
   | { readonly kind: 'pass' }
   | { readonly kind: 'ignored'; readonly reason: string }
-  | { readonly kind: 'command'; readonly command: PullCommand; readonly payload: JsonObject }
+  /** `joinsGroup`: false for a command that only answers (`help`, `why`, `config`), which must not displace a queued review. */
+  | { readonly kind: 'command'; readonly command: PullCommand; readonly payload: JsonObject; readonly joinsGroup: boolean }
 
 /** Pull-request commands at intake. */
 export interface CommandIntake {
@@ -55,12 +63,13 @@ export function createCommandIntake(parts: CommandIntakeParts): CommandIntake {
       // The stored payload names the pull request as a pull_request event does (`number`), so the route's
       // concurrency key and deliver_extra (`{number}`) put the command in the pull request's group and comments.
       const payload: JsonObject = { ...event.payload, number: command.number }
-      if (trustedByAssociation(command, commands)) return { kind: 'command', command, payload }
+      const taken = { kind: 'command', command, payload, joinsGroup: GROUP_COMMANDS.has(command.name) } as const
+      if (trustedByAssociation(command, commands)) return taken
       if (commands.askPermission) {
         const host = pullRequestOf(parts.targets, route, payload, bounded())
         try {
           const permission = host === undefined ? 'none' : await host.permission(command.author)
-          if (permission === 'admin' || permission === 'maintain' || permission === 'write') return { kind: 'command', command, payload }
+          if (permission === 'admin' || permission === 'maintain' || permission === 'write') return taken
         } catch (err) {
           log.warn("command refused: the commenter's permission could not be read", { route: route.name, reason: messageOf(err) })
         }

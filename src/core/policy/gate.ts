@@ -49,7 +49,7 @@ export interface PolicyGate {
   /** Before the agent runs (a job's first stage): what the policy says of this job. */
   beforeRun(job: JobRecord, payload: JsonObject, route: Route, host: PullRequestHost): Promise<PolicyDecision>
   /** The settings the repository chose, for a delivery tried again (its first try had them from {@link beforeRun}). */
-  settingsOf(payload: JsonObject, route: Route, host: PullRequestHost): Promise<Readonly<Record<string, string>>>
+  settingsOf(job: JobRecord, payload: JsonObject, route: Route, host: PullRequestHost): Promise<Readonly<Record<string, string>>>
   /** After a try: a job that failed for good is said once on its pull request. */
   afterOutcome(job: JobRecord, payload: JsonObject, route: Route, host: PullRequestHost, outcome: JobOutcome): Promise<void>
 }
@@ -145,11 +145,11 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
       return { kind: 'run', instructions, extra: command?.name === 'full review' ? { ...extra, incremental: 'false' } : extra }
     },
 
-    async settingsOf(payload, route, host) {
+    async settingsOf(job, payload, route, host) {
       if (route.policy === undefined) return {}
       const facts = await host.facts()
       const read = await reader.read(host, facts.repo, facts.baseSha, route.policy)
-      const command = route.policy.commands === undefined ? undefined : commandOf('issue_comment', payload, route.policy.commands)
+      const command = route.policy.commands === undefined ? undefined : commandOf(job.event, payload, route.policy.commands)
       const extra = settingsExtra(read.policy.settings)
       return command?.name === 'full review' ? { ...extra, incremental: 'false' } : extra
     },

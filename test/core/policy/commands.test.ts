@@ -1,7 +1,8 @@
 /** Pull-request commands: the grammar, the pull request a comment is on, and who is trusted by the event's word. */
 import { describe, expect, it } from 'vitest'
 import { commandIn, commandOf, ignoredByDescription, trustedByAssociation } from '../../../src/core/policy/commands.js'
-import type { RouteCommands } from '../../../src/core/route-types.js'
+import type { Route, RouteCommands } from '../../../src/core/route-types.js'
+import { policyRouteIssues } from '../../../src/core/policy/route-checks.js'
 
 const commands: RouteCommands = { bot: 'hookpilot', trusted: ['OWNER', 'MEMBER', 'COLLABORATOR'], askPermission: false }
 const comment = (body: string, association = 'MEMBER') => ({
@@ -47,4 +48,14 @@ describe('commandOf', () => {
 it('ignoredByDescription: `@bot ignore` on a line of its own', () => {
   expect(ignoredByDescription('Bumps x.\n\n@hookpilot ignore\n', 'hookpilot')).toBe(true)
   expect(ignoredByDescription('do not @hookpilot ignore this', 'hookpilot')).toBe(false)
+})
+
+it('policyRouteIssues: a policy route on a backend without notes is refused, saying which backend', () => {
+  const route = { name: 'review', deliver: 'github_comment', policy: { file: '.hookpilot.yml', maxBytes: 1000, allow: [], commands: undefined } } as unknown as Route
+  const target = { name: 'github_comment', deliver: () => Promise.resolve(), pullRequest: () => undefined }
+  expect(policyRouteIssues([route], new Map([['github_comment', target]]), true, 'sqlite')).toEqual([])
+  expect(policyRouteIssues([route], new Map([['github_comment', target]]), false, 'redis')).toEqual([{
+    path: 'platforms.webhook.extra.routes.review.policy',
+    message: 'the state backend "redis" keeps no notes, where pauses and notices are kept: use one that does (sqlite, memory), or remove the route\'s policy',
+  }])
 })

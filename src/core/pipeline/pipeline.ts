@@ -14,7 +14,7 @@ import { throttledWarn } from '../log/throttle.js'
 import { parsePayload } from './parse-body.js'
 import { INSECURE_NO_AUTH } from '../route-types.js'
 import { isLoopback } from '../routes/routes.js'
-import { groupOf } from '../routes/concurrency.js'
+import { groupOf, renderedKey } from '../routes/concurrency.js'
 import type { Clock, EventFilter, JsonObject, Logger, RawRequest, RateLimiter, Route, Source, WebhookEvent } from '../types.js'
 
 /** Headers a reverse proxy adds to what it forwards. */
@@ -154,6 +154,10 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const job: NewJob = {
       route: route.name, event: type, deliveryId, dedupKey, payload, payloadJson: parsed.json, receivedAt: event.receivedAt,
       group: groupOf(route.name, route.concurrency, payload), ...checkedOrigin(verified.source?.origin?.(req.headers, payload)),
+      // Rendered now and stored with the job (docs/costs.md, "Fairness and expiry"): an event without the
+      // fields takes the current turn, as a job of a route without fair_by does.
+      fairKey: route.fairBy === undefined ? undefined : renderedKey(route.fairBy, payload),
+      startBy: route.startWithinMs === undefined ? undefined : event.receivedAt + route.startWithinMs,
     }
     // A route that does not say follows its sender: GitLab disables a hook answered 4xx, so its events wait instead.
     const overLimit = route.overLimit ?? verified.source?.overLimit ?? 'reject'

@@ -14,6 +14,7 @@ import type { StateBackend } from '../../../core/jobs/lifecycle/state-backend.js
 import { addJob, purgeJobs, retryJob } from '../../../core/jobs/worker/store-writes.js'
 import { checkedRetention, DEDUP_WINDOW_MS, isFinal, leased, leaseOrder, purgeable, retentionCutoff } from '../../../core/jobs/lifecycle/transitions.js'
 import { leasable } from '../../../core/jobs/lifecycle/groups.js'
+import { turnOf } from '../../../core/jobs/lifecycle/fairness.js'
 import { dedupKeyOf } from '../../../core/jobs/lifecycle/dedup-key.js'
 import { jobMatcher } from '../../../core/jobs/views/job-filter.js'
 import { silentLogger } from '../../../core/log/logger.js'
@@ -155,6 +156,25 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
       return newest
     },
     queued: () => records.queued,
+    turns(fairKey) {
+      // A walk of the queued and running jobs (never the finished ones): the memory backend keeps no index by
+      // turn, and its lease sorts the queued ones anyway.
+      let firstQueued: number | undefined
+      let lastRunning: number | undefined
+      let lastOfKey: number | undefined
+      for (const id of records.active) {
+        const turn = turnOf(liveEntry(id)?.job ?? {})
+        lastRunning = Math.max(lastRunning ?? turn, turn)
+      }
+      for (const id of waiting) {
+        const job = liveEntry(id)?.job
+        if (!job) continue
+        const turn = turnOf(job)
+        firstQueued = Math.min(firstQueued ?? turn, turn)
+        if (fairKey !== undefined && job.fairKey === fairKey) lastOfKey = Math.max(lastOfKey ?? turn, turn)
+      }
+      return { firstQueued, lastRunning, lastOfKey }
+    },
     purge(cutoff) {
       let n = 0
       for (const [id] of [...finishedAt]) {

@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto'
 import type pg from 'pg'
-import { crashRecovery, leased, type AsyncJobStore, type AsyncJobTransaction, type JobRecord, type LeasedRow, type LeaseTable, type Recovery } from '../../../backend-kit/index.js'
+import { crashRecovery, leased, turnOf, type AsyncJobStore, type AsyncJobTransaction, type JobRecord, type LeasedRow, type LeaseTable, type Recovery } from '../../../backend-kit/index.js'
 
 /** A row's record (its JSON text) and id, as the queries below return them. */
 interface RecordRow {
@@ -131,13 +131,15 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
         const lease = record.state === 'running' ? '' : ', token = NULL, owner = NULL, lease_until = NULL, processes = NULL'
         // A job queued again (a redelivery, an operator's retry) is news for every instance.
         const notify = record.state === 'queued' ? `, pg_notify('${channel}', '')` : ''
-        await c.query(`WITH w AS (UPDATE ${s}.jobs SET ${columns}${lease} WHERE id = $1) SELECT 1${notify}`, params(record))
+        // The turn changes only when a job is queued again (it takes a new one), which only `put` writes.
+        await c.query(`WITH w AS (UPDATE ${s}.jobs SET ${columns}, turn = $8${lease} WHERE id = $1) SELECT 1${notify}`, [...params(record), turnOf(record)])
       },
       async insert(record, payload) {
         const { rows } = await c.query<{ id: string }>(
-          `WITH i AS (INSERT INTO ${s}.jobs (record, state, not_before, grp, dedup_key, finished_at, received_at, payload)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id) SELECT id, pg_notify('${channel}', '') FROM i`,
-          [JSON.stringify(record), record.state, record.notBefore, keyColumn(record.group), keyColumn(record.dedupKey), record.finishedAt ?? null, record.receivedAt, payload],
+          `WITH i AS (INSERT INTO ${s}.jobs (record, state, not_before, grp, dedup_key, finished_at, received_at, payload, turn, fair_key)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id) SELECT id, pg_notify('${channel}', '') FROM i`,
+          [JSON.stringify(record), record.state, record.notBefore, keyColumn(record.group), keyColumn(record.dedupKey), record.finishedAt ?? null, record.receivedAt, payload,
+            turnOf(record), keyColumn(record.fairKey)],
         )
         return String(rows[0]!.id)
       },
@@ -161,6 +163,15 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
         await lock('queue')
         const { rows } = await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${s}.jobs WHERE state = 'queued'`)
         return Number(rows[0]?.n ?? 0)
+      },
+      async turns(fairKey) {
+        const { rows } = await c.query<{ first_queued: string | null; last_running: string | null; last_of_key: string | null }>(
+          `SELECT (SELECT min(turn) FROM ${s}.jobs WHERE state = 'queued') AS first_queued,
+                  (SELECT max(turn) FROM ${s}.jobs WHERE state = 'running') AS last_running,
+                  (SELECT max(turn) FROM ${s}.jobs WHERE fair_key = $1 AND state = 'queued') AS last_of_key`, [keyColumn(fairKey)],
+        )
+        const number = (value: string | null | undefined) => (value === null || value === undefined ? undefined : Number(value))
+        return { firstQueued: number(rows[0]?.first_queued), lastRunning: number(rows[0]?.last_running), lastOfKey: number(rows[0]?.last_of_key) }
       },
       async purge(cutoff) {
         const { rowCount } = await c.query(
@@ -200,7 +211,7 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
       return transaction(async (c) => {
         const { rows } = await c.query<RecordRow & { payload: string }>(
           `SELECT id, record, payload FROM ${s}.jobs q WHERE state = 'queued' AND not_before <= $1 AND ${free}
-            ORDER BY not_before, id LIMIT $2 FOR UPDATE OF q SKIP LOCKED`, [now, max],
+            ORDER BY turn, not_before, id LIMIT $2 FOR UPDATE OF q SKIP LOCKED`, [now, max],
         )
         if (rows.length === 0) return []
         const due = rows.map((row) => ({ job: toRecord(row), payload: row.payload }))

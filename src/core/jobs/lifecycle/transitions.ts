@@ -233,13 +233,16 @@ export function recovered(job: JobRecord, t: number): JobRecord {
 
 /**
  * An operator's `hookpilot jobs retry`: a failed job resumes where it failed (as a redelivery would); a done,
- * skipped or superseded job runs again from the start, agent included (a retry asks for a new answer).
+ * skipped or superseded job runs again from the start, agent included (a retry asks for a new answer). The
+ * route's start deadline is dropped: a job that expired runs when an operator retries it.
  * A queued or running job has nothing to retry.
  */
 export function retried(job: JobRecord, t: number): JobRecord {
-  if (job.state === 'failed') return queuedAgain(job, t)
+  // An operator asks for this run now: the route's start deadline, if the job had one, no longer holds.
+  const now = { startBy: undefined }
+  if (job.state === 'failed') return { ...queuedAgain(job, t), ...now }
   if (isFinal(job.state)) {
-    return { ...queuedAgain(job, t), stage: 'run', answer: undefined, progress: 0, lastError: undefined, url: undefined }
+    return { ...queuedAgain(job, t), stage: 'run', answer: undefined, progress: 0, lastError: undefined, url: undefined, ...now }
   }
   throw new GatewayError('ERR_STATE', `job ${job.id} is ${job.state}: only a finished job (done, skipped, superseded or failed) can be retried.`)
 }

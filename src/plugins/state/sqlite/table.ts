@@ -65,8 +65,10 @@ export function sqliteTable(db: Db, writer: Writer, compress: (json: string) => 
     @last_error, @updated_at, @finished_at, @grp, @burst_at, @covers, @superseded_by, @note, @url, @link, @hook, @fair_key, @turn, @start_by)`)
   const insertPayload = db.prepare<[number, Buffer]>('INSERT INTO payloads (job_id, brotli) VALUES (?, ?)')
   const payloadOf = db.prepare<[number], PayloadRow>('SELECT json, brotli FROM payloads WHERE job_id = ?')
+  // Walked in the lease order of the jobs_turn index (turn, not_before, then the rowid, of queued jobs), stopping at the
+  // LIMIT: left to itself the planner takes jobs_due for the range on not_before and sorts every due job.
   const due = db.prepare<[number, number], JobRow>(
-    `SELECT ${RECORD_COLUMNS} FROM jobs q WHERE state = 'queued' AND not_before <= ? AND ${free} ORDER BY turn, not_before, id LIMIT ?`,
+    `SELECT ${RECORD_COLUMNS} FROM jobs q INDEXED BY jobs_turn WHERE state = 'queued' AND not_before <= ? AND ${free} ORDER BY turn, not_before, id LIMIT ?`,
   )
   const leasedBy = db.prepare<[number, string], JobRow>(
     `SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ? AND lease_token = ? AND state = 'running'`,
@@ -82,7 +84,7 @@ export function sqliteTable(db: Db, writer: Writer, compress: (json: string) => 
   )
   // The turns a new job takes its own from (the lifecycle's takeTurn): three reads of the turn indexes.
   const turnsSeen = db.prepare<[string | null], { first_queued: number | null; last_running: number | null; last_of_key: number | null }>(
-    `SELECT (SELECT min(turn) FROM jobs WHERE state = 'queued') AS first_queued,
+    `SELECT (SELECT min(turn) FROM jobs INDEXED BY jobs_turn WHERE state = 'queued') AS first_queued,
             (SELECT max(turn) FROM jobs WHERE state = 'running') AS last_running,
             (SELECT max(turn) FROM jobs WHERE fair_key = ? AND state = 'queued') AS last_of_key`,
   )

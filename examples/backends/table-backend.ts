@@ -75,6 +75,15 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
     members: (group) => records('SELECT record FROM jobs WHERE grp = ? AND state IN (\'queued\', \'running\')', group),
     newest: (group) => records('SELECT record FROM jobs WHERE grp = ?', group).sort((a, b) => b.receivedAt - a.receivedAt)[0],
     queued: () => count('queued'),
+    // The turns a new job takes its own from (the kit's fair turns, a route's fair_by). A real table keeps turn and
+    // fair key in columns of their own, with an index on each (docs/plugins.md); the record's JSON suffices here.
+    turns: (fairKey) => {
+      const turn = 'coalesce(json_extract(record, \'$.turn\'), 0)'
+      const seen = db.prepare<[string | null], { first: number | null; running: number | null; key: number | null }>(`SELECT
+        (SELECT min(${turn}) FROM jobs WHERE state = 'queued') AS first, (SELECT max(${turn}) FROM jobs WHERE state = 'running') AS running,
+        (SELECT max(${turn}) FROM jobs WHERE state = 'queued' AND json_extract(record, '$.fairKey') = ?) AS key`).get(fairKey ?? null)
+      return { firstQueued: seen?.first ?? undefined, lastRunning: seen?.running ?? undefined, lastOfKey: seen?.key ?? undefined }
+    },
     purge: (cutoff) => db.prepare<[number, number]>(
       `DELETE FROM jobs WHERE (state IN ('done', 'skipped', 'superseded') AND json_extract(record, '$.finishedAt') < ?)
         OR (state = 'failed' AND json_extract(record, '$.finishedAt') < ?)`,
@@ -89,7 +98,8 @@ export function tableBackend(options: TableBackendOptions): StateBackend {
   const table: LeaseTable = {
     lease: async (max, t, until) => db.transaction(() => {
       const groups = new Set<string>() // one job of a group per round
-      return db.prepare<[number, number], { record: string; payload: string }>(`SELECT record, payload FROM jobs q WHERE ${FREE} AND not_before <= ? ORDER BY not_before, id LIMIT ?`)
+      return db.prepare<[number, number], { record: string; payload: string }>(`SELECT record, payload FROM jobs q WHERE ${FREE} AND not_before <= ?
+        ORDER BY coalesce(json_extract(record, '$.turn'), 0), not_before, id LIMIT ?`)
         .all(t, max)
         .flatMap((found) => {
           const job = leased(JSON.parse(found.record) as JobRecord, t)

@@ -40,6 +40,10 @@ export interface Route {
   readonly overLimit?: OverLimit | undefined
   /** The route's concurrency group (`concurrency`): one running job per key, the newest superseding the rest. */
   readonly concurrency?: RouteConcurrency | undefined
+  /** A template over the payload (`fair_by`): jobs of different rendered keys are leased round-robin. */
+  readonly fairBy?: string | undefined
+  /** How long a queued job may wait to start (`start_within_seconds`, in ms); past it, it ends `skipped` (expired). */
+  readonly startWithinMs?: number | undefined
   readonly source: 'static' | 'dynamic'
   readonly description: string | undefined
   /** The route's `policy` section: repositories' policy files and pull-request commands (docs/policy.md). */

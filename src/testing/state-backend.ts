@@ -11,6 +11,7 @@ import type { RetryMode } from '../core/jobs/lifecycle/jobs-view.js'
 import { contractWorld, newJob, type StateBackendHarness } from './state-backend-harness.js'
 import { dedupCases } from './state-backend-dedup.js'
 import { groupCases } from './state-backend-groups.js'
+import { fairnessCases } from './state-backend-fairness.js'
 import { notesCases } from './state-backend-notes.js'
 import { originCases } from './state-backend-origin.js'
 import { replayCases } from './state-backend-replay.js'
@@ -220,6 +221,7 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
     notesCases({ harness, it, setup, peer, restart })
     replayCases({ it, setup, recorder, GAP })
     groupCases({ harness, it, setup, recorder, peer })
+    fairnessCases({ it, setup, recorder })
     originCases({ it, setup, recorder, WINDOW, restart: harness.reopen ? restart : undefined })
 
     if (harness.reopen) {

@@ -194,6 +194,23 @@ describe('parseConfig', () => {
   })
 })
 
+describe('fair turns and expiry (fair_by, start_within_seconds)', () => {
+  it('a route keeps its fairness template and start deadline', () => {
+    const config = parseConfig(route({ fair_by: '{repository.full_name}', start_within_seconds: '3600' }), { env: {} })
+    expect(staticRoutes(config)[0]).toMatchObject({ fairBy: '{repository.full_name}', startWithinMs: 3_600_000 })
+    expect(staticRoutes(parseConfig(route(), { env: {} }))[0]).toMatchObject({ fairBy: undefined, startWithinMs: undefined })
+  })
+
+  it('refuses a fair_by that names no payload field, and a start deadline that is not a positive number of seconds', () => {
+    expect(issuesOf(() => parseConfig(route({ fair_by: 'repository' }), { env: {} }))).toEqual([
+      expect.objectContaining({ path: 'platforms.webhook.extra.routes.pr.fair_by', message: expect.stringContaining('fair_by must name at least one payload field, e.g. "{repository.full_name}"') }),
+    ])
+    expect(issuesOf(() => parseConfig(route({ start_within_seconds: 0 }), { env: {} }))).toEqual([
+      expect.objectContaining({ path: 'platforms.webhook.extra.routes.pr.start_within_seconds' }),
+    ])
+  })
+})
+
 describe('loadConfig', () => {
   async function file(text: string): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), 'hookpilot-config-'))
@@ -204,7 +221,7 @@ describe('loadConfig', () => {
 
   it('reads the example config', async () => {
     const config = await loadConfig('examples/config.yaml', { env: {} })
-    expect(Object.keys(config.platforms.webhook.extra.routes)).toEqual(['github-pr-review'])
+    expect(Object.keys(config.platforms.webhook.extra.routes)).toEqual(['github-pr-review', 'gitlab-mr-review'])
     // docs/reviews.md's default: one group per pull request.
     expect(config.platforms.webhook.extra.routes['github-pr-review']?.concurrency).toMatchObject({ key: '{repository.full_name}#{pull_request.number}', cancel_in_progress: true })
   })

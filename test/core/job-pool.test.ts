@@ -90,10 +90,10 @@ describe('runTry', () => {
     const row = { job: leasedRecord({ attempts: MAX_RUNS + 1 }), payload: {}, token: 't' }
     const open = openTry(row, { update: async (_i, _t, change) => change(row.job), recordProcess: () => {} }, { now: Date.now, leaseMs: 1_000, log: () => silentLogger })
     let ran = false
-    const outcome = await runTry(open, async () => ((ran = true), { kind: 'done' }))
+    const outcome = await runTry(open, async () => ((ran = true), { kind: 'done' }), Date.now())
     expect(ran).toBe(false)
     expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringContaining(`each of ${MAX_RUNS} runs`) })
     const fine = openTry({ ...row, job: leasedRecord({ attempts: MAX_RUNS }) }, { update: async () => undefined, recordProcess: () => {} }, { now: Date.now, leaseMs: 1_000, log: () => silentLogger })
-    expect(await runTry(fine, async () => ({ kind: 'done' }))).toEqual({ kind: 'done' })
+    expect(await runTry(fine, async () => ({ kind: 'done' }), Date.now())).toEqual({ kind: 'done' })
   })
 })

@@ -56,7 +56,7 @@ const reach: Record<string, (from: EdgeStart) => EdgeEnd[]> = {
 }
 
 /** Exports of the module that are not edges: decisions and rules the edges use, and the drawing itself. */
-const NOT_EDGES = ['isFinal', 'leasable', 'groupWait', 'leaseOrder', 'decide', 'admit', 'refusal', 'crashLoop', 'purgeCutoff', 'retentionCutoff', 'checkedRetention', 'DEDUP_WINDOW_MS', 'MAX_RUNS', 'EDGES']
+const NOT_EDGES = ['isFinal', 'leasable', 'groupWait', 'leaseOrder', 'expired', 'EXPIRED', 'takeTurn', 'turnOf', 'decide', 'admit', 'refusal', 'crashLoop', 'purgeCutoff', 'retentionCutoff', 'checkedRetention', 'DEDUP_WINDOW_MS', 'MAX_RUNS', 'EDGES']
 
 describe('the job lifecycle', () => {
   it('docs/durability.md draws exactly the edges of the transitions module', () => {

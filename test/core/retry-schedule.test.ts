@@ -106,7 +106,7 @@ describe('agent runs are retried when another try may succeed', () => {
     expect(crashLoop(job, worker.maxRuns)).toBeUndefined()
     const table = { update: async (_id: string, _token: string, change: (j: typeof job) => typeof job) => change(job), recordProcess: () => {} }
     const open = openTry({ job, payload: {}, token: 't' }, table, { now: () => 0, leaseMs: 30_000, log: () => recordingLogger() })
-    expect((await runTry(open, worker)).kind).toBe('done')
+    expect((await runTry(open, worker, 0)).kind).toBe('done')
     expect(crashLoop(leasedRecord({ attempts: schedule.attempts + 1 }), worker.maxRuns)).toMatch(`each of ${schedule.attempts} runs`)
   })
 })

@@ -11,6 +11,7 @@ import type { StateBackend } from '../../src/core/jobs/lifecycle/state-backend.j
 import { silentLogger } from '../../src/core/log/logger.js'
 import { newJob } from '../../src/testing/state-backend-harness.js'
 import { sqliteState } from '../../src/plugins/state/sqlite/sqlite-state.js'
+import { SCHEMA_VERSION } from '../../src/plugins/state/sqlite/schema.js'
 
 let dir: string
 let state: StateBackend | undefined
@@ -36,7 +37,10 @@ it('a version 5 file gains nullable link and hook columns; its jobs have neither
   await state.queue.add(newJob('old'), await state.dedup.reserve('pr\u0000old'))
   await state.close?.()
   const v5 = new Database(path)
-  v5.exec('ALTER TABLE jobs DROP COLUMN link; ALTER TABLE jobs DROP COLUMN hook; PRAGMA user_version = 5;')
+  // The later steps undone too (notes; fair turns and the start deadline), so that they run again after it.
+  v5.exec(`DROP INDEX jobs_turn; DROP INDEX jobs_fair_key; ALTER TABLE jobs DROP COLUMN fair_key; ALTER TABLE jobs DROP COLUMN turn;
+    ALTER TABLE jobs DROP COLUMN start_by; DROP TABLE notes;
+    ALTER TABLE jobs DROP COLUMN link; ALTER TABLE jobs DROP COLUMN hook; PRAGMA user_version = 5;`)
   v5.close()
 
   state = await open(path)
@@ -47,7 +51,7 @@ it('a version 5 file gains nullable link and hook columns; its jobs have neither
   expect(await state.jobs.find('pr', 'new')).toMatchObject({ link, hook: 'orgs/octo-org/hooks/77' })
 
   const db = new Database(path, { readonly: true })
-  expect(db.pragma('user_version', { simple: true })).toBe(6)
+  expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
   // find reads one row through the de-dup key's unique index, never a scan of the table.
   const plan = db.prepare('EXPLAIN QUERY PLAN SELECT * FROM jobs WHERE dedup_key = ?').all('pr\u0000new') as Array<{ detail: string }>
   expect(plan.map((p) => p.detail).join(' ')).toContain('SEARCH jobs USING INDEX jobs_dedup_key')

@@ -48,6 +48,10 @@ export const routeSchema = v.strictObject({
   })),
   // repositories' policy files and pull-request commands (docs/policy.md)
   policy: v.optional(routePolicySchema),
+  // jobs take turns by this key (a payload template: the repository, the installation), docs/costs.md
+  fair_by: v.optional(v.pipe(text, v.check((key: string) => /\{[A-Za-z0-9_.]+\}/.test(key), 'fair_by must name at least one payload field, e.g. "{repository.full_name}" or "{installation.id}"'))),
+  // a queued job not started this long after it was received ends skipped (expired) instead of running late
+  start_within_seconds: v.optional(integer(1, 30 * 86_400)),
 })
 
 const webhookExtraSchema = v.strictObject({

@@ -14,7 +14,7 @@ import { throttledWarn } from '../log/throttle.js'
 import { parsePayload } from './parse-body.js'
 import { INSECURE_NO_AUTH } from '../route-types.js'
 import { isLoopback } from '../routes/routes.js'
-import { groupOf } from '../routes/concurrency.js'
+import { groupOf, renderedKey } from '../routes/concurrency.js'
 import type { CommandIntake } from '../policy/command-intake.js'
 import type { Clock, EventFilter, JsonObject, Logger, RawRequest, RateLimiter, Route, Source, WebhookEvent } from '../types.js'
 
@@ -165,6 +165,10 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const job: NewJob = {
       route: route.name, event: type, deliveryId, dedupKey, payload: stored, payloadJson: stored === payload ? parsed.json : JSON.stringify(stored), receivedAt: event.receivedAt,
       group: command?.kind === 'command' && !command.joinsGroup ? undefined : groupOf(route.name, route.concurrency, stored), ...checkedOrigin(verified.source?.origin?.(req.headers, payload)),
+      // Rendered now and stored with the job (docs/costs.md, "Fairness and expiry"): an event without the
+      // fields takes the current turn, as a job of a route without fair_by does.
+      fairKey: route.fairBy === undefined ? undefined : renderedKey(route.fairBy, stored),
+      startBy: route.startWithinMs === undefined ? undefined : event.receivedAt + route.startWithinMs,
     }
     // A route that does not say follows its sender: GitLab disables a hook answered 4xx, so its events wait instead.
     const overLimit = route.overLimit ?? verified.source?.overLimit ?? 'reject'

@@ -16,11 +16,19 @@ const MAX_KEY = 200
  * left with `{pull_request.number}` in it would put every one of them in one group.
  */
 export function groupOf(route: string, concurrency: RouteConcurrency | undefined, payload: JsonObject): JobGroup | undefined {
-  if (concurrency === undefined) return undefined
-  const wanted = new Set([...concurrency.key.matchAll(/\{([A-Za-z0-9_.]+)\}/g)].map((m) => m[1]))
-  const found = templateFields(concurrency.key, payload)
-  for (const path of wanted) if (path === undefined || !(path in found)) return undefined
-  const rendered = renderTemplate(concurrency.key, payload)
-  const key = rendered.length <= MAX_KEY ? rendered : `sha256:${createHash('sha256').update(rendered).digest('hex')}`
+  const key = concurrency && renderedKey(concurrency.key, payload)
+  if (concurrency === undefined || key === undefined) return undefined
   return { key: `${route}\u0000${key}`, debounceMs: concurrency.debounceMs, maxWaitMs: concurrency.maxWaitMs }
+}
+
+/**
+ * `template` rendered from `payload` as a key (a group's, a fairness key), hashed past {@link MAX_KEY}
+ * characters; undefined when a field it names is missing from this payload.
+ */
+export function renderedKey(template: string, payload: JsonObject): string | undefined {
+  const wanted = new Set([...template.matchAll(/\{([A-Za-z0-9_.]+)\}/g)].map((m) => m[1]))
+  const found = templateFields(template, payload)
+  for (const path of wanted) if (path === undefined || !(path in found)) return undefined
+  const rendered = renderTemplate(template, payload)
+  return rendered.length <= MAX_KEY ? rendered : `sha256:${createHash('sha256').update(rendered).digest('hex')}`
 }

@@ -80,6 +80,8 @@ export function resolveRoute(
       maxWaitMs: config.concurrency.max_wait_seconds * 1000,
       cancelInProgress: config.concurrency.cancel_in_progress,
     },
+    fairBy: config.fair_by,
+    startWithinMs: config.start_within_seconds === undefined ? undefined : config.start_within_seconds * 1000,
     source,
     description: config.description,
     policy: config.policy && {
@@ -99,6 +101,7 @@ export function resolveRoute(
 function templateIssues(config: RouteConfig, path: string, issues: ConfigIssue[]): void {
   const templates: [string, string | undefined][] = [
     ['prompt', config.prompt],
+    ['fair_by', config.fair_by],
     ...Object.entries(config.deliver_extra).map(([key, value]): [string, string] => [`deliver_extra.${key}`, value]),
   ]
   for (const [key, template] of templates) {

@@ -40,6 +40,10 @@ export interface NewJob {
   readonly link?: string | undefined
   /** The GitHub webhook that delivered it (`repos/OWNER/NAME/hooks/ID`, `orgs/OWNER/hooks/ID`, `app/hook`). */
   readonly hook?: string | undefined
+  /** The route's `fair_by` rendered from the payload (a repository, an installation): jobs take turns by it. */
+  readonly fairKey?: string | undefined
+  /** The route's `start_within_seconds` after it was received: not started by then, the job ends `skipped`. */
+  readonly startBy?: number | undefined
 }
 
 /** A stored job, without its payload. */
@@ -87,4 +91,13 @@ export interface JobRecord {
   readonly link: string | undefined
   /** The GitHub webhook that delivered the event (see {@link NewJob.hook}); never changes. */
   readonly hook: string | undefined
+  /** The fairness key (see {@link NewJob.fairKey}); never changes. Unset on a record stored before fair turns. */
+  readonly fairKey?: string | undefined
+  /**
+   * The round of leases this job is in (fairness.ts): jobs are leased by turn first, so the keys take turns.
+   * Decided when the job is stored; unset (0) on a record stored before fair turns.
+   */
+  readonly turn?: number | undefined
+  /** When the job must have started by (see {@link NewJob.startBy}); never changes. */
+  readonly startBy?: number | undefined
 }

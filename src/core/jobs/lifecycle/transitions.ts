@@ -11,6 +11,7 @@ import type { AddResult, JobOutcome, Reservation } from './state-backend.js'
 import type { FinalState, JobState } from '../../job-state.js'
 import type { JobRecord, NewJob } from './job-record.js'
 import { superseded } from './groups.js'
+import { turnOf } from './fairness.js'
 
 /** How long a done job keeps its delivery id after it finished, by default: a redelivery within it is a duplicate. */
 export const DEDUP_WINDOW_MS = 60 * 60 * 1000
@@ -93,7 +94,7 @@ export function accepted(job: NewJob, id: string, t: number): JobRecord {
     id, route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, state: 'queued', stage: 'run',
     answer: undefined, progress: 0, attempts: 0, notBefore: Math.max(t, job.runAt ?? t), lastError: undefined, receivedAt: job.receivedAt, updatedAt: t,
     finishedAt: undefined, group: undefined, burstAt: undefined, covers: 1, supersededBy: undefined, note: undefined, url: undefined, runs: 0,
-    link: job.link, hook: job.hook,
+    link: job.link, hook: job.hook, fairKey: job.fairKey, turn: 0, startBy: job.startBy,
   }
 }
 
@@ -118,12 +119,13 @@ export function queuedAgain(job: JobRecord, t: number, runAt?: number): JobRecor
 // a try
 
 /**
- * The order in which due jobs are leased: the earliest `notBefore` first, then the oldest id (as SQL writes it,
- * `ORDER BY not_before, id`). A job the gateway stopped or lost while it ran is due again from when it was
- * received ({@link resumed}), so it goes before every job accepted after it.
+ * The order in which due jobs are leased: the lowest turn first (fairness.ts: the keys of `fair_by` take turns;
+ * every job's turn is 0 without it), then the earliest `notBefore`, then the oldest id (as SQL writes it,
+ * `ORDER BY turn, not_before, id`). A job the gateway stopped or lost while it ran keeps its turn and is due again
+ * from when it was received ({@link resumed}), so it goes before every job accepted after it.
  */
-export function leaseOrder(a: Pick<JobRecord, 'id' | 'notBefore'>, b: Pick<JobRecord, 'id' | 'notBefore'>): number {
-  return a.notBefore - b.notBefore || compareIds(a.id, b.id)
+export function leaseOrder(a: Pick<JobRecord, 'id' | 'notBefore' | 'turn'>, b: Pick<JobRecord, 'id' | 'notBefore' | 'turn'>): number {
+  return turnOf(a) - turnOf(b) || a.notBefore - b.notBefore || compareIds(a.id, b.id)
 }
 
 /** Ids as the backends make them: numbers compare as numbers, anything else as text. */
@@ -161,6 +163,21 @@ export function crashLoop(job: JobRecord, maxRuns: number = MAX_RUNS): string | 
   const retry = `retry it with hookpilot jobs retry ${job.id}`
   if (job.lastError === undefined) return `the gateway stopped during each of ${limit} runs of this job; ${retry}`
   return `${limit} runs of this job ended without an answer, the last one by the gateway stopping (the last failure before it: ${job.lastError}); ${retry}`
+}
+
+/** The reason a job ends when it was not started within its route's `start_within_seconds`: its note begins with it. */
+export const EXPIRED = 'expired'
+
+/**
+ * Why a job just leased must not run because it is too late, or undefined: its agent stage had not started by
+ * its `startBy` (the route's `start_within_seconds` after it was received: after an outage, a queue that hours of
+ * events built up is not reviewed hours late). The worker then ends the try `skipped`, the note starting with
+ * {@link EXPIRED}. A job that already has its answer still delivers it: the run it paid for is not late.
+ */
+export function expired(job: Pick<JobRecord, 'stage' | 'startBy' | 'receivedAt'>, t: number): string | undefined {
+  if (job.stage !== 'run' || job.startBy === undefined || t <= job.startBy) return undefined
+  const seconds = Math.round((job.startBy - job.receivedAt) / 1000)
+  return `${EXPIRED}: not started within the route's start_within_seconds (${seconds} s after it was received)`
 }
 
 /** The agent's answer stored: the job moves to stage `deliver` (a crash from here on only delivers again). */
@@ -216,13 +233,16 @@ export function recovered(job: JobRecord, t: number): JobRecord {
 
 /**
  * An operator's `hookpilot jobs retry`: a failed job resumes where it failed (as a redelivery would); a done,
- * skipped or superseded job runs again from the start, agent included (a retry asks for a new answer).
+ * skipped or superseded job runs again from the start, agent included (a retry asks for a new answer). The
+ * route's start deadline is dropped: a job that expired runs when an operator retries it.
  * A queued or running job has nothing to retry.
  */
 export function retried(job: JobRecord, t: number): JobRecord {
-  if (job.state === 'failed') return queuedAgain(job, t)
+  // An operator asks for this run now: the route's start deadline, if the job had one, no longer holds.
+  const now = { startBy: undefined }
+  if (job.state === 'failed') return { ...queuedAgain(job, t), ...now }
   if (isFinal(job.state)) {
-    return { ...queuedAgain(job, t), stage: 'run', answer: undefined, progress: 0, lastError: undefined, url: undefined }
+    return { ...queuedAgain(job, t), stage: 'run', answer: undefined, progress: 0, lastError: undefined, url: undefined, ...now }
   }
   throw new GatewayError('ERR_STATE', `job ${job.id} is ${job.state}: only a finished job (done, skipped, superseded or failed) can be retried.`)
 }

@@ -12,6 +12,7 @@
  */
 import type { JobRecord, NewJob } from '../lifecycle/job-record.js'
 import type { PurgeCutoff } from '../lifecycle/transitions.js'
+import type { TurnsSeen } from '../lifecycle/fairness.js'
 
 /**
  * The primitives of one atomic write. They are synchronous: the kit decides every record between two of them
@@ -40,6 +41,14 @@ export interface JobTransaction<P> {
   newest(group: string): Pick<JobRecord, 'id' | 'receivedAt'> | undefined
   /** How many jobs are queued now. */
   queued(): number
+  /**
+   * The turns a new job of fairness key `fairKey` (undefined: none) takes its own from (the lifecycle's
+   * `takeTurn`): the lowest turn of the queued jobs, the highest of the running ones, and the highest of the
+   * key's queued ones. Three reads of an index on (state, turn) and one on (fair key, state, turn) in SQL.
+   * Optional, so that a backend written before fair turns still works: without it every job takes turn 0 and
+   * the lease order is first due, first served (the contract's fairness case names what is missing).
+   */
+  turns?(fairKey: string | undefined): TurnsSeen
   /** Deletes the finished jobs that `cutoff` names (the lifecycle's `purgeable`); returns how many. */
   purge(cutoff: PurgeCutoff): number
 }
@@ -72,7 +81,7 @@ export interface JobStore<P> {
  * transaction never has two statements in flight.
  */
 export type AsyncJobTransaction<P> = {
-  readonly [K in keyof JobTransaction<P>]: (...args: Parameters<JobTransaction<P>[K]>) => Promise<ReturnType<JobTransaction<P>[K]>>
+  readonly [K in keyof JobTransaction<P>]: (...args: Parameters<NonNullable<JobTransaction<P>[K]>>) => Promise<ReturnType<NonNullable<JobTransaction<P>[K]>>>
 }
 
 /**

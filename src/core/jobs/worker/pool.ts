@@ -151,7 +151,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     const open = openTry(row, table, { now, leaseMs, log: options.log })
     running++
     const entry: Active = { open, done: Promise.resolve() }
-    entry.done = runTry(open, run)
+    entry.done = runTry(open, run, now())
       .then((outcome) => {
         // The agent's slot is free once the try has ended, not once its outcome is stored: the next lease then
         // goes into the same commit as this outcome instead of waiting one more turn for its own.

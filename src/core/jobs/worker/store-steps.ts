@@ -9,22 +9,27 @@ import type { AnyJobStore, AsyncJobTransaction, JobTransaction, TransactionOptio
 
 /** One primitive call a sequence asks its store for: the primitive's name and its arguments. */
 export type StoreCall<P> = {
-  [K in keyof JobTransaction<P>]: { readonly op: K; readonly args: Parameters<JobTransaction<P>[K]> }
+  [K in keyof JobTransaction<P>]-?: { readonly op: K; readonly args: Parameters<NonNullable<JobTransaction<P>[K]>> }
 }[keyof JobTransaction<P>]
 
 /** A sequence over a store: yields primitive calls, is resumed with their answers, returns `T`. */
 export type Steps<P, T> = Generator<StoreCall<P>, T, unknown>
 
-/** Asks the store for primitive `op` with `args`; `yield*` it inside a sequence to get the typed answer. */
-export function* call<P, K extends keyof JobTransaction<P>>(op: K, ...args: Parameters<JobTransaction<P>[K]>): Generator<StoreCall<P>, ReturnType<JobTransaction<P>[K]>, unknown> {
+/**
+ * Asks the store for primitive `op` with `args`; `yield*` it inside a sequence to get the typed answer. An
+ * optional primitive the store lacks answers undefined.
+ */
+export function* call<P, K extends keyof JobTransaction<P>>(
+  op: K, ...args: Parameters<NonNullable<JobTransaction<P>[K]>>
+): Generator<StoreCall<P>, ReturnType<NonNullable<JobTransaction<P>[K]>> | (undefined extends JobTransaction<P>[K] ? undefined : never), unknown> {
   // The driver answers each call with what the primitive of that name returned.
-  return (yield { op, args } as unknown as StoreCall<P>) as ReturnType<JobTransaction<P>[K]>
+  return (yield { op, args } as unknown as StoreCall<P>) as ReturnType<NonNullable<JobTransaction<P>[K]>>
 }
 
 /** Applies `step` to a transaction's primitive of the same name (sync or async: the caller awaits or not). */
 function apply<P>(tx: JobTransaction<P> | AsyncJobTransaction<P>, step: StoreCall<P>): unknown {
-  const primitive = tx[step.op] as (...args: readonly unknown[]) => unknown
-  return primitive.apply(tx, step.args)
+  const primitive = tx[step.op] as ((...args: readonly unknown[]) => unknown) | undefined
+  return primitive?.apply(tx, step.args)
 }
 
 /** Runs `steps` to the end over a synchronous transaction, in one go. */

@@ -19,6 +19,7 @@ import type { JobGroup, JobRecord, NewJob } from '../lifecycle/job-record.js'
 import type { RetryMode } from '../lifecycle/jobs-view.js'
 import { accepted, admit, keyMoved, purgeCutoff, queuedAgain, refusal } from '../lifecycle/transitions.js'
 import { joinGroup, type Joined } from '../lifecycle/groups.js'
+import { takeTurn } from '../lifecycle/fairness.js'
 import type { Clock } from '../../types.js'
 
 /** What one write of an add did: the queue's answer, and the running jobs it outdated (the new job is their newer one). */
@@ -65,7 +66,8 @@ export async function addJob<P>(store: AnyJobStore<P>, job: NewJob, reservation:
 
 /**
  * An add's write, in the lifecycle's order: the key's job now decides (`admit`); a duplicate or a full queue
- * stores nothing (`refusal`); a failed job holding the key is queued again and rejoins its group; otherwise
+ * stores nothing (`refusal`); the job queued (again) takes its fair turn (`takeTurn`, from the turns the store
+ * reads in this write); a failed job holding the key is queued again and rejoins its group; otherwise
  * the key's previous holder gives its key up (`keyMoved`), and the new job is stored with its place in its
  * group already (its burst, what it covers, when it is due: none of it depends on the id the store gives),
  * then the group's other jobs are written naming it.
@@ -75,14 +77,21 @@ export function* admitted<P>(job: NewJob, payload: P, limits: AddLimits, t: numb
   const admission = admit({ holder, windowMs: limits.windowMs, now: t, queued: yield* call<P, 'queued'>('queued'), maxQueue: limits.maxQueue })
   const refused = refusal(admission)
   if (refused) return refused
-  if (admission.kind === 'requeue') return yield* joined<P>(queuedAgain(admission.job, t, job.runAt), job.group, t, true)
+  if (admission.kind === 'requeue') return yield* joined<P>(yield* turnTaken<P>(queuedAgain(admission.job, t, job.runAt)), job.group, t, true)
   if (holder) yield* call<P, 'put'>('put', keyMoved(holder))
   const group = job.group
   const members = group ? yield* call<P, 'members'>('members', group.key) : []
-  const placed = group ? joinGroup(accepted(job, '', t), group, members, t).job : accepted(job, '', t)
+  const fresh = yield* turnTaken<P>(accepted(job, '', t))
+  const placed = group ? joinGroup(fresh, group, members, t).job : fresh
   const id = yield* call<P, 'insert'>('insert', placed, payload)
   if (!group) return { status: 'accepted', id }
-  return yield* writeOthers<P>(joinGroup(accepted(job, id, t), group, members, t), id)
+  return yield* writeOthers<P>(joinGroup({ ...fresh, id }, group, members, t), id)
+}
+
+/** `record`, about to be queued, with its fair turn (the lifecycle's `takeTurn` over what the store reads now). */
+function* turnTaken<P>(record: JobRecord): Steps<P, JobRecord> {
+  const seen = yield* call<P, 'turns'>('turns', record.fairKey)
+  return seen === undefined ? record : takeTurn(record, seen)
 }
 
 /**
@@ -138,7 +147,7 @@ function* retried<P>(id: string, mode: RetryMode, now: Clock): Steps<P, { job: J
   const job = yield* call<P, 'get'>('get', id)
   if (!job) return undefined
   const t = now()
-  const next = retriedAs(job, mode, t)
+  const next = yield* turnTaken<P>(retriedAs(job, mode, t))
   const group = next.group === undefined ? undefined : { key: next.group, debounceMs: 0, maxWaitMs: 0 }
   const added = yield* joined<P>(next, group, t, true)
   // As stored (superseded, when its group has a newer job), over `next` for the fields a store that keeps

@@ -10,7 +10,7 @@ import type { JobOutcome, JobWorker, LeasedJob } from '../lifecycle/state-backen
 import type { JobRecord } from '../lifecycle/job-record.js'
 import { publishEnded, publishJob } from '../views/job-events.js'
 import { recordProcess } from './orphans.js'
-import { answered, crashLoop, progressed } from '../lifecycle/transitions.js'
+import { answered, crashLoop, expired, progressed } from '../lifecycle/transitions.js'
 import { outdated } from '../lifecycle/groups.js'
 import type { Clock, Logger } from '../../types.js'
 
@@ -153,11 +153,14 @@ export function reportEnded(worker: JobWorker | undefined, jobs: readonly JobRec
 
 /**
  * Runs one try to its outcome: a job that crashed its gateway too often fails without running (the
- * lifecycle's `crashLoop`), and a worker that throws is a failed try.
+ * lifecycle's `crashLoop`), one not started within its route's `start_within_seconds` ends skipped without
+ * running (the lifecycle's `expired`, on the store's clock `now`), and a worker that throws is a failed try.
  */
-export async function runTry(open: Try, worker: JobWorker): Promise<JobOutcome> {
+export async function runTry(open: Try, worker: JobWorker, now: number): Promise<JobOutcome> {
   const reason = crashLoop(open.leased.job, worker.maxRuns)
   if (reason !== undefined) return { kind: 'failed', reason }
+  const late = expired(open.leased.job, now)
+  if (late !== undefined) return { kind: 'skipped', reason: late }
   try {
     return await worker(open.leased)
   } catch (err) {

@@ -18,13 +18,15 @@ interface Rare {
   readonly supersededBy: string | undefined
   readonly note: string | undefined
   readonly url: string | undefined
+  readonly fairKey: string | undefined
+  readonly startBy: number | undefined
 }
 
 /** Every field of a record, in the order the lifecycle writes them: a record read back has the same keys in that order. */
 const FIELDS = [
   'id', 'route', 'event', 'deliveryId', 'dedupKey', 'state', 'stage', 'answer', 'progress', 'attempts', 'notBefore', 'lastError',
   'receivedAt', 'updatedAt', 'finishedAt', 'group', 'burstAt', 'covers', 'supersededBy', 'note', 'url', 'runs',
-  'link', 'hook',
+  'link', 'hook', 'fairKey', 'turn', 'startBy',
 ] as const satisfies ReadonlyArray<keyof JobRecord>
 // A field added to JobRecord and not kept here fails the build, not a read.
 type Unkept = Exclude<keyof JobRecord, (typeof FIELDS)[number]>
@@ -75,6 +77,7 @@ export class FinishedEntry {
   readonly #attempts: number
   readonly #runs: number
   readonly #covers: number
+  readonly #turn: number
   /** finishedAt; the other times as their distance before it (small integers: no boxed number each). */
   readonly #at: number
   readonly #received: number
@@ -103,13 +106,14 @@ export class FinishedEntry {
     this.#attempts = job.attempts
     this.#runs = job.runs
     this.#covers = job.covers
+    this.#turn = job.turn ?? 0
     this.#at = at
     this.#received = at - job.receivedAt
     this.#updated = at - job.updatedAt
     this.#notBefore = at - job.notBefore
-    const { answer, lastError, group, burstAt, supersededBy, note, url } = job
-    const rare = [answer, lastError, group, burstAt, supersededBy, note, url].some((v) => v !== undefined)
-    this.#rare = rare ? { answer, lastError, group, burstAt, supersededBy, note, url } : undefined
+    const { answer, lastError, group, burstAt, supersededBy, note, url, fairKey, startBy } = job
+    const rare = [answer, lastError, group, burstAt, supersededBy, note, url, fairKey, startBy].some((v) => v !== undefined)
+    this.#rare = rare ? { answer, lastError, group, burstAt, supersededBy, note, url, fairKey, startBy } : undefined
     this.#link = job.link
     this.#hook = job.hook
     this.payload = payload
@@ -124,7 +128,7 @@ export class FinishedEntry {
       stage: this.#stage, answer: rare?.answer, progress: this.#progress, attempts: this.#attempts, notBefore: at - this.#notBefore,
       lastError: rare?.lastError, receivedAt: at - this.#received, updatedAt: at - this.#updated, finishedAt: at, group: rare?.group,
       burstAt: rare?.burstAt, covers: this.#covers, supersededBy: rare?.supersededBy, note: rare?.note, url: rare?.url, runs: this.#runs,
-      link: this.#link, hook: this.#hook,
+      link: this.#link, hook: this.#hook, fairKey: rare?.fairKey, turn: this.#turn, startBy: rare?.startBy,
     }
   }
 }

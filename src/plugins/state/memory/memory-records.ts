@@ -31,11 +31,12 @@ export function memoryRecords() {
   const keys = new Map<string, string>() // de-dup key -> job id
   const finishedAt = new Map<string, number>() // job id -> finished at, oldest first
   const waiting = new Set<string>() // queued job ids, so a lease never walks the finished ones
+  const active = new Set<string>() // running job ids, so an add's fair turn never walks the finished ones
   const withPayload = new Set<string>() // done jobs that still hold their payload, oldest first
   const groups = new Map<string, Set<string>>() // concurrency group -> its queued and running job ids
   const busy = new Set<string>() // groups with a running job
   const records = {
-    jobs, keys, finishedAt, waiting, groups, busy,
+    jobs, keys, finishedAt, waiting, active, groups, busy,
     queued: 0,
     running: 0,
     /**
@@ -68,6 +69,8 @@ export function memoryRecords() {
       if (next !== e && jobs.has(job.id)) jobs.set(job.id, next)
       if (job.state === 'queued') waiting.add(job.id)
       else waiting.delete(job.id)
+      if (job.state === 'running') active.add(job.id)
+      else active.delete(job.id)
       finishedAt.delete(job.id) // re-inserted at the young end
       if (job.finishedAt !== undefined) finishedAt.set(job.id, job.finishedAt)
       // A done job keeps its record for the de-dup window, but only the latest keep their payloads (tens of KB
@@ -89,6 +92,8 @@ export function memoryRecords() {
       const gone = jobs.get(id)
       finishedAt.delete(id)
       withPayload.delete(id)
+      waiting.delete(id)
+      active.delete(id)
       jobs.delete(id)
       const key = gone?.job.dedupKey
       if (key !== undefined && keys.get(key) === id) keys.delete(key)

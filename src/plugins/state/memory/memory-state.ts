@@ -14,6 +14,7 @@ import type { StateBackend } from '../../../core/jobs/lifecycle/state-backend.js
 import { addJob, purgeJobs, retryJob } from '../../../core/jobs/worker/store-writes.js'
 import { checkedRetention, DEDUP_WINDOW_MS, isFinal, leased, leaseOrder, purgeable, retentionCutoff } from '../../../core/jobs/lifecycle/transitions.js'
 import { leasable } from '../../../core/jobs/lifecycle/groups.js'
+import { turnOf } from '../../../core/jobs/lifecycle/fairness.js'
 import { dedupKeyOf } from '../../../core/jobs/lifecycle/dedup-key.js'
 import { jobMatcher } from '../../../core/jobs/views/job-filter.js'
 import { silentLogger } from '../../../core/log/logger.js'
@@ -70,15 +71,35 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
     }
   }
 
+  /** The first `max` queued jobs leasable at `t`, in lease order, no two of one concurrency group. */
+  const firstLeasable = (max: number, t: number): Entry[] => {
+    const best: Entry[] = []
+    for (const id of waiting) {
+      const e = liveEntry(id)
+      if (!e || !leasable(e.job, busy, t)) continue
+      const last = best.at(-1)
+      if (best.length >= max && last && leaseOrder(e.job, last.job) >= 0) continue
+      // Of two jobs of one group (an operator retried an old one beside a newer one) only the first may go.
+      const rival = e.job.group === undefined ? -1 : best.findIndex((b) => b.job.group === e.job.group)
+      if (rival >= 0) {
+        if (leaseOrder(e.job, best[rival]!.job) >= 0) continue
+        best.splice(rival, 1)
+      }
+      let at = best.length
+      while (at > 0 && leaseOrder(e.job, best[at - 1]!.job) < 0) at--
+      best.splice(at, 0, e)
+      if (best.length > max) best.pop()
+    }
+    return best
+  }
+
   const table: LeaseTable = {
     async lease(max, t) {
       const rows: LeasedRow[] = []
-      // In the lifecycle's lease order, as the SQL backends' ORDER BY not_before, id: a job the gateway stopped
-      // during its run goes first.
-      const due = [...waiting].flatMap((id) => liveEntry(id) ?? []).filter((e) => e.job.notBefore <= t).sort((a, b) => leaseOrder(a.job, b.job))
-      for (const e of due) {
-        if (rows.length >= max) break
-        if (!leasable(e.job, busy, t)) continue
+      // The first `max` leasable jobs in the lifecycle's lease order (as the SQL backends' ORDER BY turn,
+      // not_before, id: the keys of fair_by take turns, a job the gateway stopped during its run goes first), at
+      // most one of a group, picked in one walk of the queued jobs instead of sorting them all at every lease.
+      for (const e of firstLeasable(max, t)) {
         put(e, leased(e.job, t)) // a live entry whose job stays unfinished is changed in place
         e.token = String(++tokens)
         rows.push({ job: e.job, payload: e.payload ?? {}, token: e.token })
@@ -155,6 +176,25 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
       return newest
     },
     queued: () => records.queued,
+    turns(fairKey) {
+      // A walk of the queued and running jobs (never the finished ones): the memory backend keeps no index by
+      // turn, and its lease sorts the queued ones anyway.
+      let firstQueued: number | undefined
+      let lastRunning: number | undefined
+      let lastOfKey: number | undefined
+      for (const id of records.active) {
+        const turn = turnOf(liveEntry(id)?.job ?? {})
+        lastRunning = Math.max(lastRunning ?? turn, turn)
+      }
+      for (const id of waiting) {
+        const job = liveEntry(id)?.job
+        if (!job) continue
+        const turn = turnOf(job)
+        firstQueued = Math.min(firstQueued ?? turn, turn)
+        if (fairKey !== undefined && job.fairKey === fairKey) lastOfKey = Math.max(lastOfKey ?? turn, turn)
+      }
+      return { firstQueued, lastRunning, lastOfKey }
+    },
     purge(cutoff) {
       let n = 0
       for (const [id] of [...finishedAt]) {

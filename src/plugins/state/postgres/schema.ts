@@ -185,6 +185,14 @@ export const MIGRATIONS: readonly ((schema: string) => string)[] = [
       END IF;
     END
     $fn$;`,
+  // Fair turns (core/jobs/lifecycle/fairness.ts): the lease orders by turn first; the fairness key's last queued
+  // turn and the queue's first and last turns are read through these indexes when a job is stored. A job stored
+  // before this step has turn 0, the first round.
+  (s) => `
+    ALTER TABLE ${s}.jobs ADD COLUMN turn bigint NOT NULL DEFAULT 0, ADD COLUMN fair_key bytea;
+    CREATE INDEX jobs_turn_due ON ${s}.jobs (turn, not_before, id) WHERE state = 'queued';
+    CREATE INDEX jobs_turn_running ON ${s}.jobs (turn) WHERE state = 'running';
+    CREATE INDEX jobs_fair_key ON ${s}.jobs (fair_key, turn) WHERE state = 'queued' AND fair_key IS NOT NULL;`,
 ]
 
 /** A quoted schema identifier (`"name"`) as an SQL string literal of its name. */

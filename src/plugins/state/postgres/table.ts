@@ -22,7 +22,7 @@
  */
 import { createHash } from 'node:crypto'
 import type pg from 'pg'
-import { crashRecovery, leased, type AsyncJobStore, type AsyncJobTransaction, type JobRecord, type LeasedRow, type LeaseTable, type Recovery } from '../../../backend-kit/index.js'
+import { crashRecovery, leased, turnOf, type AsyncJobStore, type AsyncJobTransaction, type JobRecord, type LeasedRow, type LeaseTable, type Recovery } from '../../../backend-kit/index.js'
 import { addCommit, type BatchTransaction } from './add-commit.js'
 import { perTurn } from './turn-batch.js'
 
@@ -141,14 +141,16 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
         const lease = record.state === 'running' ? '' : ', token = NULL, owner = NULL, lease_until = NULL, processes = NULL'
         // A job queued again (a redelivery, an operator's retry) is news for every instance.
         const notify = record.state === 'queued' ? `, pg_notify('${channel}', '')` : ''
-        await c.query(`WITH w AS (UPDATE ${s}.jobs SET ${columns}${lease} WHERE id = $1) SELECT 1${notify}`, params(record))
+        // The turn changes only when a job is queued again (it takes a new one), which only `put` writes.
+        await c.query(`WITH w AS (UPDATE ${s}.jobs SET ${columns}, turn = $8${lease} WHERE id = $1) SELECT 1${notify}`, [...params(record), turnOf(record)])
       },
       async insert(record, payload) {
         const { rows } = await c.query<{ id: string }>({
           name: `${schema}.insert`,
-          text: `WITH i AS (INSERT INTO ${s}.jobs (record, state, not_before, grp, dedup_key, finished_at, received_at, payload)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id) SELECT id, pg_notify('${channel}', '') FROM i`,
-          values: [JSON.stringify(record), record.state, record.notBefore, keyColumn(record.group), keyColumn(record.dedupKey), record.finishedAt ?? null, record.receivedAt, payload],
+          text: `WITH i AS (INSERT INTO ${s}.jobs (record, state, not_before, grp, dedup_key, finished_at, received_at, payload, turn, fair_key)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id) SELECT id, pg_notify('${channel}', '') FROM i`,
+          values: [JSON.stringify(record), record.state, record.notBefore, keyColumn(record.group), keyColumn(record.dedupKey), record.finishedAt ?? null, record.receivedAt, payload,
+            turnOf(record), keyColumn(record.fairKey)],
         })
         return String(rows[0]!.id)
       },
@@ -172,6 +174,15 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
         // The counter row (migration 4), locked until the write commits: one write at a time counts the queue.
         const { rows } = await c.query<{ n: string }>({ name: `${schema}.queued`, text: `SELECT n FROM ${s}.counts WHERE name = 'queued' FOR UPDATE` })
         return Number(rows[0]?.n ?? 0)
+      },
+      async turns(fairKey) {
+        const { rows } = await c.query<{ first_queued: string | null; last_running: string | null; last_of_key: string | null }>(
+          `SELECT (SELECT min(turn) FROM ${s}.jobs WHERE state = 'queued') AS first_queued,
+                  (SELECT max(turn) FROM ${s}.jobs WHERE state = 'running') AS last_running,
+                  (SELECT max(turn) FROM ${s}.jobs WHERE fair_key = $1 AND state = 'queued') AS last_of_key`, [keyColumn(fairKey)],
+        )
+        const number = (value: string | null | undefined) => (value === null || value === undefined ? undefined : Number(value))
+        return { firstQueued: number(rows[0]?.first_queued), lastRunning: number(rows[0]?.last_running), lastOfKey: number(rows[0]?.last_of_key) }
       },
       async purge(cutoff) {
         const { rowCount } = await c.query(
@@ -219,12 +230,12 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
       // One row of parameters per job, not arrays: pg would escape every quote of each payload into an array
       // literal (a 25 KB payload is mostly quotes), which cost more CPU than the rest of the accept.
       const values = writing.flatMap((r) => [r.id, JSON.stringify(r.record), r.record.state, r.record.notBefore, keyColumn(r.record.group),
-        keyColumn(r.record.dedupKey), r.record.finishedAt ?? null, r.record.receivedAt, r.payload])
-      const tuples = writing.map((_, i) => `(${Array.from({ length: 9 }, (_, j) => `$${9 * i + j + 1}`).join(', ')})`).join(', ')
+        keyColumn(r.record.dedupKey), r.record.finishedAt ?? null, r.record.receivedAt, r.payload, turnOf(r.record), keyColumn(r.record.fairKey)])
+      const tuples = writing.map((_, i) => `(${Array.from({ length: 11 }, (_, j) => `$${11 * i + j + 1}`).join(', ')})`).join(', ')
       await c.query({
         // One prepared statement per number of rows (at most the batch's size).
         name: `${schema}.insert-${writing.length}`,
-        text: `WITH i AS (INSERT INTO ${s}.jobs (id, record, state, not_before, grp, dedup_key, finished_at, received_at, payload)
+        text: `WITH i AS (INSERT INTO ${s}.jobs (id, record, state, not_before, grp, dedup_key, finished_at, received_at, payload, turn, fair_key)
           VALUES ${tuples}) SELECT pg_notify('${channel}', '')`,
         values,
       })
@@ -234,9 +245,25 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
       await flush()
       return primitive(...args)
     }
+    // The turns of the batch's adds (the lifecycle's takeTurn): the queue's round read once per batch, a key's last
+    // queued turn once per key, then kept here as the batch inserts, so fairness costs no round trip per add.
+    let round: { firstQueued: number | undefined; lastRunning: number | undefined } | undefined
+    const lastOfKeys = new Map<string, number | undefined>()
+    // primitives() always reads turns (the kit's type keeps it optional for backends written before fair turns).
+    const readTurns = base.turns ?? (() => Promise.resolve({ firstQueued: undefined, lastRunning: undefined, lastOfKey: undefined }))
+    const turnsOf = async (fairKey: string | undefined) => {
+      const known = fairKey === undefined || lastOfKeys.has(fairKey)
+      if (round === undefined || !known) {
+        const seen = await after(readTurns)(fairKey)
+        round ??= { firstQueued: seen.firstQueued, lastRunning: seen.lastRunning }
+        if (fairKey !== undefined && !lastOfKeys.has(fairKey)) lastOfKeys.set(fairKey, seen.lastOfKey)
+      }
+      return { ...round, lastOfKey: fairKey === undefined ? undefined : lastOfKeys.get(fairKey) }
+    }
     return {
       get: after(base.get),
       members: after(base.members),
+      turns: turnsOf,
       newest: after(base.newest),
       purge: after(base.purge),
       holder: (key) => (read.has(key) ? Promise.resolve(held.get(key)) : after(base.holder)(key)),
@@ -245,6 +272,11 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
         return queued
       },
       async insert(record, payload) {
+        if (record.state === 'queued' && round !== undefined) {
+          const turn = turnOf(record)
+          round = { ...round, firstQueued: Math.min(round.firstQueued ?? turn, turn) }
+          if (record.fairKey !== undefined) lastOfKeys.set(record.fairKey, Math.max(lastOfKeys.get(record.fairKey) ?? turn, turn))
+        }
         const id = ids.shift()
         if (id === undefined) return after(base.insert)(record, payload)
         rows.push({ id, record, payload })
@@ -253,14 +285,18 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
       },
       async put(record) {
         await flush()
-        // A job queued again, or one leaving the queue: the triggers count it; read the count again when asked.
+        // A job queued again, or one leaving the queue: the triggers count it; read the count and turns again when asked.
         queued = undefined
+        round = undefined
+        lastOfKeys.clear()
         await base.put(record)
       },
       flush,
       rolledBack() {
         rows = []
         queued = undefined
+        round = undefined
+        lastOfKeys.clear()
       },
     }
   }
@@ -301,7 +337,7 @@ export function postgresTable(pool: pg.Pool, schema: string): PostgresTable {
       return transaction(async (c) => {
         const { rows } = await c.query<RecordRow & { payload: string }>(
           `SELECT id, record, payload FROM ${s}.jobs q WHERE state = 'queued' AND not_before <= $1 AND ${free}
-            ORDER BY not_before, id LIMIT $2 FOR UPDATE OF q SKIP LOCKED`, [now, max],
+            ORDER BY turn, not_before, id LIMIT $2 FOR UPDATE OF q SKIP LOCKED`, [now, max],
         )
         if (rows.length === 0) return []
         const due = rows.map((row) => ({ job: toRecord(row), payload: row.payload }))

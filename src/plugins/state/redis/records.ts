@@ -53,6 +53,10 @@ export interface JobData {
   /** The event's page and the GitHub webhook that delivered it, set when the job is accepted. */
   readonly link?: string | undefined
   readonly hook?: string | undefined
+  /** The fairness key and the start deadline, set when the job is accepted; the turn the lifecycle gave it. */
+  readonly fairKey?: string | undefined
+  readonly turn?: number | undefined
+  readonly startBy?: number | undefined
 }
 
 /** The BullMQ job type of every hookpilot job. */
@@ -76,7 +80,7 @@ export function newData(job: NewJob, now: number): JobData {
   return {
     route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, payload: encodePayload(job.payloadJson),
     receivedAt: job.receivedAt, stage: 'run', progress: 0, attempts: 0, notBefore: Math.max(now, job.runAt ?? now), updatedAt: now,
-    link: job.link, hook: job.hook,
+    link: job.link, hook: job.hook, fairKey: job.fairKey, turn: 0, startBy: job.startBy,
   }
 }
 
@@ -163,6 +167,9 @@ export function recordOf(job: BullJob, listed: JobState, mark: string | undefine
     runs: d.runs ?? (d.stage === 'run' ? d.attempts : 1),
     link: d.link,
     hook: d.hook,
+    fairKey: d.fairKey,
+    turn: d.turn ?? 0,
+    startBy: d.startBy,
   }
 }
 
@@ -177,6 +184,6 @@ export function dataOf(record: JobRecord, payload: string): JobData {
     attempts: record.attempts, notBefore: record.notBefore, lastError: record.lastError, updatedAt: record.updatedAt,
     finishedAt: record.finishedAt, outcome: record.state === 'skipped' || record.state === 'superseded' ? record.state : undefined,
     group: record.group, burstAt: record.burstAt, covers: record.covers, note: record.note, url: record.url,
-    runs: record.runs, link: record.link, hook: record.hook,
+    runs: record.runs, link: record.link, hook: record.hook, fairKey: record.fairKey, turn: record.turn, startBy: record.startBy,
   }
 }

@@ -196,7 +196,7 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
         if (open.lost) throw err
         return await later(job, token)
       }
-      outcome = await runTry(open, run)
+      outcome = await runTry(open, run, now())
     } finally {
       tries.delete(id)
     }

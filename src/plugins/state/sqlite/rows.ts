@@ -5,7 +5,7 @@ import type { JobState } from '../../../core/job-state.js'
 
 /** The columns of a job without its payload and lease (`state` is the job's state: skipped and superseded included). */
 export const RECORD_COLUMNS = `id, route, event, delivery_id, dedup_key, coalesce(outcome, state) AS state, stage, answer, progress, attempts,
-  not_before, last_error, received_at, updated_at, finished_at, grp, burst_at, covers, superseded_by, note, url, runs, link, hook`
+  not_before, last_error, received_at, updated_at, finished_at, grp, burst_at, covers, superseded_by, note, url, runs, link, hook, fair_key, turn, start_by`
 
 /** The SQL condition on the stored columns that selects jobs in each state (a skipped job is stored as done). */
 const STATE_IS: Readonly<Record<JobState, string>> = {
@@ -50,6 +50,9 @@ export interface JobRow {
   readonly runs: number
   readonly link: string | null
   readonly hook: string | null
+  readonly fair_key: string | null
+  readonly turn: number
+  readonly start_by: number | null
 }
 
 /** The record a row stands for. */
@@ -79,6 +82,9 @@ export function toRecord(row: JobRow): JobRecord {
     runs: row.runs,
     link: row.link ?? undefined,
     hook: row.hook ?? undefined,
+    fairKey: row.fair_key ?? undefined,
+    turn: row.turn,
+    startBy: row.start_by ?? undefined,
   }
 }
 
@@ -103,13 +109,14 @@ export function recordParams(job: JobRecord): Record<string, string | number | n
     note: job.note ?? null,
     url: job.url ?? null,
     runs: job.runs,
+    turn: job.turn ?? 0,
   }
 }
 
 /** The mutable columns of a record, as `SET` assignments of {@link recordParams}. */
 const SET_RECORD = `state = @state, outcome = @outcome, stage = @stage, answer = @answer, progress = @progress, attempts = @attempts,
   not_before = @not_before, last_error = @last_error, updated_at = @updated_at, finished_at = @finished_at, grp = @grp,
-  burst_at = @burst_at, covers = @covers, superseded_by = @superseded_by, note = @note, url = @url, runs = @runs`
+  burst_at = @burst_at, covers = @covers, superseded_by = @superseded_by, note = @note, url = @url, runs = @runs, turn = @turn`
 
 /** Writes a record's mutable columns and ends its lease (a job that is not running holds no lease). */
 export const UPDATE_RECORD = `UPDATE jobs SET ${SET_RECORD}, owner = NULL, lease_until = NULL, lease_token = NULL, processes = NULL

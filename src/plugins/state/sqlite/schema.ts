@@ -88,6 +88,16 @@ const MIGRATIONS: readonly string[] = [
      version INTEGER NOT NULL,
      expires_at INTEGER
    ) WITHOUT ROWID;`,
+  // Fair turns and a start deadline (core/jobs/lifecycle/fairness.ts, transitions.ts' expired): the fairness key
+  // and the deadline are set once when a job is accepted; the turn orders the lease. The indexes are partial (queued
+  // jobs only), so a lease removes one entry and an outcome none; the running jobs' highest turn is read through
+  // jobs_due (a few rows: at most the agents' slots). A job stored before this
+  // step has turn 0, the first round, as every job of a route without fair_by.
+  `ALTER TABLE jobs ADD COLUMN fair_key TEXT;
+   ALTER TABLE jobs ADD COLUMN turn INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE jobs ADD COLUMN start_by INTEGER;
+   CREATE INDEX jobs_turn ON jobs (turn, not_before) WHERE state = 'queued';
+   CREATE INDEX jobs_fair_key ON jobs (fair_key, turn) WHERE state = 'queued' AND fair_key IS NOT NULL;`,
 ]
 
 /** The schema version this code writes. */

@@ -60,13 +60,15 @@ export function sqliteTable(db: Db, writer: Writer, compress: (json: string) => 
   const free = `(q.grp IS NULL OR NOT EXISTS (SELECT 1 FROM jobs r WHERE r.grp = q.grp AND r.state = 'running'))`
   const nextDue = db.prepare<[], { at: number | null }>(`SELECT min(not_before) AS at FROM jobs q WHERE state = 'queued' AND ${free}`)
   const insert = db.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, received_at, state, outcome, stage, answer, progress,
-    attempts, not_before, last_error, updated_at, finished_at, grp, burst_at, covers, superseded_by, note, url, link, hook) VALUES (@route,
-    @event, @delivery_id, @dedup_key, @received_at, @state, @outcome, @stage, @answer, @progress, @attempts, @not_before, @last_error,
-    @updated_at, @finished_at, @grp, @burst_at, @covers, @superseded_by, @note, @url, @link, @hook)`)
+    attempts, not_before, last_error, updated_at, finished_at, grp, burst_at, covers, superseded_by, note, url, link, hook, fair_key, turn, start_by)
+    VALUES (@route, @event, @delivery_id, @dedup_key, @received_at, @state, @outcome, @stage, @answer, @progress, @attempts, @not_before,
+    @last_error, @updated_at, @finished_at, @grp, @burst_at, @covers, @superseded_by, @note, @url, @link, @hook, @fair_key, @turn, @start_by)`)
   const insertPayload = db.prepare<[number, Buffer]>('INSERT INTO payloads (job_id, brotli) VALUES (?, ?)')
   const payloadOf = db.prepare<[number], PayloadRow>('SELECT json, brotli FROM payloads WHERE job_id = ?')
+  // Walked in the lease order of the jobs_turn index (turn, not_before, then the rowid, of queued jobs), stopping at the
+  // LIMIT: left to itself the planner takes jobs_due for the range on not_before and sorts every due job.
   const due = db.prepare<[number, number], JobRow>(
-    `SELECT ${RECORD_COLUMNS} FROM jobs q WHERE state = 'queued' AND not_before <= ? AND ${free} ORDER BY not_before, id LIMIT ?`,
+    `SELECT ${RECORD_COLUMNS} FROM jobs q INDEXED BY jobs_turn WHERE state = 'queued' AND not_before <= ? AND ${free} ORDER BY turn, not_before, id LIMIT ?`,
   )
   const leasedBy = db.prepare<[number, string], JobRow>(
     `SELECT ${RECORD_COLUMNS} FROM jobs WHERE id = ? AND lease_token = ? AND state = 'running'`,
@@ -79,6 +81,12 @@ export function sqliteTable(db: Db, writer: Writer, compress: (json: string) => 
   )
   const groupNewest = db.prepare<[string], { id: number; received_at: number }>(
     'SELECT id, received_at FROM jobs WHERE grp = ? ORDER BY received_at DESC, id DESC LIMIT 1',
+  )
+  // The turns a new job takes its own from (the lifecycle's takeTurn): three reads of the turn indexes.
+  const turnsSeen = db.prepare<[string | null], { first_queued: number | null; last_running: number | null; last_of_key: number | null }>(
+    `SELECT (SELECT min(turn) FROM jobs INDEXED BY jobs_turn WHERE state = 'queued') AS first_queued,
+            (SELECT max(turn) FROM jobs WHERE state = 'running') AS last_running,
+            (SELECT max(turn) FROM jobs WHERE fair_key = ? AND state = 'queued') AS last_of_key`,
   )
   const writeLeased = db.prepare(UPDATE_LEASED)
   const writeLease = db.prepare(UPDATE_LEASE)
@@ -119,7 +127,8 @@ export function sqliteTable(db: Db, writer: Writer, compress: (json: string) => 
       const { id: _unassigned, ...columns } = recordParams(record)
       const result = insert.run({
         ...columns, route: record.route, event: record.event, delivery_id: record.deliveryId, dedup_key: record.dedupKey ?? null,
-        received_at: record.receivedAt, link: record.link ?? null, hook: record.hook ?? null,
+        received_at: record.receivedAt, link: record.link ?? null, hook: record.hook ?? null, fair_key: record.fairKey ?? null,
+        start_by: record.startBy ?? null,
       })
       const id = Number(result.lastInsertRowid)
       insertPayload.run(id, payload.brotli)
@@ -137,6 +146,10 @@ export function sqliteTable(db: Db, writer: Writer, compress: (json: string) => 
       return row && { id: String(row.id), receivedAt: row.received_at }
     },
     queued: () => countQueued.get()?.n ?? 0,
+    turns(fairKey) {
+      const row = turnsSeen.get(fairKey ?? null)
+      return { firstQueued: row?.first_queued ?? undefined, lastRunning: row?.last_running ?? undefined, lastOfKey: row?.last_of_key ?? undefined }
+    },
     purge: (cutoff) => deleteFinished.run(cutoff.doneBefore, cutoff.failedBefore).changes,
   }
 

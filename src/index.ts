@@ -106,7 +106,7 @@ export { definePlugin } from './core/plugin-api/plugin.js'
 export type { GatewayEvents, GatewayEventMap } from './core/events.js'
 export type {
   Source, Verifier, RawRequest, VerifyResult, WebhookEvent, EventFilter, RateLimiter, RateDecision, AgentRunner, AgentInput, AgentContext,
-  AgentResult, DeliveryTarget, DeliveryContext, DeliveryReceipt, AgentAnswer, Route, Clock, Logger, JsonObject,
+  AgentResult, DeliveryTarget, DeliveryContext, DeliveryReceipt, AgentAnswer, Route, Clock, Logger, JsonObject, RunUsage, UsageBound,
 } from './core/types.js'
 export type { StateBackend } from './core/jobs/lifecycle/state-backend.js'
 export { integer, boolean, text, textList, nonBlank, idText } from './core/config/schema-kit.js'

@@ -3,6 +3,7 @@
  * account it runs as, and what its startup check found.
  */
 import type { JsonObject, PluginContext } from './context-types.js'
+import type { RunUsage, UsageBound } from './usage.js'
 
 /**
  * The prompt split by who wrote it. `instructions` is the operator's text (the skill and the route's template,
@@ -29,10 +30,18 @@ export interface AgentInput {
  * The outcome of one agent run. A failure is tried again on `agent.retry`'s schedule unless the runner marks it
  * `retryable: false`: what another try cannot fix (a program that is not installed, a rejected API key, an
  * answer past `max_output_bytes`). `retryAfterMs` is the wait the model API asked for (its `Retry-After`).
+ * `usage` is what the run used (tokens, and a cost where the agent knows it), a failed run's too: it is stored
+ * with the job, counted in the metrics and charged to the budgets.
  */
 export type AgentResult =
-  | { readonly ok: true; readonly text: string }
-  | { readonly ok: false; readonly reason: string; readonly retryable?: boolean | undefined; readonly retryAfterMs?: number | undefined }
+  | { readonly ok: true; readonly text: string; readonly usage?: RunUsage | undefined }
+  | {
+      readonly ok: false
+      readonly reason: string
+      readonly retryable?: boolean | undefined
+      readonly retryAfterMs?: number | undefined
+      readonly usage?: RunUsage | undefined
+    }
 
 /** What an agent run receives besides its input. */
 export interface AgentContext extends PluginContext {
@@ -78,6 +87,11 @@ export interface AgentRunner {
    * `serve`, `createGateway` and `hookpilot check` before any webhook is taken.
    */
   preflight?(): Promise<readonly StartupFinding[]>
+  /**
+   * The largest cost one run can reach, where the runner bounds it (the command runner reads claude's
+   * `--max-budget-usd`): a budget reserves this much for the run instead of `costs.budgets.reserve_*`.
+   */
+  readonly maxUsage?: UsageBound | undefined
   run(input: AgentInput, ctx: AgentContext): Promise<AgentResult>
 }
 

@@ -13,6 +13,7 @@ export type {
   PromptParts, StartupFinding,
 } from './agent-types.js'
 export type { AgentAnswer, DeliveryContext, DeliveryReceipt, DeliveryTarget } from './delivery-types.js'
+export type { RunUsage, UsageBound } from './usage.js'
 
 /** A request as the pipeline sees it: transport-free, headers lower-cased, the body as raw bytes. */
 export interface RawRequest {

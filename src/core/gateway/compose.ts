@@ -21,6 +21,8 @@ import { createBodyBudget, type BodyBudget } from '../http/body-budget.js'
 import { clientAddressResolver } from '../http/client-address.js'
 import { createFlow, type Flow } from '../http/flow.js'
 import { createDispatcher, workerOf } from '../dispatch/dispatcher.js'
+import { priceTable } from '../config/costs-schema.js'
+import { budgetRules, createBudgets, type Budgets } from '../dispatch/budgets.js'
 import { scheduleOf } from '../jobs/lifecycle/retry-schedule.js'
 import type { StateBackend } from '../jobs/lifecycle/state-backend.js'
 import { createLogger } from '../log/logger.js'
@@ -296,6 +298,10 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
     agentRetry: scheduleOf(config.agent.retry),
     events,
     redact: secrets.redact,
+    prices: priceTable(config.costs),
+    budgets: budgets(config, state),
+    whenExceeded: config.costs.budgets?.when_exceeded,
+    notes: state.notes,
   })
   // A plugin that gives the agent credentials of its job's own (a GitHub App's installation token) needs the
   // job at run time: each leased job's environment is made from them.
@@ -333,4 +339,17 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
       closing = true
     },
   }
+}
+
+/**
+ * The budgets `costs.budgets` sets, over the state store's notes, where every instance on the store sees every
+ * other's reservations; undefined when none is set. A backend without notes cannot keep them: refused.
+ */
+function budgets(config: HookpilotConfig, state: StateBackend): Budgets | undefined {
+  const rules = budgetRules(config.costs, config.agent.timeout_seconds * 1000)
+  if (rules === undefined) return undefined
+  if (state.notes === undefined) {
+    throw new ConfigError([{ path: 'costs.budgets', message: `the state backend (state.driver: ${config.state.driver}) keeps no notes, where budgets keep their spend: use sqlite or memory, or remove costs.budgets` }])
+  }
+  return createBudgets(state.notes, rules)
 }

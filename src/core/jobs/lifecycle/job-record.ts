@@ -4,6 +4,7 @@
  */
 import type { JobState } from '../../job-state.js'
 import type { JsonObject } from '../../types.js'
+import type { RunUsage } from '../../usage.js'
 
 /**
  * A route's concurrency group for one event (the route's `concurrency`, with its key rendered from the payload):
@@ -87,4 +88,6 @@ export interface JobRecord {
   readonly link: string | undefined
   /** The GitHub webhook that delivered the event (see {@link NewJob.hook}); never changes. */
   readonly hook: string | undefined
+  /** What the job's agent runs used in all (tokens, cost), every run that reported it added; undefined before any did. */
+  readonly usage: RunUsage | undefined
 }

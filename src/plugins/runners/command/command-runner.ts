@@ -4,6 +4,7 @@ import { runEnvironment } from '../../../core/agents/setup/agent-environment.js'
 import { inRunFolder } from '../../../core/agents/run-folder.js'
 import { runProcess } from '../../../core/agents/run-process.js'
 import { failureReason, retryableFailure } from './failure.js'
+import { readOutput, type AgentOutput } from './agent-output.js'
 
 /** Options of {@link commandAgent}. */
 export interface CommandAgentOptions {
@@ -23,6 +24,13 @@ export interface CommandAgentOptions {
   readonly sandbox?: AgentSandbox | undefined
   /** Time the program gets to exit after SIGTERM before SIGKILL. Defaults to 2,000 ms. */
   readonly killGraceMs?: number | undefined
+  /**
+   * How stdout is read (`agent.output`): `text` (the answer itself, the default), `claude-json` (`claude -p
+   * --output-format json`) or `codex-jsonl` (`codex exec --json`), which also report what the run used.
+   */
+  readonly output?: AgentOutput | undefined
+  /** The model the CLI runs (`agent.model`), for the price table and the model limits when its output names none. */
+  readonly model?: string | undefined
 }
 
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024
@@ -49,6 +57,7 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
   }
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
   const argv = [...command] // a later change to the caller's array must not change what runs
+  const output = options.output ?? 'text'
 
   return {
     name: 'command',
@@ -76,9 +85,10 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
         ms: Date.now() - started,
       })
       const reason = failureReason(result, { program, timeoutMs, maxOutputBytes })
-      if (reason !== undefined) return { ok: false, reason, retryable: retryableFailure(result) }
-      // Programs end their output with a newline; the answer is the text, not the terminal convention.
-      return { ok: true, text: result.stdout.replace(/(?:\r?\n)+$/, '') }
+      // A CLI that failed may still have printed what it used (claude's JSON on an error exit): it is counted.
+      const read = readOutput(result.stdout, output, options.model)
+      if (reason !== undefined) return { ok: false, reason, retryable: retryableFailure(result), usage: read.usage }
+      return read
     },
   }
 }

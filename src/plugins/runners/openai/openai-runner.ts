@@ -5,6 +5,7 @@ import type { AgentInput, AgentResult, AgentRunner, AgentContext, AgentSandbox }
 import { openingMessages } from './messages.js'
 import { allowList, runCommand, runCommandTool, type CommandPolicy } from './run-command.js'
 import { modelClient, type ChatMessage, type ToolCall } from './wire.js'
+import { addUsage, type RunUsage } from '../../../core/usage.js'
 
 /** Options of {@link openaiAgent} (`agent:` with `runner: openai`). */
 export interface OpenaiAgentOptions {
@@ -86,12 +87,14 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
   const complete = modelClient({ baseUrl: options.baseUrl ?? '', apiKey: options.apiKey, fetch: options.fetch, maxResponseBytes: 6 * maxOutputBytes + 65_536 })
   const tools = allow.length === 0 ? {} : { tools: [runCommandTool(allow)] }
 
-  async function loop(input: AgentInput, ctx: AgentContext, signal: AbortSignal, cwd: string | undefined): Promise<AgentResult> {
+  async function loop(input: AgentInput, ctx: AgentContext, signal: AbortSignal, cwd: string | undefined, spent: Spent): Promise<AgentResult> {
     const messages: ChatMessage[] = openingMessages(input, options.system, allow)
     const fields = { route: input.route, delivery: input.deliveryId }
     for (let step = 1; step <= maxSteps; step++) {
       ctx.log.debug('model call', { ...fields, step, model })
       const reply = await complete({ model, messages, ...tools }, signal)
+      // Every call the API counted is added up, the failed run's too: its tokens were billed all the same.
+      if (reply.usage !== undefined) spent.usage = addUsage(spent.usage, { ...reply.usage, model }) // the configured name: the one costs.prices and costs.model_limits use
       if (!reply.ok) return reply
       const calls = reply.message.tool_calls ?? []
       if (calls.length === 0) {
@@ -140,16 +143,23 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
       if (ctx.signal.aborted) return { ok: false, reason: 'aborted before the run started' }
       const timeout = AbortSignal.timeout(timeoutMs)
       const signal = AbortSignal.any([ctx.signal, timeout])
+      const spent: Spent = { usage: undefined }
+      const withUsage = (result: AgentResult): AgentResult => (spent.usage === undefined ? result : { ...result, usage: spent.usage })
       try {
         // Sandboxed, the run's commands share a folder of their own, which no other job's agent can see.
-        return await inRunFolder(policy.sandbox, policy.cwd, policy.runAs, (cwd) => loop(input, ctx, signal, cwd))
+        return withUsage(await inRunFolder(policy.sandbox, policy.cwd, policy.runAs, (cwd) => loop(input, ctx, signal, cwd, spent)))
       } catch (error) {
         if (!signal.aborted) throw error
         const timedOut = timeout.aborted || (ctx.signal.reason as Error | undefined)?.name === 'TimeoutError'
-        return { ok: false, reason: timedOut ? `timed out after ${timeoutMs} ms (agent.timeout_seconds)` : 'aborted: the run was cancelled' }
+        return withUsage({ ok: false, reason: timedOut ? `timed out after ${timeoutMs} ms (agent.timeout_seconds)` : 'aborted: the run was cancelled' })
       }
     },
   }
+}
+
+/** What a run's model calls used so far: kept outside the loop, so a run cut off by a timeout still reports it. */
+interface Spent {
+  usage: RunUsage | undefined
 }
 
 function checkOptions(options: OpenaiAgentOptions): void {

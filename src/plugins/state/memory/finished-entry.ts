@@ -8,6 +8,7 @@
 import type { JobRecord, JobStage } from '../../../core/jobs/lifecycle/job-record.js'
 import type { JobState } from '../../../core/job-state.js'
 import type { JsonObject } from '../../../core/types.js'
+import type { RunUsage } from '../../../core/usage.js'
 
 /** The fields of a finished record that are usually unset, kept apart (and only when one is set). */
 interface Rare {
@@ -18,13 +19,14 @@ interface Rare {
   readonly supersededBy: string | undefined
   readonly note: string | undefined
   readonly url: string | undefined
+  readonly usage: RunUsage | undefined
 }
 
 /** Every field of a record, in the order the lifecycle writes them: a record read back has the same keys in that order. */
 const FIELDS = [
   'id', 'route', 'event', 'deliveryId', 'dedupKey', 'state', 'stage', 'answer', 'progress', 'attempts', 'notBefore', 'lastError',
   'receivedAt', 'updatedAt', 'finishedAt', 'group', 'burstAt', 'covers', 'supersededBy', 'note', 'url', 'runs',
-  'link', 'hook',
+  'link', 'hook', 'usage',
 ] as const satisfies ReadonlyArray<keyof JobRecord>
 // A field added to JobRecord and not kept here fails the build, not a read.
 type Unkept = Exclude<keyof JobRecord, (typeof FIELDS)[number]>
@@ -107,9 +109,9 @@ export class FinishedEntry {
     this.#received = at - job.receivedAt
     this.#updated = at - job.updatedAt
     this.#notBefore = at - job.notBefore
-    const { answer, lastError, group, burstAt, supersededBy, note, url } = job
-    const rare = [answer, lastError, group, burstAt, supersededBy, note, url].some((v) => v !== undefined)
-    this.#rare = rare ? { answer, lastError, group, burstAt, supersededBy, note, url } : undefined
+    const { answer, lastError, group, burstAt, supersededBy, note, url, usage } = job
+    const rare = [answer, lastError, group, burstAt, supersededBy, note, url, usage].some((v) => v !== undefined)
+    this.#rare = rare ? { answer, lastError, group, burstAt, supersededBy, note, url, usage } : undefined
     this.#link = job.link
     this.#hook = job.hook
     this.payload = payload
@@ -124,7 +126,7 @@ export class FinishedEntry {
       stage: this.#stage, answer: rare?.answer, progress: this.#progress, attempts: this.#attempts, notBefore: at - this.#notBefore,
       lastError: rare?.lastError, receivedAt: at - this.#received, updatedAt: at - this.#updated, finishedAt: at, group: rare?.group,
       burstAt: rare?.burstAt, covers: this.#covers, supersededBy: rare?.supersededBy, note: rare?.note, url: rare?.url, runs: this.#runs,
-      link: this.#link, hook: this.#hook,
+      link: this.#link, hook: this.#hook, usage: rare?.usage,
     }
   }
 }

@@ -12,6 +12,7 @@ import type { JobRecord, JobStage, NewJob } from '../../../core/jobs/lifecycle/j
 import type { JobState } from '../../../core/job-state.js'
 import { isFinal } from '../../../core/jobs/lifecycle/transitions.js'
 import type { JsonObject } from '../../../core/types.js'
+import { usageOf, type RunUsage } from '../../../core/usage.js'
 import { compressJson, decompressJson } from '../compress-json.js'
 import type { Keys } from './keys.js'
 
@@ -53,6 +54,8 @@ export interface JobData {
   /** The event's page and the GitHub webhook that delivered it, set when the job is accepted. */
   readonly link?: string | undefined
   readonly hook?: string | undefined
+  /** What the job's agent runs used (core/usage.ts); absent before any run reported it. */
+  readonly usage?: RunUsage | undefined
 }
 
 /** The BullMQ job type of every hookpilot job. */
@@ -163,6 +166,7 @@ export function recordOf(job: BullJob, listed: JobState, mark: string | undefine
     runs: d.runs ?? (d.stage === 'run' ? d.attempts : 1),
     link: d.link,
     hook: d.hook,
+    usage: usageOf(d.usage),
   }
 }
 
@@ -177,6 +181,6 @@ export function dataOf(record: JobRecord, payload: string): JobData {
     attempts: record.attempts, notBefore: record.notBefore, lastError: record.lastError, updatedAt: record.updatedAt,
     finishedAt: record.finishedAt, outcome: record.state === 'skipped' || record.state === 'superseded' ? record.state : undefined,
     group: record.group, burstAt: record.burstAt, covers: record.covers, note: record.note, url: record.url,
-    runs: record.runs, link: record.link, hook: record.hook,
+    runs: record.runs, link: record.link, hook: record.hook, usage: record.usage,
   }
 }

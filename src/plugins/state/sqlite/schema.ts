@@ -88,6 +88,8 @@ const MIGRATIONS: readonly string[] = [
      version INTEGER NOT NULL,
      expires_at INTEGER
    ) WITHOUT ROWID;`,
+  // What the job's agent runs used (tokens, cost), as the JSON of a RunUsage; NULL before any run reported it.
+  `ALTER TABLE jobs ADD COLUMN usage TEXT;`,
 ]
 
 /** The schema version this code writes. */

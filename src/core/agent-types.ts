@@ -56,6 +56,26 @@ export interface AgentContext extends PluginContext {
    * plugins' {@link AgentEnvironmentSource}s. A runner that starts programs applies it with `runEnvironment`.
    */
   readonly env?: AgentEnvironment | undefined
+  /**
+   * The model API's limits shared by every run of every instance (`costs.model_limits`): a runner that calls a
+   * model API takes a turn before each call, reports what the call used beyond its booking, and slows the
+   * model down on a `429` instead of failing. Absent when no limit is configured.
+   */
+  readonly modelLimits?: ModelLimits | undefined
+}
+
+/** The model API's limits, per model, as a run's calls take their turns. */
+export interface ModelLimits {
+  /** Whether `model` has a limit at all. */
+  limited(model: string): boolean
+  /** How long before `model` has room for a request (0: now), booking nothing. */
+  wait(model: string): Promise<number>
+  /** Books the next slot of `model` for a request of about `tokens` tokens and waits for it (rejects once `signal` aborts). */
+  take(model: string, tokens: number, signal: AbortSignal): Promise<void>
+  /** Books the tokens a call used beyond its estimate (negative: fewer). */
+  used(model: string, extraTokens: number): Promise<void>
+  /** The API answered `429` asking to wait `retryAfterMs`: no run sends to `model` before then. */
+  slowDown(model: string, retryAfterMs: number): Promise<void>
 }
 
 /** Variables to set for one agent run (`null`: remove the variable the runner's environment holds). */
@@ -92,6 +112,11 @@ export interface AgentRunner {
    * `--max-budget-usd`): a budget reserves this much for the run instead of `costs.budgets.reserve_*`.
    */
   readonly maxUsage?: UsageBound | undefined
+  /**
+   * The model the runner sends to, where it knows it (`agent.model`): a run of a model whose limit
+   * (`costs.model_limits`) has no room waits in the queue instead of starting.
+   */
+  readonly model?: string | undefined
   run(input: AgentInput, ctx: AgentContext): Promise<AgentResult>
 }
 

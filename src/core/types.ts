@@ -10,7 +10,7 @@ export type { Clock, JsonObject, JsonValue, LogFields, Logger, PluginContext } f
 export type { OverLimit, Route, RouteConcurrency } from './route-types.js'
 export type {
   AgentContext, AgentEnvironment, AgentEnvironmentSource, AgentInput, AgentJob, AgentResult, AgentRunner, AgentSandbox, AgentUser,
-  PromptParts, StartupFinding,
+  ModelLimits, PromptParts, StartupFinding,
 } from './agent-types.js'
 export type { AgentAnswer, DeliveryContext, DeliveryReceipt, DeliveryTarget } from './delivery-types.js'
 export type { RunUsage, UsageBound } from './usage.js'

@@ -18,7 +18,7 @@ import { priced, usageOf, usageText, type PriceTable, type RunUsage } from '../u
 import type { Budgets, Refusal, Reservation } from './budgets.js'
 import { budgetSubjects } from './budget-subjects.js'
 import type { NoteStore } from '../jobs/lifecycle/notes.js'
-import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, LogFields, Logger, Route, AgentContext } from '../types.js'
+import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, LogFields, Logger, Route, AgentContext, ModelLimits } from '../types.js'
 
 /** What the dispatcher is composed of. */
 export interface DispatcherParts {
@@ -54,6 +54,8 @@ export interface DispatcherParts {
   readonly whenExceeded?: 'skip' | 'wait' | undefined
   /** Where a budget's refusal is remembered per pull request, so it is posted once (the state store's notes). */
   readonly notes?: NoteStore | undefined
+  /** `costs.model_limits`: a run starts only when its model has room soon; each call of the run takes its turn. */
+  readonly modelLimits?: ModelLimits | undefined
 }
 
 type Fields = Readonly<Record<string, string>>
@@ -144,6 +146,15 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     } catch (err) {
       return fail(fields, 'agent run failed', `cannot build the prompt: ${messageOf(err)}`)
     }
+    // A model whose limit has no room for a while: the job waits for it in the queue, not in a worker slot.
+    const limits = parts.modelLimits
+    if (limits !== undefined && runner.model !== undefined && limits.limited(runner.model)) {
+      const wait = await limits.wait(runner.model).catch(() => 0)
+      if (wait > IN_RUN_WAIT_MS) {
+        log.info('the model API\'s limit has no room yet: the job waits in the queue', { ...fields, model: runner.model, wait_ms: Math.round(wait) })
+        return { kind: 'wait', at: clock() + wait, reason: `waiting for the model API's limit (costs.model_limits.${runner.model})` }
+      }
+    }
     // The budgets are asked here, at the lease, never on the request path: the 202 paid for nothing.
     let reservation: Reservation | undefined
     if (parts.budgets !== undefined) {
@@ -171,7 +182,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
       run.abort(new DOMException('The agent run timed out', 'TimeoutError'))
     }, timeoutMs)
     const input = { prompt: built.prompt, parts: built.parts, route: route.name, event: job.event, deliveryId: job.deliveryId }
-    const ctx: AgentContext = { signal: run.signal, log, onSpawn: (pid: number) => leased.recordProcess(pid) }
+    const ctx: AgentContext = { signal: run.signal, log, onSpawn: (pid: number) => leased.recordProcess(pid), modelLimits: limits }
     // Through a promise even for a plain-object runner whose run() throws before returning one.
     const started = performance.now()
     const result = await Promise.resolve()
@@ -375,6 +386,8 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
   return { dispatch, maxRuns: Math.max(MAX_RUNS, agentRetry.attempts), ended }
 }
 
+/** A wait for the model's limit up to this long is waited out in the run; a longer one in the queue. */
+const IN_RUN_WAIT_MS = 2_000
 /** How long a try waits when the budgets' store could not be asked. */
 const BUDGET_STORE_WAIT_MS = 30_000
 /** How long a pull request's budget notice is remembered: about as long as its budget note. */

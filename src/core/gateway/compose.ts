@@ -23,6 +23,8 @@ import { createFlow, type Flow } from '../http/flow.js'
 import { createDispatcher, workerOf } from '../dispatch/dispatcher.js'
 import { priceTable } from '../config/costs-schema.js'
 import { budgetRules, createBudgets, type Budgets } from '../dispatch/budgets.js'
+import { createModelLimits } from '../dispatch/model-limits.js'
+import type { ModelLimits } from '../types.js'
 import { scheduleOf } from '../jobs/lifecycle/retry-schedule.js'
 import type { StateBackend } from '../jobs/lifecycle/state-backend.js'
 import { createLogger } from '../log/logger.js'
@@ -271,6 +273,16 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
   // The level already says it is a warning: a `WARNING:` prefix read `WARN  WARNING: ...`.
   for (const warning of warnings) log.warn(warning)
   const events = createEvents(log)
+  // Budgets and model limits live in the store's notes: a backend without them is refused before anything opens.
+  let budgetBook: Budgets | undefined
+  let limits: ModelLimits | undefined
+  try {
+    budgetBook = budgets(config, state)
+    limits = modelLimits(config, state, clock)
+  } catch (err) {
+    await scope.dispose()
+    throw err
+  }
   // The state backend opens first (a bad state.path stops the start with what to change), then the plugins
   // that hold resources of their own; closing runs them in the reverse order, then disposes shared resources.
   const lifecycle = await startAll([state, ...plugins.filter((p) => p.state !== state)], log).catch(async (err: unknown) => {
@@ -299,9 +311,10 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
     events,
     redact: secrets.redact,
     prices: priceTable(config.costs),
-    budgets: budgets(config, state),
+    budgets: budgetBook,
     whenExceeded: config.costs.budgets?.when_exceeded,
     notes: state.notes,
+    modelLimits: limits,
   })
   // A plugin that gives the agent credentials of its job's own (a GitHub App's installation token) needs the
   // job at run time: each leased job's environment is made from them.
@@ -352,4 +365,18 @@ function budgets(config: HookpilotConfig, state: StateBackend): Budgets | undefi
     throw new ConfigError([{ path: 'costs.budgets', message: `the state backend (state.driver: ${config.state.driver}) keeps no notes, where budgets keep their spend: use sqlite or memory, or remove costs.budgets` }])
   }
   return createBudgets(state.notes, rules)
+}
+
+/**
+ * The model API's limits `costs.model_limits` sets, paced in the state store's notes so that every instance on
+ * the store keeps them together; undefined when none is set. A backend without notes cannot: refused.
+ */
+function modelLimits(config: HookpilotConfig, state: StateBackend, clock: Clock): ModelLimits | undefined {
+  const entries = Object.entries(config.costs.model_limits)
+  if (entries.length === 0) return undefined
+  if (state.notes === undefined) {
+    throw new ConfigError([{ path: 'costs.model_limits', message: `the state backend (state.driver: ${config.state.driver}) keeps no notes, where the limits are paced: use sqlite or memory, or remove costs.model_limits` }])
+  }
+  const limits = Object.fromEntries(entries.map(([model, l]) => [model, { requestsPerWindow: l.requests_per_minute, tokensPerWindow: l.tokens_per_minute, windowMs: l.window_seconds * 1000 }]))
+  return createModelLimits(state.notes, limits, clock)
 }

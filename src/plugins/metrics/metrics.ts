@@ -73,6 +73,10 @@ export function gatewayMetrics(options: MetricsOptions = {}): GatewayMetrics {
     name: 'hookpilot_agent_cost_usd_total', help: 'What agent runs cost in US dollars (reported by the agent, or priced from costs.prices), by route and model.',
     labelNames: ['route', 'model'], registers: [registry],
   })
+  const budgetRefusals = new Counter({
+    name: 'hookpilot_budget_refusals_total', help: 'Runs a budget had no room for, by route and budget (pull_request, repository_day, installation_month).',
+    labelNames: ['route', 'budget'], registers: [registry],
+  })
   const storeErrors = new Counter({ name: 'hookpilot_store_errors_total', help: 'Writes the state store refused on the request path.', registers: [registry] })
   const models = boundedLabels(MAX_MODELS)
   let state: StateBackend | undefined
@@ -103,6 +107,7 @@ export function gatewayMetrics(options: MetricsOptions = {}): GatewayMetrics {
         if (e.cachedTokens > 0) tokens.inc({ route: e.route, model, kind: 'cached' }, e.cachedTokens)
         if (e.costUsd !== undefined) cost.inc({ route: e.route, model }, e.costUsd)
       })
+      events.on('budgetRefused', (e) => budgetRefusals.inc({ route: e.route, budget: e.budget }))
       events.on('delivery', (e) => deliveries.inc({ target: e.target, outcome: e.outcome }))
       events.on('storeError', () => storeErrors.inc())
       events.on('jobFinished', (e) => finished.inc({ route: e.route, outcome: e.outcome }))

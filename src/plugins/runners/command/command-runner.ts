@@ -59,8 +59,13 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
   const argv = [...command] // a later change to the caller's array must not change what runs
   const output = options.output ?? 'text'
 
+  const maxUsd = maxBudgetUsd(argv)
   return {
     name: 'command',
+    // claude's own cap on a run's spend: a budget reserves it instead of costs.budgets.reserve_usd.
+    ...(maxUsd === undefined ? {} : { maxUsage: { usd: maxUsd } }),
+    // The CLI calls the model API itself: its runs start only while the model's limit has room (costs.model_limits).
+    ...(options.model === undefined ? {} : { model: options.model }),
     async run(input, ctx) {
       if (ctx.signal.aborted) return { ok: false, reason: 'aborted before the run started' }
       const started = Date.now()
@@ -91,4 +96,15 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
       return read
     },
   }
+}
+
+/** The dollars `--max-budget-usd` caps a claude run at (`--max-budget-usd 0.50` or `--max-budget-usd=0.50`), if the command sets it. */
+function maxBudgetUsd(argv: readonly string[]): number | undefined {
+  for (const [i, arg] of argv.entries()) {
+    const value = arg === '--max-budget-usd' ? argv[i + 1] : arg.startsWith('--max-budget-usd=') ? arg.slice('--max-budget-usd='.length) : undefined
+    if (value === undefined) continue
+    const usd = Number(value)
+    if (Number.isFinite(usd) && usd >= 0) return usd
+  }
+  return undefined
 }

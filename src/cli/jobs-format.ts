@@ -8,6 +8,7 @@ import type { ReasonGroup } from '../core/jobs/views/reason-groups.js'
 import type { JobRecord } from '../core/jobs/lifecycle/job-record.js'
 import { spoken, type RetrySchedule } from '../core/jobs/lifecycle/retry-schedule.js'
 import { printable } from '../core/log/printable.js'
+import { usageText } from '../core/usage.js'
 import { watchOf } from '../plugins/sources/market/watch-route.js'
 
 /** What `jobs show` knows besides the record: the configuration's retry schedules, and the time. */
@@ -54,6 +55,8 @@ export function formatJob(job: JobRecord, context: ShowContext = {}): string {
     ['tries', ofAll(job.attempts)],
     // Every start of the agent, a run a crash cut off included: `tries` counts only the current stage's.
     ['agent runs', String(job.runs)],
+    // Every run that reported it, added up (a failed run's tokens too): docs/costs.md.
+    ['usage', job.usage === undefined ? undefined : usageText(job.usage)],
     ['received', iso(job.receivedAt)],
     ['updated', iso(job.updatedAt)],
     ['finished', job.finishedAt === undefined ? undefined : iso(job.finishedAt)],

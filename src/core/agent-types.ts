@@ -3,6 +3,7 @@
  * account it runs as, and what its startup check found.
  */
 import type { JsonObject, PluginContext } from './context-types.js'
+import type { RunUsage, UsageBound } from './usage.js'
 
 /**
  * The prompt split by who wrote it. `instructions` is the operator's text (the skill and the route's template,
@@ -34,10 +35,18 @@ export interface AgentInput {
  * The outcome of one agent run. A failure is tried again on `agent.retry`'s schedule unless the runner marks it
  * `retryable: false`: what another try cannot fix (a program that is not installed, a rejected API key, an
  * answer past `max_output_bytes`). `retryAfterMs` is the wait the model API asked for (its `Retry-After`).
+ * `usage` is what the run used (tokens, and a cost where the agent knows it), a failed run's too: it is stored
+ * with the job, counted in the metrics and charged to the budgets.
  */
 export type AgentResult =
-  | { readonly ok: true; readonly text: string }
-  | { readonly ok: false; readonly reason: string; readonly retryable?: boolean | undefined; readonly retryAfterMs?: number | undefined }
+  | { readonly ok: true; readonly text: string; readonly usage?: RunUsage | undefined }
+  | {
+      readonly ok: false
+      readonly reason: string
+      readonly retryable?: boolean | undefined
+      readonly retryAfterMs?: number | undefined
+      readonly usage?: RunUsage | undefined
+    }
 
 /** What an agent run receives besides its input. */
 export interface AgentContext extends PluginContext {
@@ -52,6 +61,26 @@ export interface AgentContext extends PluginContext {
    * plugins' {@link AgentEnvironmentSource}s. A runner that starts programs applies it with `runEnvironment`.
    */
   readonly env?: AgentEnvironment | undefined
+  /**
+   * The model API's limits shared by every run of every instance (`costs.model_limits`): a runner that calls a
+   * model API takes a turn before each call, reports what the call used beyond its booking, and slows the
+   * model down on a `429` instead of failing. Absent when no limit is configured.
+   */
+  readonly modelLimits?: ModelLimits | undefined
+}
+
+/** The model API's limits, per model, as a run's calls take their turns. */
+export interface ModelLimits {
+  /** Whether `model` has a limit at all. */
+  limited(model: string): boolean
+  /** How long before `model` has room for a request (0: now), booking nothing. */
+  wait(model: string): Promise<number>
+  /** Books the next slot of `model` for a request of about `tokens` tokens and waits for it (rejects once `signal` aborts). */
+  take(model: string, tokens: number, signal: AbortSignal): Promise<void>
+  /** Books the tokens a call used beyond its estimate (negative: fewer). */
+  used(model: string, extraTokens: number): Promise<void>
+  /** The API answered `429` asking to wait `retryAfterMs`: no run sends to `model` before then. */
+  slowDown(model: string, retryAfterMs: number): Promise<void>
 }
 
 /** Variables to set for one agent run (`null`: remove the variable the runner's environment holds). */
@@ -83,6 +112,16 @@ export interface AgentRunner {
    * `serve`, `createGateway` and `hookpilot check` before any webhook is taken.
    */
   preflight?(): Promise<readonly StartupFinding[]>
+  /**
+   * The largest cost one run can reach, where the runner bounds it (the command runner reads claude's
+   * `--max-budget-usd`): a budget reserves this much for the run instead of `costs.budgets.reserve_*`.
+   */
+  readonly maxUsage?: UsageBound | undefined
+  /**
+   * The model the runner sends to, where it knows it (`agent.model`): a run of a model whose limit
+   * (`costs.model_limits`) has no room waits in the queue instead of starting.
+   */
+  readonly model?: string | undefined
   run(input: AgentInput, ctx: AgentContext): Promise<AgentResult>
 }
 

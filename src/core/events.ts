@@ -12,6 +12,20 @@ export interface GatewayEventMap {
   /** A webhook path answered; `route` is undefined for a route that does not exist. */
   readonly request: { readonly route: string | undefined; readonly status: number }
   readonly agentRun: { readonly route: string; readonly outcome: 'ok' | 'failed' | 'timeout'; readonly seconds: number }
+  /**
+   * What one agent run used, priced where the price table knows its model (`costUsd` absent otherwise); `model` is
+   * `unknown` when the runner named none.
+   */
+  readonly agentUsage: {
+    readonly route: string
+    readonly model: string
+    readonly inputTokens: number
+    readonly outputTokens: number
+    readonly cachedTokens: number
+    readonly costUsd: number | undefined
+  }
+  /** A budget had no room for a run: the job ended `skipped` (or waits for the budget's next period). */
+  readonly budgetRefused: { readonly route: string; readonly budget: 'pull_request' | 'repository_day' | 'installation_month' }
   readonly delivery: { readonly target: string; readonly outcome: 'delivered' | 'failed' | 'retried' }
   /** A job ended: delivered (`done`), `skipped`, `superseded` or `failed`. */
   readonly jobFinished: { readonly route: string; readonly outcome: FinalState }

@@ -10,11 +10,12 @@ export type { Clock, JsonObject, JsonValue, LogFields, Logger, PluginContext } f
 export type { OverLimit, Route, RouteCommands, RouteConcurrency, RoutePolicy } from './route-types.js'
 export type {
   AgentContext, AgentEnvironment, AgentEnvironmentSource, AgentInput, AgentJob, AgentResult, AgentRunner, AgentSandbox, AgentUser,
-  PromptParts, StartupFinding,
+  ModelLimits, PromptParts, StartupFinding,
 } from './agent-types.js'
 export type { AgentAnswer, AnswerFormat, DeliveryContext, DeliveryReceipt, DeliveryTarget, EndedJob, FollowUp, PromptContext, PromptRequest } from './delivery-types.js'
 export type { Note, NotePutOptions, NoteStore } from './note-types.js'
 export type { CommentRef, HostFile, PullFacts, PullRequestHost, PullRequestWhere, Reaction, RepoPermission } from './code-host-types.js'
+export type { RunUsage, UsageBound } from './usage.js'
 
 /** A request as the pipeline sees it: transport-free, headers lower-cased, the body as raw bytes. */
 export interface RawRequest {

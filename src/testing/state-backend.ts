@@ -90,6 +90,42 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
         expect((await backend.jobs.list())[0]?.state).toBe('done')
       })
 
+      it('keeps what the runs used with the job, summed, through to its end', async () => {
+        const { backend, accept, settled } = await setup()
+        await accept('u')
+        backend.queue.start(recorder(async (job) => {
+          await job.saveUsage({ model: 'm', inputTokens: 100, outputTokens: 10, cachedTokens: 40, costUsd: 0.5 })
+          await job.saveAnswer('the answer')
+          await job.saveUsage({ model: 'm', inputTokens: 100, outputTokens: 10, cachedTokens: 40, costUsd: 0.5 })
+          return { kind: 'done' }
+        }).worker)
+        await settled()
+        const [job] = await backend.jobs.list()
+        expect(job).toMatchObject({ state: 'done', answer: 'the answer', usage: { model: 'm', inputTokens: 200, outputTokens: 20, cachedTokens: 80, costUsd: 1 } })
+        expect((await backend.jobs.get(job?.id ?? ''))?.usage).toEqual(job?.usage)
+      })
+
+      it('holds a job answered `wait` until its time, neither its try nor its run counted', async () => {
+        const { backend, accept, settled, clock } = await setup()
+        await accept('w')
+        let at = 0
+        const { leased, worker } = recorder(async () => {
+          if (leased.length > 1) return { kind: 'done' }
+          at = clock.now() + RETRY
+          return { kind: 'wait', at, reason: 'the model API\'s requests per minute are used up' }
+        })
+        backend.queue.start(worker)
+        await expect.poll(() => leased.length).toBe(1)
+        await settled()
+        expect((await backend.jobs.list())[0]).toMatchObject({ state: 'queued', attempts: 0, runs: 0, notBefore: at })
+        await new Promise((resolve) => setTimeout(resolve, 30))
+        expect(leased).toHaveLength(1) // not before its time
+        clock.advance(at - clock.now())
+        await expect.poll(() => leased.length).toBe(2)
+        expect(leased[1]).toMatchObject({ attempts: 1, runs: 1 })
+        await settled()
+      })
+
       it('holds a deferred job (added with `runAt`, the moment its rate limit booked) until then', async () => {
         const { backend, clock, settled } = await setup()
         const runAt = clock.now() + RETRY

@@ -13,7 +13,7 @@ function waitingJob(stage: JobRecord['stage'], attempts: number): JobRecord {
   return {
     id: '7', route: 'pr', event: 'pull_request', deliveryId: 'd-7', dedupKey: undefined, state: 'queued', stage, answer: stage === 'deliver' ? 'ok' : undefined,
     progress: 0, attempts, runs: attempts, notBefore: NOW + 5 * 60_000, lastError: 'exited with code 1', receivedAt: NOW - 60_000, updatedAt: NOW - 1_000,
-    finishedAt: undefined, group: undefined, burstAt: undefined, covers: 1, supersededBy: undefined, note: undefined, url: undefined, link: undefined, hook: undefined,
+    finishedAt: undefined, group: undefined, burstAt: undefined, covers: 1, supersededBy: undefined, note: undefined, url: undefined, link: undefined, hook: undefined, usage: undefined,
   }
 }
 

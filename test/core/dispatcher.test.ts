@@ -58,7 +58,7 @@ describe('dispatcher', () => {
     let confirmations = 0
     const leased = (confirm: () => Promise<void>): LeasedJob => ({
       job: leasedRecord({ stage: 'deliver', answer: 'stored review' }), payload: PAYLOAD, signal: new AbortController().signal, superseded: new AbortController().signal,
-      saveAnswer: async () => {}, saveProgress: async () => {}, recordProcess: () => {},
+      saveAnswer: async () => {}, saveProgress: async () => {}, saveUsage: async () => {}, recordProcess: () => {},
       confirmLease: async () => ((confirmations++), confirm()),
     })
     expect(await worker(leased(async () => {}))).toEqual({ kind: 'done' })
@@ -77,7 +77,7 @@ describe('dispatcher', () => {
       skillsDir: '/nonexistent', timeoutMs: 5000, clock: () => 0,
     })
     const outcome = await worker({
-      job: leasedRecord(), payload: PAYLOAD, signal: new AbortController().signal, superseded: new AbortController().signal, saveAnswer: async () => {}, saveProgress: async () => {},
+      job: leasedRecord(), payload: PAYLOAD, signal: new AbortController().signal, superseded: new AbortController().signal, saveAnswer: async () => {}, saveProgress: async () => {}, saveUsage: async () => {},
       recordProcess: () => {}, confirmLease: async () => void confirmations++,
     })
     expect([outcome, confirmations, delivered.map((a) => a.text)]).toEqual([{ kind: 'done' }, 0, ['fresh']])

@@ -31,7 +31,7 @@ const record = (state: JobState, extra: Partial<JobRecord> = {}): JobRecord =>
   leasedRecord({ state, finishedAt: lifecycle.isFinal(state) ? T : undefined, ...extra })
 const outcomes: JobOutcome[] = [
   { kind: 'done' }, { kind: 'skipped', reason: 's' }, { kind: 'superseded', reason: 's', by: '9' }, { kind: 'failed', reason: 'r' },
-  { kind: 'retry', at: T + 1, reason: 'r' }, { kind: 'interrupted' },
+  { kind: 'retry', at: T + 1, reason: 'r' }, { kind: 'wait', at: T + 1, reason: 'w' }, { kind: 'interrupted' },
 ]
 const GROUP = { key: 'r\u0000o/r#1', debounceMs: 10, maxWaitMs: 100 }
 const past = { doneBefore: T + 1, failedBefore: T + 1 }
@@ -42,6 +42,7 @@ const reach: Record<string, (from: EdgeStart) => EdgeEnd[]> = {
   leased: (from) => [lifecycle.leased(record(from as JobState), T).state],
   answered: (from) => [lifecycle.answered(record(from as JobState), 'text', T).state],
   progressed: (from) => [lifecycle.progressed(record(from as JobState), 2, T).state],
+  used: (from) => [lifecycle.used(record(from as JobState), { inputTokens: 1, outputTokens: 2 }, T).state],
   finished: (from) => outcomes.map((o) => lifecycle.finished(record(from as JobState), o, T).state),
   recovered: (from) => [lifecycle.recovered(record(from as JobState), T).state, lifecycle.recovered(record(from as JobState, { supersededBy: '9' }), T).state],
   joinGroup: (from) => [lifecycle.joinGroup(record(from as JobState), GROUP, [], T).job.state],

@@ -30,6 +30,8 @@ stateBackendContract('redisState', {
       'a delayed job falls due on the machine\'s clock (BullMQ promotes it), not the suite\'s: "redisState: a retry waits for its time" below holds a deferred one',
     'a failed job queued again for its booked moment runs once the clock reaches it':
       'a delayed job falls due on the machine\'s clock (BullMQ promotes it), not the suite\'s: "redisState: a retry waits for its time" below holds a redelivered one',
+    'holds a job answered `wait` until its time, neither its try nor its run counted':
+      'a delayed job falls due on the machine\'s clock (BullMQ promotes it), not the suite\'s: the worker moves a `wait` as it moves a retry (`moveToDelayed` at the record\'s notBefore)',
     'holds a job answered `retry` until its time, then leases it again with the answer and progress it saved':
       'a delayed job falls due on the machine\'s clock (BullMQ promotes it), not the suite\'s: "redisState: a retry waits for its time" below',
     'a job whose worker died is recovered and counted; past MAX_RUNS starts it fails with one reason, unrun':

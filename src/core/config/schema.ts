@@ -8,6 +8,7 @@
 import * as v from 'valibot'
 import { boolean, idText, integer, nonBlank, text, textList } from './schema-kit.js'
 import { trustListProblem } from './trust-list.js'
+import { costsSchema } from './costs-schema.js'
 import { reservedNameProblem } from './reserved-names.js'
 import { routePolicySchema } from './route-policy.js'
 import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, type RetrySchedule } from '../jobs/lifecycle/retry-schedule.js'
@@ -164,6 +165,7 @@ export const configSchema = v.looseObject({
   plugins: v.optional(v.array(pluginEntrySchema, 'expected a list of { use: <module>, with: <options> }'), []),
   log_format: v.optional(v.picklist(['text', 'json'], 'expected text (for people) or json (one object a line, for log systems)'), 'text'),
   platforms: v.optional(platformsSchema, {}),
+  costs: v.optional(costsSchema, {}),
 })
 
 /** The configuration as written (every key optional, numbers may be strings). */

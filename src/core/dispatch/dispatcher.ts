@@ -16,13 +16,16 @@ import { isFinal, MAX_RUNS } from '../jobs/lifecycle/transitions.js'
 import { renderTemplate } from '../routes/template.js'
 import type { NoteStore } from '../note-types.js'
 import type { TemplateVariables } from '../routes/template.js'
-import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, EndedJob, FollowUp, JsonObject, LogFields, Logger, Route, AgentContext } from '../types.js'
+import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, EndedJob, FollowUp, JsonObject, LogFields, Logger, Route, AgentContext, ModelLimits } from '../types.js'
 import { admitJob, type AdmitParts } from '../pipeline/admit.js'
 import { dedupKeyOf } from '../jobs/lifecycle/dedup-key.js'
 import { groupOf } from '../routes/concurrency.js'
 import type { PolicyGate } from '../policy/gate.js'
 import { pullRequestOf } from '../policy/host-of.js'
 import type { PullRequestHost } from '../code-host-types.js'
+import { priced, usageOf, usageText, type PriceTable, type RunUsage } from '../usage.js'
+import type { Budgets, Refusal, Reservation } from './budgets.js'
+import { budgetSubjects } from './budget-subjects.js'
 
 /** What the dispatcher is composed of. */
 export interface DispatcherParts {
@@ -60,6 +63,17 @@ export interface DispatcherParts {
    * file and the pull request's commands and pause decide whether it runs, with which instructions and settings.
    */
   readonly policy?: PolicyGate | undefined
+  /** `costs.prices`: prices the usage of a run whose agent reported no cost. */
+  readonly prices?: PriceTable | undefined
+  /** `costs.budgets`: a run starts only with room in each of its budgets (budgets.ts). */
+  readonly budgets?: Budgets | undefined
+  /**
+   * `costs.budgets.when_exceeded`: `skip` (the job ends `skipped`, the default) or `wait` (a day's or a month's
+   * budget holds the job in the queue until it renews; a pull request's never renews, so its job is skipped).
+   */
+  readonly whenExceeded?: 'skip' | 'wait' | undefined
+  /** `costs.model_limits`: a run starts only when its model has room soon; each call of the run takes its turn. */
+  readonly modelLimits?: ModelLimits | undefined
 }
 
 type Fields = Readonly<Record<string, string>>
@@ -171,6 +185,24 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     } catch (err) {
       return fail(fields, 'agent run failed', `cannot build the prompt: ${messageOf(err)}`)
     }
+    // A model whose limit has no room for a while: the job waits for it in the queue, not in a worker slot.
+    const limits = parts.modelLimits
+    if (limits !== undefined && runner.model !== undefined && limits.limited(runner.model)) {
+      const wait = await limits.wait(runner.model).catch(() => 0)
+      if (wait > IN_RUN_WAIT_MS) {
+        log.info('the model API\'s limit has no room yet: the job waits in the queue', { ...fields, model: runner.model, wait_ms: Math.round(wait) })
+        return { kind: 'wait', at: clock() + wait, reason: `waiting for the model API's limit (costs.model_limits.${runner.model})` }
+      }
+    }
+    // The budgets are asked here, at the lease, never on the request path: the 202 paid for nothing.
+    let reservation: Reservation | undefined
+    if (parts.budgets !== undefined) {
+      const decided = await parts.budgets.reserve(job.id, leased.payload, runner.maxUsage, clock()).catch((err: unknown) => new Error(messageOf(err)))
+      // The store could not be asked: the run waits for it rather than starting unbudgeted.
+      if (decided instanceof Error) return { kind: 'wait', at: clock() + BUDGET_STORE_WAIT_MS, reason: `the budgets could not be read: ${decided.message}` }
+      if ('refused' in decided) return refused(leased, route, decided.refused, fields)
+      reservation = decided.reserved
+    }
     log.info('agent run started', { ...fields, runner: runner.name })
     // One controller and one timer per run, both dropped when the run ends (AbortSignal.any over a long-lived
     // signal plus AbortSignal.timeout left a timer and a dependant signal behind for every event).
@@ -191,7 +223,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     // A target that takes a review document says so, and a runner that can ask its model for the schema does.
     const format = targets.get(route.deliver)?.answerFormat?.(route)
     const input: AgentInput = { prompt: built.prompt, parts: built.parts, route: route.name, event: job.event, deliveryId: job.deliveryId, ...(format === undefined ? {} : { format }) }
-    const ctx: AgentContext = { signal: run.signal, log, onSpawn: (pid: number) => leased.recordProcess(pid) }
+    const ctx: AgentContext = { signal: run.signal, log, onSpawn: (pid: number) => leased.recordProcess(pid), modelLimits: limits }
     // Through a promise even for a plain-object runner whose run() throws before returning one.
     const started = performance.now()
     const result = await Promise.resolve()
@@ -207,6 +239,8 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
       log.info('agent run stopped: a newer event of its group came (cancel_in_progress)', fields)
       return stale()
     }
+    const usage = await recordUsage(leased, route.name, result, fields)
+    if (reservation !== undefined) await settle(reservation, usage, fields)
     const interrupted = !result.ok && !timedOut && leased.signal.aborted
     if (!interrupted) {
       const outcome = result.ok ? 'ok' : timedOut ? 'timeout' : 'failed'
@@ -228,6 +262,66 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     // What another try cannot fix (a program not installed, a rejected key) fails now; the rest is retried.
     if (result.retryable === false) return fail(fields, 'agent run failed', result.reason)
     return retryOrFail(fields, 'agent run failed', result.reason, agentRetry, 'agent.retry', job.attempts, result.retryAfterMs)
+  }
+
+  /**
+   * Stores and publishes what the run used (priced from `costs.prices` when the agent said no cost), a failed
+   * run's too: tokens spent are spent. A plugin's malformed report is dropped with a warning, never summed. A
+   * store that refuses the write loses this run's usage, not the run: the try's next write meets the same store.
+   */
+  async function recordUsage(leased: LeasedJob, route: string, result: AgentResult, fields: Fields): Promise<RunUsage | undefined> {
+    if (result.usage === undefined) return undefined
+    const checked = usageOf(result.usage)
+    if (checked === undefined) {
+      log.warn('the runner reported a usage that is not one (token counts must be numbers of 0 or more): not counted', fields)
+      return undefined
+    }
+    const usage = priced(checked, parts.prices ?? {})
+    parts.events?.emit('agentUsage', {
+      route, model: usage.model ?? 'unknown', inputTokens: usage.inputTokens, outputTokens: usage.outputTokens,
+      cachedTokens: usage.cachedTokens ?? 0, costUsd: usage.costUsd,
+    })
+    log.info('agent run usage', { ...fields, ...usageFields(usage) })
+    try {
+      await leased.saveUsage(usage)
+    } catch (err) {
+      log.warn('the run\'s usage could not be stored', { ...fields, reason: messageOf(err) })
+    }
+    return usage
+  }
+
+  /** Settles a run's reservation; a failure leaves it to run out, when it is charged at its reserved amount. */
+  async function settle(reservation: Reservation, usage: RunUsage | undefined, fields: Fields): Promise<void> {
+    try {
+      const { warnings } = await (parts.budgets as Budgets).settle(reservation, usage, clock())
+      for (const warning of warnings) log.warn(warning, fields)
+    } catch (err) {
+      log.error('a run\'s budget reservation could not be settled; it is charged at its reserved amount when it runs out', { ...fields, reason: messageOf(err) })
+    }
+  }
+
+  /**
+   * A run its budget had no room for: it waits for the budget's next period when asked to (and the budget has
+   * one), else ends `skipped` naming the budget. The first refusal of a pull request per route is posted through
+   * the route's target, once across every instance (a note claimed by compare-and-set), so its people know why
+   * reviews stopped; later ones are only logged.
+   */
+  async function refused(leased: LeasedJob, route: Route, refusal: Refusal, fields: Fields): Promise<JobOutcome> {
+    const reason = refusal.reason
+    parts.events?.emit('budgetRefused', { route: route.name, budget: refusal.kind })
+    if (parts.whenExceeded === 'wait' && refusal.renewsAt !== undefined) {
+      log.warn('budget has no room: the job waits for it to renew', { ...fields, reason, until: new Date(refusal.renewsAt).toISOString() })
+      return { kind: 'wait', at: refusal.renewsAt, reason }
+    }
+    log.warn('budget has no room: the job is skipped', { ...fields, reason })
+    const pr = budgetSubjects(leased.payload).find((s) => s.kind === 'pull_request')
+    if (pr === undefined || parts.notes === undefined) return { kind: 'skipped', reason }
+    const first = await parts.notes.put(`budget/notice/${route.name}/${pr.subject}`, true, 0, { ttlMs: NOTICE_TTL_MS }).catch(() => undefined)
+    if (first === undefined) return { kind: 'skipped', reason }
+    const notice = `hookpilot did not review this: ${reason}. Reviews of this pull request resume when the budget allows; an operator can run this one with \`hookpilot jobs retry ${leased.job.id}\`.`
+    const posted = await deliver(leased, route, notice, 1, fields)
+    if (posted.kind !== 'done') log.warn('the budget notice could not be posted', { ...fields, outcome: posted.kind })
+    return { kind: 'skipped', reason }
   }
 
   /** `confirmed`: the try's last write (the answer it just stored) confirmed the lease a moment ago. */
@@ -419,7 +513,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     if (!receipted.has(outcome)) await tellEnded(leased, outcome, fields)
     await afterOutcome(leased, outcome)
     // Each ending was logged where it was decided; this counts it.
-    if (outcome.kind !== 'retry' && outcome.kind !== 'interrupted') parts.events?.emit('jobFinished', { route: leased.job.route, outcome: outcome.kind })
+    if (outcome.kind !== 'retry' && outcome.kind !== 'wait' && outcome.kind !== 'interrupted') parts.events?.emit('jobFinished', { route: leased.job.route, outcome: outcome.kind })
     return outcome
   }
   /** A job its backend ended without a try (recovered after it was outdated: superseded) is counted too. */
@@ -431,6 +525,13 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
   return { dispatch, maxRuns: Math.max(MAX_RUNS, agentRetry.attempts), ended }
 }
 
+/** A wait for the model's limit up to this long is waited out in the run; a longer one in the queue. */
+const IN_RUN_WAIT_MS = 2_000
+/** How long a try waits when the budgets' store could not be asked. */
+const BUDGET_STORE_WAIT_MS = 30_000
+/** How long a pull request's budget notice is remembered: about as long as its budget note. */
+const NOTICE_TTL_MS = 90 * 86_400_000
+
 /** What one try runs the agent with. */
 interface Agent {
   readonly runner: AgentRunner
@@ -440,6 +541,18 @@ interface Agent {
 /** The route's `deliver_extra`, each value rendered from the payload; throws for a template it cannot render. */
 function renderExtra(route: Route, payload: JsonObject): Record<string, string> {
   return Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)]))
+}
+
+/** A usage as log fields (JSON logs carry them as numbers). */
+export function usageFields(usage: RunUsage): LogFields {
+  return {
+    ...(usage.model === undefined ? {} : { model: usage.model }),
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    ...(usage.cachedTokens === undefined ? {} : { cached_tokens: usage.cachedTokens }),
+    ...(usage.costUsd === undefined ? {} : { cost_usd: Number(usage.costUsd.toFixed(6)) }),
+    usage: usageText(usage),
+  }
 }
 
 /** The log fields that name a job. */

@@ -21,6 +21,10 @@ import { createBodyBudget, type BodyBudget } from '../http/body-budget.js'
 import { clientAddressResolver } from '../http/client-address.js'
 import { createFlow, type Flow } from '../http/flow.js'
 import { createDispatcher, workerOf } from '../dispatch/dispatcher.js'
+import { priceTable } from '../config/costs-schema.js'
+import { budgetRules, createBudgets, type Budgets } from '../dispatch/budgets.js'
+import { createModelLimits } from '../dispatch/model-limits.js'
+import type { ModelLimits } from '../types.js'
 import { scheduleOf } from '../jobs/lifecycle/retry-schedule.js'
 import type { StateBackend } from '../jobs/lifecycle/state-backend.js'
 import { createLogger } from '../log/logger.js'
@@ -274,6 +278,16 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
   // The level already says it is a warning: a `WARNING:` prefix read `WARN  WARNING: ...`.
   for (const warning of warnings) log.warn(warning)
   const events = createEvents(log)
+  // Budgets and model limits live in the store's notes: a backend without them is refused before anything opens.
+  let budgetBook: Budgets | undefined
+  let limits: ModelLimits | undefined
+  try {
+    budgetBook = budgets(config, state)
+    limits = modelLimits(config, state, clock)
+  } catch (err) {
+    await scope.dispose()
+    throw err
+  }
   // The state backend opens first (a bad state.path stops the start with what to change), then the plugins
   // that hold resources of their own; closing runs them in the reverse order, then disposes shared resources.
   const lifecycle = await startAll([state, ...plugins.filter((p) => p.state !== state)], log).catch(async (err: unknown) => {
@@ -307,6 +321,10 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
     admission,
     notes: state.notes,
     policy: createPolicyGate({ notes: state.notes, jobs: state.jobs, log }),
+    prices: priceTable(config.costs),
+    budgets: budgetBook,
+    whenExceeded: config.costs.budgets?.when_exceeded,
+    modelLimits: limits,
   })
   // A plugin that gives the agent credentials of its job's own (a GitHub App's installation token) needs the
   // job at run time: each leased job's environment is made from them.
@@ -344,4 +362,31 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
       closing = true
     },
   }
+}
+
+/**
+ * The budgets `costs.budgets` sets, over the state store's notes, where every instance on the store sees every
+ * other's reservations; undefined when none is set. A backend without notes cannot keep them: refused.
+ */
+function budgets(config: HookpilotConfig, state: StateBackend): Budgets | undefined {
+  const rules = budgetRules(config.costs, config.agent.timeout_seconds * 1000)
+  if (rules === undefined) return undefined
+  if (state.notes === undefined) {
+    throw new ConfigError([{ path: 'costs.budgets', message: `the state backend (state.driver: ${config.state.driver}) keeps no notes, where budgets keep their spend: use sqlite or memory, or remove costs.budgets` }])
+  }
+  return createBudgets(state.notes, rules)
+}
+
+/**
+ * The model API's limits `costs.model_limits` sets, paced in the state store's notes so that every instance on
+ * the store keeps them together; undefined when none is set. A backend without notes cannot: refused.
+ */
+function modelLimits(config: HookpilotConfig, state: StateBackend, clock: Clock): ModelLimits | undefined {
+  const entries = Object.entries(config.costs.model_limits)
+  if (entries.length === 0) return undefined
+  if (state.notes === undefined) {
+    throw new ConfigError([{ path: 'costs.model_limits', message: `the state backend (state.driver: ${config.state.driver}) keeps no notes, where the limits are paced: use sqlite or memory, or remove costs.model_limits` }])
+  }
+  const limits = Object.fromEntries(entries.map(([model, l]) => [model, { requestsPerWindow: l.requests_per_minute, tokensPerWindow: l.tokens_per_minute, windowMs: l.window_seconds * 1000 }]))
+  return createModelLimits(state.notes, limits, clock)
 }

@@ -65,7 +65,20 @@ export function gatewayMetrics(options: MetricsOptions = {}): GatewayMetrics {
     name: 'hookpilot_reconciled_deliveries_total', help: 'Deliveries a reconcile pass looked at, by result (redelivered, present, answered, error, would_redeliver).',
     labelNames: ['result'], registers: [registry],
   })
+  const tokens = new Counter({
+    name: 'hookpilot_agent_tokens_total', help: 'Tokens agent runs used, by route, model and kind (input, output, cached: the part of input read from the cache).',
+    labelNames: ['route', 'model', 'kind'], registers: [registry],
+  })
+  const cost = new Counter({
+    name: 'hookpilot_agent_cost_usd_total', help: 'What agent runs cost in US dollars (reported by the agent, or priced from costs.prices), by route and model.',
+    labelNames: ['route', 'model'], registers: [registry],
+  })
+  const budgetRefusals = new Counter({
+    name: 'hookpilot_budget_refusals_total', help: 'Runs a budget had no room for, by route and budget (pull_request, repository_day, installation_month).',
+    labelNames: ['route', 'budget'], registers: [registry],
+  })
   const storeErrors = new Counter({ name: 'hookpilot_store_errors_total', help: 'Writes the state store refused on the request path.', registers: [registry] })
+  const models = boundedLabels(MAX_MODELS)
   let state: StateBackend | undefined
   new Gauge({
     name: 'hookpilot_jobs', help: 'Jobs in the state backend by state (queued, running).', labelNames: ['state'], registers: [registry],
@@ -87,6 +100,14 @@ export function gatewayMetrics(options: MetricsOptions = {}): GatewayMetrics {
         runs.inc({ route: e.route, outcome: e.outcome })
         runSeconds.observe({ route: e.route }, e.seconds)
       })
+      events.on('agentUsage', (e) => {
+        const model = models.label(e.model)
+        tokens.inc({ route: e.route, model, kind: 'input' }, e.inputTokens)
+        tokens.inc({ route: e.route, model, kind: 'output' }, e.outputTokens)
+        if (e.cachedTokens > 0) tokens.inc({ route: e.route, model, kind: 'cached' }, e.cachedTokens)
+        if (e.costUsd !== undefined) cost.inc({ route: e.route, model }, e.costUsd)
+      })
+      events.on('budgetRefused', (e) => budgetRefusals.inc({ route: e.route, budget: e.budget }))
       events.on('delivery', (e) => deliveries.inc({ target: e.target, outcome: e.outcome }))
       events.on('storeError', () => storeErrors.inc())
       events.on('jobFinished', (e) => finished.inc({ route: e.route, outcome: e.outcome }))
@@ -99,6 +120,25 @@ export function gatewayMetrics(options: MetricsOptions = {}): GatewayMetrics {
         const text = await registry.metrics()
         return { status: 200, headers: { 'content-type': registry.contentType, 'content-length': String(Buffer.byteLength(text)) }, body: text }
       },
+    },
+  }
+}
+
+/**
+ * Distinct model labels kept: a model name comes from the provider's answer (or a CLI's output), not the
+ * configuration, so past this many every new one counts as `_other` (unbounded label values exhaust memory).
+ */
+const MAX_MODELS = 32
+
+/** The first `max` distinct values label as themselves; later ones as `_other`. */
+function boundedLabels(max: number): { label(value: string): string } {
+  const seen = new Set<string>()
+  return {
+    label(value) {
+      if (seen.has(value)) return value
+      if (seen.size >= max) return '_other'
+      seen.add(value)
+      return value
     },
   }
 }

@@ -24,7 +24,7 @@ export const STATUS_HTML = page('hookpilot status', `<header><h1>hookpilot statu
 <section><h2>Running</h2><table id="running"><thead><tr><th>job</th><th>route</th><th>event</th><th>delivery</th><th>link</th><th>tries</th><th>for</th><th>received</th></tr></thead><tbody></tbody></table></section>
 <section><h2>Waiting to retry</h2><p id="retrying-more"></p><table id="retrying"><thead><tr><th>job</th><th>route</th><th>event</th><th>delivery</th><th>link</th><th>why</th><th>tries</th><th>next try</th><th>received</th></tr></thead><tbody></tbody></table></section>
 <section><h2>Failed, by reason</h2><table id="failed"><thead><tr><th>jobs</th><th>reason</th><th>routes</th><th>latest</th><th>earliest</th></tr></thead><tbody></tbody></table></section>
-<section><h2>Last finished</h2><table id="finished"><thead><tr><th>job</th><th>route</th><th>event</th><th>delivery</th><th>link</th><th>outcome</th><th>reason</th><th>tries</th><th>received</th><th>finished</th></tr></thead><tbody></tbody></table></section>
+<section><h2>Last finished</h2><table id="finished"><thead><tr><th>job</th><th>route</th><th>event</th><th>delivery</th><th>link</th><th>outcome</th><th>reason</th><th>tries</th><th>usage</th><th>received</th><th>finished</th></tr></thead><tbody></tbody></table></section>
 </main>
 <script src="/status/app.js"></script>`)
 
@@ -94,7 +94,7 @@ export const STATUS_JS = `'use strict'
     rows('retrying', s.retrying, (j) => [j.id, j.route, j.event, j.deliveryId, link(j.link), j.reason, j.attempts, next(j.runsAt), time(j.receivedAt)])
     document.getElementById('retrying-more').textContent = s.retryingCount > s.retrying.length ? s.retrying.length + ' of ' + s.retryingCount + ' shown, the soonest first' : ''
     rows('failed', s.failed, (g) => [g.count, g.reason, g.routes.join(', '), time(g.latest), time(g.earliest)])
-    rows('finished', s.finished, (j) => [j.id, j.route, j.event, j.deliveryId, link(j.link), j.state, j.reason, j.attempts, time(j.receivedAt), time(j.finishedAt)])
+    rows('finished', s.finished, (j) => [j.id, j.route, j.event, j.deliveryId, link(j.link), j.state, j.reason, j.attempts, j.usage ?? '', time(j.receivedAt), time(j.finishedAt)])
     document.getElementById('updated').textContent = 'updated ' + time(s.at)
   }
   async function refresh() {

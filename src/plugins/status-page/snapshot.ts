@@ -10,6 +10,7 @@ import { reasonGroups, type ReasonGroup } from '../../core/jobs/views/reason-gro
 import type { FinalState } from '../../core/job-state.js'
 import type { JobCounts, JobsView } from '../../core/jobs/lifecycle/jobs-view.js'
 import type { JobRecord } from '../../core/jobs/lifecycle/job-record.js'
+import { usageText } from '../../core/usage.js'
 
 /** One job as the page shows it. */
 export interface JobLine {
@@ -27,6 +28,8 @@ export interface JobLine {
   readonly receivedAt: number
   readonly updatedAt: number
   readonly finishedAt: number | undefined
+  /** What its agent runs used, in words (`1,200 in, 300 out, $0.0042 (gpt-4.1-mini)`); absent before any run reported it. */
+  readonly usage?: string | undefined
 }
 
 /** The page's data, as /status/jobs.json serves it. */
@@ -86,5 +89,7 @@ function line(job: JobRecord): JobLine {
   return {
     id: job.id, route: job.route, event: job.event, deliveryId: job.deliveryId, link: validLink(job.link), state: job.state, reason: reasonOf(job)?.slice(0, 300),
     attempts: job.attempts, receivedAt: job.receivedAt, updatedAt: job.updatedAt, finishedAt: job.finishedAt,
+    // Built from the checked numbers only: a model name is the provider's text, shown as text by the page.
+    ...(job.usage === undefined ? {} : { usage: usageText(job.usage) }),
   }
 }

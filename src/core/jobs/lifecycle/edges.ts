@@ -29,6 +29,7 @@ export const EDGES: readonly Edge[] = [
   { from: 'queued', to: 'running', via: 'leased' },
   { from: 'running', to: 'running', via: 'answered' },
   { from: 'running', to: 'running', via: 'progressed' },
+  { from: 'running', to: 'running', via: 'used' },
   { from: 'running', to: 'running', via: 'outdated' },
   { from: 'running', to: 'done', via: 'finished' },
   { from: 'running', to: 'skipped', via: 'finished' },

@@ -4,6 +4,7 @@
  */
 import type { JobState } from '../../job-state.js'
 import type { JsonObject } from '../../types.js'
+import type { RunUsage } from '../../usage.js'
 
 /**
  * A route's concurrency group for one event (the route's `concurrency`, with its key rendered from the payload):
@@ -100,4 +101,6 @@ export interface JobRecord {
   readonly turn?: number | undefined
   /** When the job must have started by (see {@link NewJob.startBy}); never changes. */
   readonly startBy?: number | undefined
+  /** What the job's agent runs used in all (tokens, cost), every run that reported it added; undefined before any did. */
+  readonly usage: RunUsage | undefined
 }

@@ -11,6 +11,7 @@ import type { JsonObject, Logger, RateBooking, RateDecision, RateLimiter } from 
 import type { JobRecord, NewJob } from './job-record.js'
 import type { JobsView } from './jobs-view.js'
 import type { NoteStore } from './notes.js'
+import type { RunUsage } from '../../usage.js'
 
 /** How one try of a job ended, as the worker reports it; the queue stores it. */
 export type JobOutcome =
@@ -21,6 +22,11 @@ export type JobOutcome =
   | { readonly kind: 'superseded'; readonly reason: string; readonly by?: string | undefined }
   /** Try again at `at`; `reason` is kept as the job's last error. */
   | { readonly kind: 'retry'; readonly at: number; readonly reason: string }
+  /**
+   * Not run yet: a limit shared with others (the model API's requests or tokens per minute) has no room before
+   * `at`. The job waits in the queue until then, this try and its run not counted, `reason` kept as its last error.
+   */
+  | { readonly kind: 'wait'; readonly at: number; readonly reason: string }
   | { readonly kind: 'failed'; readonly reason: string }
   /**
    * The gateway stopped during the try: the job goes back to the queue as it was, this try not counted.
@@ -44,6 +50,8 @@ export interface LeasedJob {
   saveAnswer(text: string): Promise<void>
   /** Records that the first `parts` parts of the answer are posted, under the lease. */
   saveProgress(parts: number): Promise<void>
+  /** Adds what one agent run used to the job's usage, under the lease (a run that failed is counted too). */
+  saveUsage(usage: RunUsage): Promise<void>
   /**
    * Resolves while the store still confirms this try's lease (and extends it); rejects, and aborts the try,
    * once the lease is lost. Called right before a side effect (a post): a worker that lost its job to another

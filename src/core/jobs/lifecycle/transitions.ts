@@ -12,6 +12,7 @@ import type { FinalState, JobState } from '../../job-state.js'
 import type { JobRecord, NewJob } from './job-record.js'
 import { superseded } from './groups.js'
 import { turnOf } from './fairness.js'
+import { addUsage, type RunUsage } from '../../usage.js'
 
 /** How long a done job keeps its delivery id after it finished, by default: a redelivery within it is a duplicate. */
 export const DEDUP_WINDOW_MS = 60 * 60 * 1000
@@ -94,7 +95,7 @@ export function accepted(job: NewJob, id: string, t: number): JobRecord {
     id, route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, state: 'queued', stage: 'run',
     answer: undefined, progress: 0, attempts: 0, notBefore: Math.max(t, job.runAt ?? t), lastError: undefined, receivedAt: job.receivedAt, updatedAt: t,
     finishedAt: undefined, group: undefined, burstAt: undefined, covers: 1, supersededBy: undefined, note: undefined, url: undefined, runs: 0,
-    link: job.link, hook: job.hook, fairKey: job.fairKey, turn: 0, startBy: job.startBy,
+    link: job.link, hook: job.hook, fairKey: job.fairKey, turn: 0, startBy: job.startBy, usage: undefined,
   }
 }
 
@@ -185,6 +186,11 @@ export function answered(job: JobRecord, text: string, t: number): JobRecord {
   return { ...job, stage: 'deliver', answer: text, progress: 0, attempts: 1, updatedAt: t }
 }
 
+/** One agent run's usage added to the job's. */
+export function used(job: JobRecord, usage: RunUsage, t: number): JobRecord {
+  return { ...job, usage: addUsage(job.usage, usage), updatedAt: t }
+}
+
 /** The first `parts` parts of the answer are posted. */
 export function progressed(job: JobRecord, parts: number, t: number): JobRecord {
   return { ...job, progress: parts, updatedAt: t }
@@ -207,6 +213,11 @@ export function finished(job: JobRecord, outcome: JobOutcome, t: number): JobRec
       return { ...job, state: 'failed', lastError: outcome.reason, updatedAt: t, finishedAt: t }
     case 'retry':
       return { ...job, state: 'queued', notBefore: outcome.at, lastError: outcome.reason, updatedAt: t }
+    case 'wait': {
+      // A shared limit had no room: the try did not run the agent, so neither it nor a run is counted.
+      const runs = job.stage === 'run' ? Math.max(0, job.runs - 1) : job.runs
+      return { ...job, state: 'queued', attempts: Math.max(0, job.attempts - 1), runs, notBefore: outcome.at, lastError: outcome.reason, updatedAt: t }
+    }
     case 'interrupted': {
       // The gateway stopped the try itself: as far as the job's tries are concerned it did not happen, and it
       // goes first at the next lease. An agent that started still counts as a run; a lease handed back before

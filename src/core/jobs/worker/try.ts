@@ -10,7 +10,7 @@ import type { JobOutcome, JobWorker, LeasedJob } from '../lifecycle/state-backen
 import type { JobRecord } from '../lifecycle/job-record.js'
 import { publishEnded, publishJob } from '../views/job-events.js'
 import { recordProcess } from './orphans.js'
-import { answered, crashLoop, expired, progressed } from '../lifecycle/transitions.js'
+import { answered, crashLoop, expired, progressed, used } from '../lifecycle/transitions.js'
 import { outdated } from '../lifecycle/groups.js'
 import type { Clock, Logger } from '../../types.js'
 
@@ -121,6 +121,7 @@ export function openTry({ job, payload, token }: LeasedRow, table: TryTable, opt
         publishJob('answered', stored, now())
       },
       saveProgress: async (parts) => void (await self.write((j) => progressed(j, parts, now()))),
+      saveUsage: async (usage) => void (await self.write((j) => used(j, usage, now()))),
       confirmLease: async () => void (await self.write((j) => j)),
       recordProcess: (pid) => table.recordProcess(job.id, token, recordProcess(pid)),
     },

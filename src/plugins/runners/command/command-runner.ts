@@ -5,6 +5,7 @@ import { runEnvironment } from '../../../core/agents/setup/agent-environment.js'
 import { inRunFolder } from '../../../core/agents/run-folder.js'
 import { runProcess } from '../../../core/agents/run-process.js'
 import { failureReason, retryableFailure } from './failure.js'
+import { readOutput, type AgentOutput } from './agent-output.js'
 
 /** Options of {@link commandAgent}. */
 export interface CommandAgentOptions {
@@ -24,6 +25,13 @@ export interface CommandAgentOptions {
   readonly sandbox?: AgentSandbox | undefined
   /** Time the program gets to exit after SIGTERM before SIGKILL. Defaults to 2,000 ms. */
   readonly killGraceMs?: number | undefined
+  /**
+   * How stdout is read (`agent.output`): `text` (the answer itself, the default), `claude-json` (`claude -p
+   * --output-format json`) or `codex-jsonl` (`codex exec --json`), which also report what the run used.
+   */
+  readonly output?: AgentOutput | undefined
+  /** The model the CLI runs (`agent.model`), for the price table and the model limits when its output names none. */
+  readonly model?: string | undefined
 }
 
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024
@@ -50,9 +58,15 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
   }
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
   const argv = [...command] // a later change to the caller's array must not change what runs
+  const output = options.output ?? 'text'
 
+  const maxUsd = maxBudgetUsd(argv)
   return {
     name: 'command',
+    // claude's own cap on a run's spend: a budget reserves it instead of costs.budgets.reserve_usd.
+    ...(maxUsd === undefined ? {} : { maxUsage: { usd: maxUsd } }),
+    // The CLI calls the model API itself: its runs start only while the model's limit has room (costs.model_limits).
+    ...(options.model === undefined ? {} : { model: options.model }),
     async run(input, ctx) {
       if (ctx.signal.aborted) return { ok: false, reason: 'aborted before the run started' }
       const started = Date.now()
@@ -77,11 +91,24 @@ export function commandAgent(options: CommandAgentOptions): AgentRunner {
         ms: Date.now() - started,
       })
       const reason = failureReason(result, { program, timeoutMs, maxOutputBytes })
-      if (reason !== undefined) return { ok: false, reason, retryable: retryableFailure(result) }
-      // Programs end their output with a newline; the answer is the text, not the terminal convention.
-      const text = result.stdout.replace(/(?:\r?\n)+$/, '')
-      // A route that wants a review document: the document out of an agent CLI's JSON envelope, its nulls left out.
-      return { ok: true, text: input.format === 'review' ? reviewAnswer(text) : text }
+      // A CLI that failed may still have printed what it used (claude's JSON on an error exit): it is counted.
+      const read = readOutput(result.stdout, output, options.model)
+      if (reason !== undefined) return { ok: false, reason, retryable: retryableFailure(result), usage: read.usage }
+      if (!read.ok || input.format !== 'review') return read
+      // A route that wants a review document: the document out of an agent CLI's JSON envelope (claude's whole
+      // envelope, whose structured_output is the document), its nulls left out.
+      return { ...read, text: reviewAnswer(output === 'claude-json' ? result.stdout : read.text) }
     },
   }
+}
+
+/** The dollars `--max-budget-usd` caps a claude run at (`--max-budget-usd 0.50` or `--max-budget-usd=0.50`), if the command sets it. */
+function maxBudgetUsd(argv: readonly string[]): number | undefined {
+  for (const [i, arg] of argv.entries()) {
+    const value = arg === '--max-budget-usd' ? argv[i + 1] : arg.startsWith('--max-budget-usd=') ? arg.slice('--max-budget-usd='.length) : undefined
+    if (value === undefined) continue
+    const usd = Number(value)
+    if (Number.isFinite(usd) && usd >= 0) return usd
+  }
+  return undefined
 }

@@ -2,7 +2,7 @@
 import * as v from 'valibot'
 import { ConfigError } from '../../../core/errors.js'
 import { definePlugin } from '../../../core/plugin-api/plugin.js'
-import { textList } from '../../../core/config/schema-kit.js'
+import { nonBlank, textList } from '../../../core/config/schema-kit.js'
 import { agentEnv } from '../../../core/agents/agent-user.js'
 
 /** The command runner: a program (an agent CLI) with the prompt on stdin, its stdout as the answer. */
@@ -12,6 +12,10 @@ export const commandPlugin = definePlugin({
   selectedBy: { key: 'runner', value: 'command' },
   options: v.object({
     command: v.optional(v.pipe(textList, v.minLength(1, 'give the program to run, e.g. ["claude", "-p"]'))),
+    // How stdout is read: the answer itself, or a CLI's JSON with the run's usage (docs/costs.md).
+    output: v.optional(v.picklist(['text', 'claude-json', 'codex-jsonl'], 'expected text (stdout is the answer), claude-json (claude -p --output-format json) or codex-jsonl (codex exec --json)'), 'text'),
+    // The model the CLI runs, for costs.prices and costs.model_limits when its output names none.
+    model: v.optional(nonBlank('the model the CLI runs, e.g. gpt-5-codex')),
   }),
   async setup(options, ctx) {
     if (!options.command) {
@@ -27,7 +31,7 @@ export const commandPlugin = definePlugin({
     const env = agentEnv(ctx.childEnv, ctx.agentUser)
     const runner = commandAgent({
       command, timeoutMs: agent.timeout_seconds * 1000, maxOutputBytes: agent.max_output_bytes, cwd: ctx.workdir,
-      env, runAs: ctx.agentUser, sandbox: ctx.agentSandbox,
+      env, runAs: ctx.agentUser, sandbox: ctx.agentSandbox, output: options.output, model: options.model,
     })
     return {
       name: 'command',

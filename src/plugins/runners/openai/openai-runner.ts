@@ -1,10 +1,11 @@
 import { runEnvironment } from '../../../core/agents/setup/agent-environment.js'
 import { inRunFolder } from '../../../core/agents/run-folder.js'
 import { ConfigError, type ConfigIssue } from '../../../core/errors.js'
-import type { AgentInput, AgentResult, AgentRunner, AgentContext, AgentSandbox } from '../../../core/types.js'
+import type { AgentInput, AgentResult, AgentRunner, AgentContext, AgentSandbox, ModelLimits } from '../../../core/types.js'
 import { openingMessages } from './messages.js'
 import { allowList, runCommand, runCommandTool, type CommandPolicy } from './run-command.js'
-import { modelClient, type ChatMessage, type ToolCall } from './wire.js'
+import { modelClient, type ChatMessage, type Completion, type ToolCall } from './wire.js'
+import { addUsage, type RunUsage } from '../../../core/usage.js'
 import { fromStructuredOutput, REVIEW_OUTPUT_NAME, REVIEW_OUTPUT_SCHEMA } from '../../../core/review/structured-output.js'
 
 /**
@@ -108,14 +109,17 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
   const complete = modelClient({ baseUrl: options.baseUrl ?? '', apiKey: options.apiKey, fetch: options.fetch, maxResponseBytes: 6 * maxOutputBytes + 65_536 })
   const tools = allow.length === 0 ? {} : { tools: [runCommandTool(allow)] }
 
-  async function loop(input: AgentInput, ctx: AgentContext, signal: AbortSignal, cwd: string | undefined): Promise<AgentResult> {
+  async function loop(input: AgentInput, ctx: AgentContext, signal: AbortSignal, cwd: string | undefined, spent: Spent): Promise<AgentResult> {
     const messages: ChatMessage[] = openingMessages(input, options.system, allow)
     const fields = { route: input.route, delivery: input.deliveryId }
     const structured = input.format === 'review' && options.structuredOutput !== false
     const format = structured ? { response_format: REVIEW_FORMAT } : {}
+    const limits = ctx.modelLimits?.limited(model) === true ? ctx.modelLimits : undefined
     for (let step = 1; step <= maxSteps; step++) {
       ctx.log.debug('model call', { ...fields, step, model })
-      const reply = await complete({ model, messages, ...tools, ...format }, signal)
+      const reply = await paced(limits, messages, signal, () => complete({ model, messages, ...tools, ...format }, signal))
+      // Every call the API counted is added up, the failed run's too: its tokens were billed all the same.
+      if (reply.usage !== undefined) spent.usage = addUsage(spent.usage, { ...reply.usage, model }) // the configured name: the one costs.prices and costs.model_limits use
       if (!reply.ok) return reply
       const calls = reply.message.tool_calls ?? []
       if (calls.length === 0) {
@@ -143,6 +147,27 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
     return { ok: false, reason, retryable: false }
   }
 
+  /**
+   * One call within the model's shared limit: it takes its turn first, books the tokens it used beyond the
+   * estimate after, and on a `429` slows the model down for every run (by its `Retry-After`) and calls again
+   * once its turn comes, instead of failing the run; the run's timeout bounds how long.
+   */
+  async function paced(limits: ModelLimits | undefined, messages: readonly ChatMessage[], signal: AbortSignal, call: () => Promise<Completion>): Promise<Completion> {
+    if (limits === undefined) return call()
+    // About four characters a token: a guess the reply's usage corrects.
+    const estimate = Math.ceil(JSON.stringify(messages).length / 4)
+    for (;;) {
+      await limits.take(model, estimate, signal)
+      const reply = await call()
+      if (!reply.ok && reply.status === 429) {
+        await limits.slowDown(model, reply.retryAfterMs ?? DEFAULT_429_WAIT_MS)
+        continue
+      }
+      if (reply.usage !== undefined) await limits.used(model, reply.usage.inputTokens + reply.usage.outputTokens - estimate)
+      return reply
+    }
+  }
+
   async function useTool(call: ToolCall, ctx: AgentContext, signal: AbortSignal, fields: Record<string, string>, cwd: string | undefined): Promise<string> {
     if (call.function.name !== 'run_command') {
       // Like a refused command, a made-up tool is how a prompt injection can show itself.
@@ -162,20 +187,31 @@ export function openaiAgent(options: OpenaiAgentOptions): AgentRunner {
 
   return {
     name: 'openai',
+    model,
     async run(input, ctx) {
       if (ctx.signal.aborted) return { ok: false, reason: 'aborted before the run started' }
       const timeout = AbortSignal.timeout(timeoutMs)
       const signal = AbortSignal.any([ctx.signal, timeout])
+      const spent: Spent = { usage: undefined }
+      const withUsage = (result: AgentResult): AgentResult => (spent.usage === undefined ? result : { ...result, usage: spent.usage })
       try {
         // Sandboxed, the run's commands share a folder of their own, which no other job's agent can see.
-        return await inRunFolder(policy.sandbox, policy.cwd, policy.runAs, (cwd) => loop(input, ctx, signal, cwd))
+        return withUsage(await inRunFolder(policy.sandbox, policy.cwd, policy.runAs, (cwd) => loop(input, ctx, signal, cwd, spent)))
       } catch (error) {
         if (!signal.aborted) throw error
         const timedOut = timeout.aborted || (ctx.signal.reason as Error | undefined)?.name === 'TimeoutError'
-        return { ok: false, reason: timedOut ? `timed out after ${timeoutMs} ms (agent.timeout_seconds)` : 'aborted: the run was cancelled' }
+        return withUsage({ ok: false, reason: timedOut ? `timed out after ${timeoutMs} ms (agent.timeout_seconds)` : 'aborted: the run was cancelled' })
       }
     },
   }
+}
+
+/** How long a model is slowed down after a `429` that names no `Retry-After`. */
+const DEFAULT_429_WAIT_MS = 5_000
+
+/** What a run's model calls used so far: kept outside the loop, so a run cut off by a timeout still reports it. */
+interface Spent {
+  usage: RunUsage | undefined
 }
 
 function checkOptions(options: OpenaiAgentOptions): void {

@@ -8,6 +8,7 @@ import { field, parseJson, textField } from '../../shared/json-body.js'
 import { redact } from '../../shared/redact.js'
 import { readBounded } from '../../../util/read-bounded.js'
 import { parseRetryAfter } from '../../../util/retry-after.js'
+import type { RunUsage } from '../../../core/usage.js'
 
 /** One message of the conversation, as the API takes it. */
 export type ChatMessage =
@@ -25,7 +26,22 @@ const toolCallSchema = v.object({
   }),
 })
 
+/** A count the API reports, or nothing: a compatible server that sends null or junk costs no run. */
+const count = v.optional(v.fallback(v.pipe(v.number(), v.integer(), v.minValue(0)), 0), 0)
+
+/**
+ * What a call used, as OpenAI reports it (`prompt_tokens_details.cached_tokens` where the API has a prompt
+ * cache); compatible servers that omit it answer without usage, and the run reports none for that call.
+ */
+const usageSchema = v.object({
+  prompt_tokens: count,
+  completion_tokens: count,
+  prompt_tokens_details: v.optional(v.nullable(v.object({ cached_tokens: count })), null),
+})
+
 const completionSchema = v.object({
+  model: v.optional(v.fallback(v.string(), ''), ''),
+  usage: v.optional(v.fallback(v.nullable(usageSchema), null), null),
   choices: v.pipe(
     v.array(
       v.object({
@@ -61,8 +77,17 @@ export interface ModelEndpoint {
  * agent's retry schedule decides when; `retryAfterMs` is the API's `Retry-After`).
  */
 export type Completion =
-  | { readonly ok: true; readonly message: ModelMessage }
-  | { readonly ok: false; readonly reason: string; readonly retryable?: boolean; readonly retryAfterMs?: number | undefined }
+  | { readonly ok: true; readonly message: ModelMessage; readonly usage?: RunUsage | undefined }
+  | {
+      readonly ok: false
+      readonly reason: string
+      readonly retryable?: boolean
+      readonly retryAfterMs?: number | undefined
+      /** Set only when the API answered and counted the call (no choices); a refused call used nothing. */
+      readonly usage?: RunUsage | undefined
+      /** The HTTP status, when the API answered one (429: the rate limit). */
+      readonly status?: number | undefined
+    }
 
 /**
  * HTTP statuses of a passing trouble: a timeout, a conflict, too many requests, the server's own failures. Any
@@ -102,13 +127,26 @@ export function modelClient(endpoint: ModelEndpoint): (body: object, signal: Abo
       return { ok: false, reason: `could not reach the model API at ${new URL(url).host}: ${redact((error as Error).message, secrets)}` }
     }
     const json = parseJson(text)
-    if (status < 200 || status > 299) return { ok: false, reason: httpReason(status, json, text, secrets), retryable: passing(status), retryAfterMs }
+    if (status < 200 || status > 299) return { ok: false, reason: httpReason(status, json, text, secrets), retryable: passing(status), retryAfterMs, status }
     const parsed = v.safeParse(completionSchema, json)
     if (!parsed.success) {
       return { ok: false, reason: `the model API answered ${status} with an unexpected body (${v.summarize(parsed.issues).split('\n')[0]})` }
     }
     const first = parsed.output.choices[0]
-    return first ? { ok: true, message: first.message } : { ok: false, reason: 'the model API answered with no choices' }
+    const usage = usageOfReply(parsed.output.usage, parsed.output.model)
+    return first ? { ok: true, message: first.message, usage } : { ok: false, reason: 'the model API answered with no choices', usage }
+  }
+}
+
+/** A reply's usage as the gateway counts it; undefined when the server reported none. */
+function usageOfReply(usage: v.InferOutput<typeof usageSchema> | null, model: string): RunUsage | undefined {
+  if (usage === null) return undefined
+  const cached = usage.prompt_tokens_details?.cached_tokens
+  return {
+    ...(model === '' ? {} : { model }),
+    inputTokens: usage.prompt_tokens,
+    outputTokens: usage.completion_tokens,
+    ...(cached === undefined ? {} : { cachedTokens: cached }),
   }
 }
 

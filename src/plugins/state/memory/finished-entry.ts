@@ -8,6 +8,7 @@
 import type { JobRecord, JobStage } from '../../../core/jobs/lifecycle/job-record.js'
 import type { JobState } from '../../../core/job-state.js'
 import type { JsonObject } from '../../../core/types.js'
+import type { RunUsage } from '../../../core/usage.js'
 
 /** The fields of a finished record that are usually unset, kept apart (and only when one is set). */
 interface Rare {
@@ -20,13 +21,14 @@ interface Rare {
   readonly url: string | undefined
   readonly fairKey: string | undefined
   readonly startBy: number | undefined
+  readonly usage: RunUsage | undefined
 }
 
 /** Every field of a record, in the order the lifecycle writes them: a record read back has the same keys in that order. */
 const FIELDS = [
   'id', 'route', 'event', 'deliveryId', 'dedupKey', 'state', 'stage', 'answer', 'progress', 'attempts', 'notBefore', 'lastError',
   'receivedAt', 'updatedAt', 'finishedAt', 'group', 'burstAt', 'covers', 'supersededBy', 'note', 'url', 'runs',
-  'link', 'hook', 'fairKey', 'turn', 'startBy',
+  'link', 'hook', 'fairKey', 'turn', 'startBy', 'usage',
 ] as const satisfies ReadonlyArray<keyof JobRecord>
 // A field added to JobRecord and not kept here fails the build, not a read.
 type Unkept = Exclude<keyof JobRecord, (typeof FIELDS)[number]>
@@ -111,9 +113,9 @@ export class FinishedEntry {
     this.#received = at - job.receivedAt
     this.#updated = at - job.updatedAt
     this.#notBefore = at - job.notBefore
-    const { answer, lastError, group, burstAt, supersededBy, note, url, fairKey, startBy } = job
-    const rare = [answer, lastError, group, burstAt, supersededBy, note, url, fairKey, startBy].some((v) => v !== undefined)
-    this.#rare = rare ? { answer, lastError, group, burstAt, supersededBy, note, url, fairKey, startBy } : undefined
+    const { answer, lastError, group, burstAt, supersededBy, note, url, fairKey, startBy, usage } = job
+    const rare = [answer, lastError, group, burstAt, supersededBy, note, url, fairKey, startBy, usage].some((v) => v !== undefined)
+    this.#rare = rare ? { answer, lastError, group, burstAt, supersededBy, note, url, fairKey, startBy, usage } : undefined
     this.#link = job.link
     this.#hook = job.hook
     this.payload = payload
@@ -128,7 +130,7 @@ export class FinishedEntry {
       stage: this.#stage, answer: rare?.answer, progress: this.#progress, attempts: this.#attempts, notBefore: at - this.#notBefore,
       lastError: rare?.lastError, receivedAt: at - this.#received, updatedAt: at - this.#updated, finishedAt: at, group: rare?.group,
       burstAt: rare?.burstAt, covers: this.#covers, supersededBy: rare?.supersededBy, note: rare?.note, url: rare?.url, runs: this.#runs,
-      link: this.#link, hook: this.#hook, fairKey: rare?.fairKey, turn: this.#turn, startBy: rare?.startBy,
+      link: this.#link, hook: this.#hook, fairKey: rare?.fairKey, turn: this.#turn, startBy: rare?.startBy, usage: rare?.usage,
     }
   }
 }

@@ -12,6 +12,7 @@ import type { JobRecord, JobStage, NewJob } from '../../../core/jobs/lifecycle/j
 import type { JobState } from '../../../core/job-state.js'
 import { isFinal } from '../../../core/jobs/lifecycle/transitions.js'
 import type { JsonObject } from '../../../core/types.js'
+import { usageOf, type RunUsage } from '../../../core/usage.js'
 import { compressJson, decompressJson } from '../compress-json.js'
 import type { Keys } from './keys.js'
 
@@ -57,6 +58,8 @@ export interface JobData {
   readonly fairKey?: string | undefined
   readonly turn?: number | undefined
   readonly startBy?: number | undefined
+  /** What the job's agent runs used (core/usage.ts); absent before any run reported it. */
+  readonly usage?: RunUsage | undefined
 }
 
 /** The BullMQ job type of every hookpilot job. */
@@ -170,6 +173,7 @@ export function recordOf(job: BullJob, listed: JobState, mark: string | undefine
     fairKey: d.fairKey,
     turn: d.turn ?? 0,
     startBy: d.startBy,
+    usage: usageOf(d.usage),
   }
 }
 
@@ -184,6 +188,6 @@ export function dataOf(record: JobRecord, payload: string): JobData {
     attempts: record.attempts, notBefore: record.notBefore, lastError: record.lastError, updatedAt: record.updatedAt,
     finishedAt: record.finishedAt, outcome: record.state === 'skipped' || record.state === 'superseded' ? record.state : undefined,
     group: record.group, burstAt: record.burstAt, covers: record.covers, note: record.note, url: record.url,
-    runs: record.runs, link: record.link, hook: record.hook, fairKey: record.fairKey, turn: record.turn, startBy: record.startBy,
+    runs: record.runs, link: record.link, hook: record.hook, fairKey: record.fairKey, turn: record.turn, startBy: record.startBy, usage: record.usage,
   }
 }

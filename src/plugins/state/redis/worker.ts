@@ -205,7 +205,7 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
     const trouble = storeTrouble(open, outcome)
     if (trouble) outcome = trouble
     let record: JobRecord
-    const ends = outcome.kind !== 'retry' && outcome.kind !== 'interrupted'
+    const ends = outcome.kind !== 'retry' && outcome.kind !== 'wait' && outcome.kind !== 'interrupted'
     try {
       // Stored under the lock; BullMQ's own moves below check the same token.
       record = await open.write((current) => finished(current, outcome, now()), ends ? 'release' : { until: now() + lockMs })

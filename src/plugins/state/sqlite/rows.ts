@@ -2,10 +2,20 @@
 import { GatewayError } from '../../../core/errors.js'
 import type { JobRecord, JobStage } from '../../../core/jobs/lifecycle/job-record.js'
 import type { JobState } from '../../../core/job-state.js'
+import { usageOf, type RunUsage } from '../../../core/usage.js'
+
+/** A usage column read back: undefined for text that is not one (it is never written so, but a file may be edited). */
+function storedUsage(text: string): RunUsage | undefined {
+  try {
+    return usageOf(JSON.parse(text))
+  } catch {
+    return undefined
+  }
+}
 
 /** The columns of a job without its payload and lease (`state` is the job's state: skipped and superseded included). */
 export const RECORD_COLUMNS = `id, route, event, delivery_id, dedup_key, coalesce(outcome, state) AS state, stage, answer, progress, attempts,
-  not_before, last_error, received_at, updated_at, finished_at, grp, burst_at, covers, superseded_by, note, url, runs, link, hook, fair_key, turn, start_by`
+  not_before, last_error, received_at, updated_at, finished_at, grp, burst_at, covers, superseded_by, note, url, runs, link, hook, fair_key, turn, start_by, usage`
 
 /** The SQL condition on the stored columns that selects jobs in each state (a skipped job is stored as done). */
 const STATE_IS: Readonly<Record<JobState, string>> = {
@@ -53,6 +63,7 @@ export interface JobRow {
   readonly fair_key: string | null
   readonly turn: number
   readonly start_by: number | null
+  readonly usage: string | null
 }
 
 /** The record a row stands for. */
@@ -85,6 +96,7 @@ export function toRecord(row: JobRow): JobRecord {
     fairKey: row.fair_key ?? undefined,
     turn: row.turn,
     startBy: row.start_by ?? undefined,
+    usage: row.usage === null ? undefined : storedUsage(row.usage),
   }
 }
 
@@ -110,13 +122,14 @@ export function recordParams(job: JobRecord): Record<string, string | number | n
     url: job.url ?? null,
     runs: job.runs,
     turn: job.turn ?? 0,
+    usage: job.usage === undefined ? null : JSON.stringify(job.usage),
   }
 }
 
 /** The mutable columns of a record, as `SET` assignments of {@link recordParams}. */
 const SET_RECORD = `state = @state, outcome = @outcome, stage = @stage, answer = @answer, progress = @progress, attempts = @attempts,
   not_before = @not_before, last_error = @last_error, updated_at = @updated_at, finished_at = @finished_at, grp = @grp,
-  burst_at = @burst_at, covers = @covers, superseded_by = @superseded_by, note = @note, url = @url, runs = @runs, turn = @turn`
+  burst_at = @burst_at, covers = @covers, superseded_by = @superseded_by, note = @note, url = @url, runs = @runs, turn = @turn, usage = @usage`
 
 /** Writes a record's mutable columns and ends its lease (a job that is not running holds no lease). */
 export const UPDATE_RECORD = `UPDATE jobs SET ${SET_RECORD}, owner = NULL, lease_until = NULL, lease_token = NULL, processes = NULL

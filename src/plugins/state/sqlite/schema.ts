@@ -98,6 +98,8 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE jobs ADD COLUMN start_by INTEGER;
    CREATE INDEX jobs_turn ON jobs (turn, not_before) WHERE state = 'queued';
    CREATE INDEX jobs_fair_key ON jobs (fair_key, turn) WHERE state = 'queued' AND fair_key IS NOT NULL;`,
+  // What the job's agent runs used (tokens, cost), as the JSON of a RunUsage; NULL before any run reported it.
+  `ALTER TABLE jobs ADD COLUMN usage TEXT;`,
 ]
 
 /** The schema version this code writes. */

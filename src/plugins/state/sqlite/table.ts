@@ -60,9 +60,9 @@ export function sqliteTable(db: Db, writer: Writer, compress: (json: string) => 
   const free = `(q.grp IS NULL OR NOT EXISTS (SELECT 1 FROM jobs r WHERE r.grp = q.grp AND r.state = 'running'))`
   const nextDue = db.prepare<[], { at: number | null }>(`SELECT min(not_before) AS at FROM jobs q WHERE state = 'queued' AND ${free}`)
   const insert = db.prepare(`INSERT INTO jobs (route, event, delivery_id, dedup_key, received_at, state, outcome, stage, answer, progress,
-    attempts, not_before, last_error, updated_at, finished_at, grp, burst_at, covers, superseded_by, note, url, link, hook, fair_key, turn, start_by)
+    attempts, not_before, last_error, updated_at, finished_at, grp, burst_at, covers, superseded_by, note, url, link, hook, fair_key, turn, start_by, usage)
     VALUES (@route, @event, @delivery_id, @dedup_key, @received_at, @state, @outcome, @stage, @answer, @progress, @attempts, @not_before,
-    @last_error, @updated_at, @finished_at, @grp, @burst_at, @covers, @superseded_by, @note, @url, @link, @hook, @fair_key, @turn, @start_by)`)
+    @last_error, @updated_at, @finished_at, @grp, @burst_at, @covers, @superseded_by, @note, @url, @link, @hook, @fair_key, @turn, @start_by, @usage)`)
   const insertPayload = db.prepare<[number, Buffer]>('INSERT INTO payloads (job_id, brotli) VALUES (?, ?)')
   const payloadOf = db.prepare<[number], PayloadRow>('SELECT json, brotli FROM payloads WHERE job_id = ?')
   // Walked in the lease order of the jobs_turn index (turn, not_before, then the rowid, of queued jobs), stopping at the

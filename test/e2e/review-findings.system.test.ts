@@ -5,19 +5,11 @@
  * right lines, the others folded into the body; a 422 folds the comments and the review is still posted; a
  * resent answer posts no second review.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, expect, it } from 'vitest'
-import { startFakeGithub, type FakeGithub } from '../../src/dev/github/server.js'
+import { expect, it } from 'vitest'
 import { REVIEW_THREAD_ERRORS } from '../../src/dev/github/reviews.js'
-import { runCli, startCli, type RunningCli } from '../fixtures/cli.js'
-import { githubExample, githubHeaders } from '../fixtures/github.js'
-import { fixtureAgent } from '../fixtures/process.js'
-import { sha } from '../fixtures/reviews.js'
+import { documentReviews, type DocumentReviewWorld } from '../fixtures/review-documents.js'
+import { REPO, sha } from '../fixtures/reviews.js'
 
-const SECRET = 'review-findings-secret'
-const REPO = 'Codertocat/Hello-World'
 const PATCH = '@@ -10,6 +10,7 @@ def handle(event):\n     payload = event.body\n     if not payload:\n-        return None\n+        log.warning("empty payload")\n+        return {}\n     route = payload.get("route")\n     target = ROUTES[route]\n     return target(payload)\n@@ -40,6 +41,6 @@ class Router:\n     def add(self, name, fn):\n-        self.routes[name] = fn\n+        self.routes.setdefault(name, fn)\n         return fn\n \n     def get(self, name):\n         return self.routes.get(name)'
 
 const DOCUMENT = {
@@ -31,57 +23,16 @@ const DOCUMENT = {
   ],
 }
 
-const cleanup: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step()
-})
+const bot = documentReviews()
 
-interface World {
-  readonly api: FakeGithub
-  readonly gateway: RunningCli
+interface World extends DocumentReviewWorld {
   readonly port: number
-  readonly config: string
-  readonly env: NodeJS.ProcessEnv
-  readonly dir: string
 }
 
+/** A world whose route requests changes at a critical finding, and its `hookpilot serve`. */
 async function world(): Promise<World> {
-  const dir = await mkdtemp(join(tmpdir(), 'hookpilot-review-findings-'))
-  cleanup.push(() => rm(dir, { recursive: true, force: true }))
-  const api = await startFakeGithub()
-  cleanup.push(() => api.close())
-  const config = join(dir, 'config.yaml')
-  await writeFile(config, `agent:
-  runner: command
-  command: ${JSON.stringify(fixtureAgent('review-document'))}
-  sandbox: off
-  timeout_seconds: 60
-  retry: { attempts: 1 }
-platforms:
-  github:
-    check_head: true
-  webhook:
-    extra:
-      host: 127.0.0.1
-      port: 0
-      shutdown_grace_seconds: 1
-      routes:
-        pr-review:
-          secret: ${SECRET}
-          events: [pull_request]
-          prompt: "head {pull_request.head.sha}"
-          concurrency: { key: "{repository.full_name}#{pull_request.number}" }
-          deliver: github_comment
-          deliver_extra: { repo: "{repository.full_name}", pr_number: "{number}", mode: review, request_changes_at: critical, fail_on: critical }
-`)
-  const env: NodeJS.ProcessEnv = { ...api.env({}), AGENT_ANSWERS: dir }
-  const gateway = startCli(['serve', '--config', config, '--port', '0'], { env, cwd: dir })
-  cleanup.push(async () => {
-    gateway.child.kill('SIGKILL')
-    await gateway.exited
-  })
-  const [, port] = await gateway.waitFor(/Listening on 127\.0\.0\.1:(\d+)/)
-  return { api, gateway, port: Number(port), config, env, dir }
+  const w = await bot.start({ checkHead: true, deliverExtra: { request_changes_at: 'critical', fail_on: 'critical' } })
+  return { ...w, port: (await w.serve()).port }
 }
 
 /**
@@ -94,25 +45,15 @@ async function push(w: World, pr: number, head: string, answer: string, late = f
     { filename: 'src/app/handlers.py', status: 'modified', patch: PATCH },
     { filename: 'docs/diagram.png', status: 'added' },
   ])
-  await writeFile(join(w.dir, head), answer)
-  const payload = structuredClone(githubExample('pull_request', 'synchronize')) as { number: number, pull_request: Record<string, unknown> & { head: Record<string, unknown> } }
-  payload.number = pr
-  payload.pull_request = { ...payload.pull_request, number: pr, head: { ...payload.pull_request.head, sha: head } }
-  const body = Buffer.from(JSON.stringify(payload))
-  const res = await fetch(`http://127.0.0.1:${w.port}/webhooks/pr-review`, { method: 'POST', headers: githubHeaders('pull_request', body, SECRET, `delivery-${head}`), body })
-  expect(res.status).toBe(202)
-}
-
-async function jobs(w: World): Promise<{ id: string, state: string, lastError?: string, note?: string }[]> {
-  const listed = await runCli(['jobs', 'list', '--json', '--config', w.config], { env: w.env, cwd: w.dir })
-  return JSON.parse(listed.stdout) as { id: string, state: string, lastError?: string, note?: string }[]
+  await w.answer(head, answer)
+  await w.send(w.port, pr, head, `delivery-${head}`)
 }
 
 it('a document answer: one review at the head, in-diff findings inline on their lines, the others folded; a resent answer posts no second review', async () => {
   const w = await world()
   const head = sha('findings-1')
   await push(w, 1, head, `Here is my review:\n\n\`\`\`json\n${JSON.stringify(DOCUMENT, null, 2)}\n\`\`\`\n`)
-  await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
+  await expect.poll(async () => (await w.jobs()).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
 
   const reviews = w.api.reviews(REPO, 1)
   expect(reviews).toHaveLength(1)
@@ -129,11 +70,11 @@ it('a document answer: one review at the head, in-diff findings inline on their 
   for (const text of ['Return None as before.', 'This line was the contract.', 'setdefault keeps the first route.']) expect(review?.body).not.toContain(text)
 
   // The stored answer delivered again: the review is found by its marker, nothing is posted.
-  const [job] = await jobs(w)
-  const retried = await runCli(['jobs', 'retry', job?.id ?? '', '--resend-answer', '--config', w.config], { env: w.env, cwd: w.dir })
+  const [job] = await w.jobs()
+  const retried = await w.cli('retry', job?.id ?? '', '--resend-answer')
   expect(retried.code, retried.output).toBe(0)
   await expect.poll(() => w.api.requests().filter((r) => r.startsWith('GET /repos/Codertocat/Hello-World/pulls/1/reviews')).length, { timeout: 30_000 }).toBe(2)
-  await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
+  await expect.poll(async () => (await w.jobs()).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
   expect(w.api.reviews(REPO, 1)).toHaveLength(1)
   expect(w.api.requests().filter((r) => r.startsWith('POST /repos/Codertocat/Hello-World/pulls/1/reviews'))).toHaveLength(1)
 }, 90_000)
@@ -145,7 +86,7 @@ it('GitHub refusing the review (422) does not lose it: every comment is folded a
   // first create is refused as GitHub refuses it, naming no comment.
   w.api.fail({ method: 'POST', path: /\/pulls\/2\/reviews$/, status: 422, body: { message: 'Unprocessable Entity', errors: [REVIEW_THREAD_ERRORS.line], documentation_url: 'https://docs.github.com/rest', status: '422' } })
   await push(w, 2, head, JSON.stringify(DOCUMENT))
-  await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
+  await expect.poll(async () => (await w.jobs()).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
   const reviews = w.api.reviews(REPO, 2)
   expect(reviews).toHaveLength(1)
   expect(reviews[0]?.comments).toEqual([])
@@ -157,8 +98,8 @@ it('an answer meant as a document that does not validate fails the job with its 
   const w = await world()
   const head = sha('findings-invalid')
   await push(w, 3, head, JSON.stringify({ summary: 'x', findings: [{ path: 'a.ts', line: 0, severity: 'huge', body: 'b' }] }))
-  await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['failed'])
-  expect((await jobs(w))[0]?.lastError).toMatch(/not a valid review document.*findings\[0\]/)
+  await expect.poll(async () => (await w.jobs()).map((j) => j.state), { timeout: 30_000 }).toEqual(['failed'])
+  expect((await w.jobs())[0]?.lastError).toMatch(/not a valid review document.*findings\[0\]/)
   expect(w.api.reviews(REPO, 3)).toEqual([])
 }, 90_000)
 
@@ -167,14 +108,14 @@ it('out of order: push B, then the late synchronize of A: B is reviewed once, it
   const [a, b] = [sha('late-a'), sha('late-b')]
   w.api.setFiles(REPO, 4, a, [])
   await push(w, 4, b, JSON.stringify(DOCUMENT))
-  await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
+  await expect.poll(async () => (await w.jobs()).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
   await push(w, 4, a, JSON.stringify({ summary: 'the review of A', findings: [] }), true)
-  await expect.poll(async () => (await jobs(w)).map((j) => j.state).sort(), { timeout: 30_000 }).toEqual(['done', 'skipped'])
+  await expect.poll(async () => (await w.jobs()).map((j) => j.state).sort(), { timeout: 30_000 }).toEqual(['done', 'skipped'])
 
   const reviews = w.api.reviews(REPO, 4)
   expect(reviews.map((r) => r.commitId)).toEqual([b])
   expect(reviews[0]?.body).not.toContain('the review of A')
-  const skipped = (await jobs(w)).find((j) => j.state === 'skipped')
+  const skipped = (await w.jobs()).find((j) => j.state === 'skipped')
   expect(JSON.stringify(skipped)).toMatch(new RegExp(`already reviewed.*#pullrequestreview-${reviews[0]?.id}`))
   // Through gh, a commit status: pending while posting, then failure (a critical finding reaches fail_on); none on A.
   expect(w.api.statuses(REPO).map((s) => [s.sha, s.context, s.state])).toEqual([[b, 'hookpilot/pr-review', 'pending'], [b, 'hookpilot/pr-review', 'failure']])

@@ -5,66 +5,26 @@
  * head and the open findings; the finding raised again on its line is not posted twice, the one not raised
  * again has its thread resolved. After a force-push the prompt is told `full`.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, expect, it } from 'vitest'
-import { startFakeGithub, type FakeGithub } from '../../src/dev/github/server.js'
-import { runCli, startCli } from '../fixtures/cli.js'
-import { githubExample, githubHeaders } from '../fixtures/github.js'
-import { fixtureAgent } from '../fixtures/process.js'
-import { sha } from '../fixtures/reviews.js'
+import { expect, it } from 'vitest'
+import { documentReviews } from '../fixtures/review-documents.js'
+import { REPO, sha } from '../fixtures/reviews.js'
 
-const SECRET = 'review-incremental-secret'
-const REPO = 'Codertocat/Hello-World'
 const PATCH = '@@ -10,6 +10,7 @@ def handle(event):\n     payload = event.body\n     if not payload:\n-        return None\n+        log.warning("empty payload")\n+        return {}\n     route = payload.get("route")\n     target = ROUTES[route]\n     return target(payload)\n@@ -40,6 +41,6 @@ class Router:\n     def add(self, name, fn):\n-        self.routes[name] = fn\n+        self.routes.setdefault(name, fn)\n         return fn\n \n     def get(self, name):\n         return self.routes.get(name)'
 const EMPTY_DICT = { path: 'src/app/handlers.py', line: 13, severity: 'major', title: 'Empty dict hides the error', body: 'Return None as before.' }
 const SETDEFAULT = { path: 'src/app/handlers.py', line: 42, severity: 'nit', title: 'setdefault keeps the first route', body: 'Say so in a comment.' }
 const WARNING = { path: 'src/app/handlers.py', line: 12, severity: 'minor', title: 'Log the route', body: 'The warning names no route.' }
 
-const cleanup: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step()
-})
+const bot = documentReviews()
 
 it('the second push is reviewed incrementally with the open findings; a held finding is not posted twice, a dropped one is resolved; a force-push is reviewed in full', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'hookpilot-review-incremental-'))
-  cleanup.push(() => rm(dir, { recursive: true, force: true }))
-  const api: FakeGithub = await startFakeGithub()
-  cleanup.push(() => api.close())
-  const config = join(dir, 'config.yaml')
-  await writeFile(config, `agent:
-  runner: command
-  command: ${JSON.stringify(fixtureAgent('review-document'))}
-  sandbox: off
-  timeout_seconds: 60
-  retry: { attempts: 1 }
-state:
-  driver: sqlite
-  path: ${JSON.stringify(join(dir, 'state.db'))}
-platforms:
-  webhook:
-    extra:
-      host: 127.0.0.1
-      port: 0
-      shutdown_grace_seconds: 1
-      routes:
-        pr-review:
-          secret: ${SECRET}
-          events: [pull_request]
-          prompt: "head {review.head} mode {review.mode} previous {review.previous_head}\\nopen:\\n{review.open_findings}"
-          concurrency: { key: "{repository.full_name}#{pull_request.number}" }
-          deliver: github_comment
-          deliver_extra: { repo: "{repository.full_name}", pr_number: "{number}", mode: review, check: "false" }
-`)
-  const env: NodeJS.ProcessEnv = { ...api.env({}), AGENT_ANSWERS: dir }
-  const gateway = startCli(['serve', '--config', config, '--port', '0'], { env, cwd: dir })
-  cleanup.push(async () => {
-    gateway.child.kill('SIGKILL')
-    await gateway.exited
+  const w = await bot.start({
+    sqliteState: true,
+    prompt: 'head {review.head} mode {review.mode} previous {review.previous_head}\nopen:\n{review.open_findings}',
+    deliverExtra: { check: 'false' },
   })
-  const [, port] = await gateway.waitFor(/Listening on 127\.0\.0\.1:(\d+)/)
-  const states = async () => (JSON.parse((await runCli(['jobs', 'list', '--json', '--config', config], { env, cwd: dir })).stdout) as { state: string }[]).map((j) => j.state)
+  const { api } = w
+  const { port } = await w.serve()
+  const states = async () => (await w.jobs()).map((j) => j.state)
 
   const base = sha('incremental-base')
   api.addCommit(REPO, base)
@@ -73,25 +33,19 @@ platforms:
     api.setHead(REPO, 1, head)
     api.setBase(REPO, 1, base)
     api.setFiles(REPO, 1, head, [{ filename: 'src/app/handlers.py', status: 'modified', patch: PATCH }])
-    await writeFile(join(dir, head), JSON.stringify({ summary: `review of ${head.slice(0, 7)}`, findings }))
-    const payload = structuredClone(githubExample('pull_request', 'synchronize')) as { number: number, pull_request: Record<string, unknown> & { head: Record<string, unknown> } }
-    payload.number = 1
-    payload.pull_request = { ...payload.pull_request, number: 1, head: { ...payload.pull_request.head, sha: head } }
-    const body = Buffer.from(JSON.stringify(payload))
-    const res = await fetch(`http://127.0.0.1:${port}/webhooks/pr-review`, { method: 'POST', headers: githubHeaders('pull_request', body, SECRET, `delivery-${head}`), body })
-    expect(res.status).toBe(202)
+    await w.answer(head, JSON.stringify({ summary: `review of ${head.slice(0, 7)}`, findings }))
+    await w.send(port, 1, head, `delivery-${head}`)
   }
-  const prompts = async () => (await readFile(join(dir, 'prompts'), 'utf8')).split('\n----\n').filter((p) => p.trim() !== '')
 
   const [a, b, c] = [sha('incremental-a'), sha('incremental-b'), sha('incremental-c')]
   await push(a, [base], [EMPTY_DICT, SETDEFAULT])
   await expect.poll(states, { timeout: 30_000 }).toEqual(['done'])
-  expect((await prompts())[0]).toBe(`head ${a} mode full previous \nopen:\nnone`)
+  expect((await w.prompts())[0]).toBe(`head ${a} mode full previous \nopen:\nnone`)
   expect(api.threads(REPO, 1).map((t) => t.root.line)).toEqual([13, 42])
 
   await push(b, [a], [EMPTY_DICT, WARNING])
   await expect.poll(states, { timeout: 30_000 }).toEqual(['done', 'done'])
-  expect((await prompts())[1]).toBe(`head ${b} mode incremental previous ${a}\nopen:\n- major src/app/handlers.py:13: Empty dict hides the error\n- nit src/app/handlers.py:42: setdefault keeps the first route`)
+  expect((await w.prompts())[1]).toBe(`head ${b} mode incremental previous ${a}\nopen:\n- major src/app/handlers.py:13: Empty dict hides the error\n- nit src/app/handlers.py:42: setdefault keeps the first route`)
   const second = api.reviews(REPO, 1)[1]
   expect(second?.commitId).toBe(b)
   expect(second?.comments.map((comment) => comment.line)).toEqual([12])
@@ -101,5 +55,5 @@ platforms:
   // A force-push: C does not descend from B.
   await push(c, [base], [EMPTY_DICT])
   await expect.poll(states, { timeout: 30_000 }).toEqual(['done', 'done', 'done'])
-  expect((await prompts())[2]).toMatch(new RegExp(`^head ${c} mode full previous ${b}\\nopen:\\n- major src/app/handlers.py:13: Empty dict hides the error\\n- minor src/app/handlers.py:12: Log the route$`))
+  expect((await w.prompts())[2]).toMatch(new RegExp(`^head ${c} mode full previous ${b}\\nopen:\\n- major src/app/handlers.py:13: Empty dict hides the error\\n- minor src/app/handlers.py:12: Log the route$`))
 }, 120_000)

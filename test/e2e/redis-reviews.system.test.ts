@@ -18,4 +18,4 @@ afterAll(async () => {
 it('two instances receiving one pull request\'s pushes alternately post one review, of the newest head; redeliveries post nothing', async () => {
   // A short lock, so a superseded run's group is handed on within the test's time.
   await reviewNewestHeadOnTwoInstances(`  driver: redis\n  url: ${JSON.stringify(redis.url)}\n  prefix: rv-${randomUUID().slice(0, 8)}\n  lock_seconds: 2`)
-}, 60_000)
+}, 90_000)

@@ -146,6 +146,35 @@ describe('several instances on one PostgreSQL', () => {
   }, 60_000)
 })
 
+describe('two instances racing', () => {
+  it('one group: ten events of it sent at once over both instances are all accepted; one runs, the nine it supersedes never do, and one comment is posted', async () => {
+    const world = await postgresWorld({ agentMs: 50, groupKey: '{repository.full_name}' })
+    const servers = await Promise.all([serveOne(world), serveOne(world)])
+    const prs = range(1, 10)
+    const answers = await Promise.all(prs.map((pr, i) => world.send(servers[i % 2]!.port, pr, `group-${pr}`)))
+    expect(answers.map((a) => a.body['status'])).toEqual(prs.map(() => 'accepted'))
+    // Every job ended: the newest done, the nine it covers superseded, so no further run can come.
+    await expect.poll(() => states(world), { timeout: 20_000, interval: 100 }).toEqual({ done: 1, superseded: 9 })
+    expect(starts(world)).toHaveLength(1)
+    expect(world.posted()).toEqual(starts(world))
+  }, 60_000)
+
+  it('max_queue: with both workers busy, 24 deliveries sent at once over both instances get exactly max_queue 202s, the rest 503 Queue full', async () => {
+    const world = await postgresWorld({ concurrency: 1, maxQueue: 5, agentMs: 60_000 })
+    const servers = await Promise.all([serveOne(world, { AGENT_INSTANCE: 'a' }), serveOne(world, { AGENT_INSTANCE: 'b' })])
+    // One job running on each instance (concurrency 1), so nothing leaves the queue during the race.
+    for (const [i, { port }] of servers.entries()) expect((await world.send(port, 90 + i, `busy-${i}`)).status).toBe(202)
+    await expect.poll(() => new Set(world.agentLog().filter((e) => e.what === 'start').map((e) => e.instance)).size, { timeout: 15_000, interval: 100 }).toBe(2)
+    agents.push(...world.agentLog().map((e) => e.pid))
+    const answers = await Promise.all(range(1, 24).map((i) => world.sendTo(servers[i % 2]!.port, 'pr', SECRET, 100 + i, `full-${i}`)))
+    expect(answers.filter((a) => a.status === 202)).toHaveLength(5)
+    const refused = answers.filter((a) => a.status !== 202)
+    expect(refused).toHaveLength(19)
+    for (const r of refused) expect(r).toMatchObject({ status: 503, retryAfter: expect.stringMatching(/^\d+$/) })
+    expect(await states(world)).toEqual({ running: 2, queued: 5 })
+  }, 60_000)
+})
+
 describe('subscriptions and the rate limit in PostgreSQL', () => {
   const subscribeArgs = (name: string, secret: string) => [
     'subscribe', name, '--secret', secret, '--events', 'pull_request', '--prompt', 'review {number}',

@@ -68,9 +68,11 @@ it('as an App: a first review reads the head, the reviews, the files once (100 a
   expect(small.calls).toEqual([
     'GET /repos/octo-org/hello-world/pulls/N',
     'GET /repos/octo-org/hello-world/pulls/N/reviews',
+    'POST /graphql', // the route's open review threads: a finding one holds on its line is not posted twice
     'POST /repos/octo-org/hello-world/check-runs',
     'GET /repos/octo-org/hello-world/pulls/N/files',
     'POST /repos/octo-org/hello-world/pulls/N/reviews',
+    'POST /graphql', // the threads again, after the post: those whose finding was not raised again are resolved
     'PATCH /repos/octo-org/hello-world/check-runs/N',
   ])
   // 250 files: 3 pages of files; 100 findings on the new side: 100 annotations, 50 a request, so 2 PATCHes.
@@ -91,9 +93,11 @@ it('through gh: the same calls, each a gh process', async () => {
   expect(small.calls).toEqual([
     'POST /graphql',
     'GET /repos/octo-org/hello-world/pulls/N/reviews',
+    'POST /graphql', // the route's open review threads
     'POST /repos/octo-org/hello-world/statuses/SHA',
     'GET /repos/octo-org/hello-world/pulls/N/files',
     'POST /repos/octo-org/hello-world/pulls/N/reviews',
+    'POST /graphql', // the threads again, to resolve those not raised again
     'POST /repos/octo-org/hello-world/statuses/SHA',
   ])
   figures.push(`  gh, 10 files, 10 findings: ${small.calls.length} calls, ${small.ms.toFixed(0)} ms (first delivery: ${warm.calls.length} calls, ${warm.ms.toFixed(0)} ms)`)

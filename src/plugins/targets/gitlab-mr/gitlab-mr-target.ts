@@ -4,9 +4,10 @@
  */
 import { DeliveryError } from '../../../core/errors.js'
 import type { Severity } from '../../../core/review/document.js'
-import type { Clock, DeliveryTarget, JsonObject, Route } from '../../../core/types.js'
+import type { Clock, DeliveryTarget, Route } from '../../../core/types.js'
 import { TARGET, gitlabHttp } from './gitlab-http.js'
 import { mergeRequestApi, type GitlabUser } from './mr-api.js'
+import { payloadHead } from './mr-payload.js'
 import { postMrReview } from './mr-review.js'
 import { extraProblem, optionProblem, statusUrlProblem } from './validate.js'
 
@@ -29,18 +30,6 @@ export interface GitlabMrOptions {
   readonly fetch?: typeof globalThis.fetch | undefined
   /** A read's tries in all (default 3) and the first wait between them (default 500 ms); tests shorten them. */
   readonly http?: { readonly readTries?: number | undefined, readonly baseDelayMs?: number | undefined } | undefined
-}
-
-const SHA = /^[0-9a-f]{7,64}$/i
-
-/** The head the event names: a `Merge Request Hook`'s `object_attributes.last_commit.id`. */
-export function payloadHead(payload: JsonObject | undefined): string | undefined {
-  const attributes = payload?.['object_attributes']
-  if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) return undefined
-  const commit = attributes['last_commit']
-  if (typeof commit !== 'object' || commit === null || Array.isArray(commit)) return undefined
-  const id = commit['id']
-  return typeof id === 'string' && SHA.test(id) ? id.toLowerCase() : undefined
 }
 
 /**
@@ -74,6 +63,8 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
       }))
       return postMrReview(api, user, answer, {
         route: answer.route,
+        project: answer.extra['project']!,
+        iid: answer.extra['mr_iid']!,
         answeredHead: payloadHead(answer.payload),
         failOn: answer.extra['fail_on'] as Severity | undefined,
         statusUrl: answer.extra['status_url'],

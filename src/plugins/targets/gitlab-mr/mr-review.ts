@@ -23,6 +23,7 @@ import { PER_PAGE, type GitlabUser, type MergeRequestApi, type MrDiscussion, typ
 import { findingMarker, fingerprint, noteMarker, parseFindingMarker, parseReviewedLine, reviewedLine, sameDelivery, withoutQuickActions } from './mr-markers.js'
 import { changedFilesOf, gitlabSuggestion, textPosition } from './mr-positions.js'
 import { markerRoute } from '../../shared/hidden-markers.js'
+import { payloadWithHead } from './mr-payload.js'
 
 /** Pages of notes, and of discussions, searched for the gateway's own: 2,000 of each. */
 export const MAX_PAGES = 20
@@ -36,6 +37,9 @@ export const NOTE_LIMIT = 1_000_000
 /** What a review delivery is told besides the answer. */
 export interface MrReviewRequest {
   readonly route: string
+  /** The project (`deliver_extra.project`) and the merge request's iid: the follow-up job's key names them. */
+  readonly project: string
+  readonly iid: string
   /** The head the answer is about: the event's `object_attributes.last_commit.id`, when it names one. */
   readonly answeredHead: string | undefined
   /** `deliver_extra.fail_on`: the status fails when a finding is this severe or more. */
@@ -74,7 +78,15 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
       if (DeliveryError.is(error) && error.retryable) throw error
       ctx.log.warn('the superseded head\'s status could not be set', { route: request.route, head: answered, reason: String(error) })
     })
-    return { posted: false, outcome: 'superseded', reason: `the answer is for ${answered.slice(0, 7)}, but the merge request's head moved to ${head.slice(0, 7)}, which this route has not reviewed: nothing was posted; the next event for ${head.slice(0, 7)} reviews it` }
+    // The push of the new head may never come (lost, or accepted before this run): a follow-up job of the route
+    // reviews it, named for the merge request and that head so it is queued once (the dispatcher skips it when a
+    // newer event of the group was accepted), as the GitHub target's.
+    return {
+      posted: false,
+      outcome: 'superseded',
+      reason: `the answer is for ${answered.slice(0, 7)}, but the merge request's head moved to ${head.slice(0, 7)}, which this route has not reviewed: nothing was posted; ${head.slice(0, 7)} is reviewed next`,
+      followUp: { key: `${request.project}!${request.iid}@${head}`, payload: payloadWithHead(answer.payload ?? {}, head) },
+    }
   }
   if (reviewed?.head === head) {
     // The same delivery wrote it (a retry after a crash between the post and its record): its review, done. Its

@@ -4,11 +4,13 @@
  */
 import { DeliveryError } from '../../../core/errors.js'
 import type { Severity } from '../../../core/review/document.js'
-import type { Clock, DeliveryTarget, Route } from '../../../core/types.js'
+import type { Clock, DeliveryTarget, Logger, PromptRequest, Route } from '../../../core/types.js'
+import type { NoteStore } from '../../../core/note-types.js'
 import { TARGET, gitlabHttp } from './gitlab-http.js'
 import { mergeRequestApi, type GitlabUser } from './mr-api.js'
 import { payloadHead } from './mr-payload.js'
 import { postMrReview } from './mr-review.js'
+import { mrPromptVariables, rememberedIn, type MrReviewScope } from './mr-review-memory.js'
 import { extraProblem, optionProblem, statusUrlProblem } from './validate.js'
 
 /** The public GitLab's API root, the default of `platforms.gitlab.api_url`. */
@@ -53,6 +55,20 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
     name: TARGET,
     publishes: true,
     checkRoute: routeProblem,
+    notesNeeded(route) {
+      if (!rememberedIn(route.deliverExtra)) return undefined
+      return 'its reviews remember the last reviewed head and its open findings, for incremental reviews; deliver_extra.incremental: "false" reviews in full each time and keeps none'
+    },
+    /**
+     * The prompt's `{review.head}`, `{review.base}`, `{review.previous_head}`, `{review.mode}` (`full` |
+     * `incremental`) and `{review.open_findings}`, as the GitHub target's review mode gives them (mr-review-memory.ts).
+     */
+    async promptVariables(request, ctx) {
+      const problem = extraProblem(request.extra)
+      if (problem !== undefined) throw new DeliveryError(TARGET, `${problem}; the agent was not run`)
+      const api = mergeRequestApi(http, { project: request.extra['project']!, iid: request.extra['mr_iid']! }, ctx.signal)
+      return mrPromptVariables(api, scopeOf(request, ctx.notes, ctx.log))
+    },
     async deliver(answer, ctx) {
       const problem = extraProblem(answer.extra)
       if (problem !== undefined) throw new DeliveryError(TARGET, `${problem}; nothing was posted`)
@@ -71,9 +87,15 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
         status: answer.extra['status'] !== 'false',
         maxInline: options.maxInline,
         now: clock(),
+        memory: scopeOf(answer, ctx.notes, ctx.log),
       }, ctx)
     },
   }
+}
+
+/** Where a delivery's merge request's reviews are remembered. */
+function scopeOf(request: PromptRequest, notes: NoteStore | undefined, log: Logger): MrReviewScope {
+  return { route: request.route, project: request.extra['project'] ?? '', iid: request.extra['mr_iid'] ?? '', incremental: rememberedIn(request.extra), notes, log }
 }
 
 /** A route's literal `deliver_extra` checked at startup (templates are checked when rendered). */

@@ -24,6 +24,7 @@ import { findingMarker, fingerprint, noteMarker, parseFindingMarker, parseReview
 import { changedFilesOf, gitlabSuggestion, textPosition } from './mr-positions.js'
 import { markerRoute } from '../../shared/hidden-markers.js'
 import { payloadWithHead } from './mr-payload.js'
+import { rememberMrReview, type MrReviewScope } from './mr-review-memory.js'
 
 /** Pages of notes, and of discussions, searched for the gateway's own: 2,000 of each. */
 export const MAX_PAGES = 20
@@ -52,6 +53,8 @@ export interface MrReviewRequest {
   readonly maxInline?: number | undefined
   /** When the footer says the review was written. */
   readonly now: number
+  /** Where the route's last review of the merge request is remembered (incremental reviews; mr-review-memory.ts). */
+  readonly memory?: MrReviewScope | undefined
 }
 
 /** The commit status's name for a route: `hookpilot/<route>`, what a merge check names. */
@@ -93,7 +96,9 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
     // status is completed unless the saved progress says it was (2: note, then status).
     if (sameDelivery(reviewed.delivery, answer.deliveryId)) {
       if (ctx.progress < 2) {
-        await finishStatus(parseReviewAnswer(TARGET, answer.text))
+        const document = parseReviewAnswer(TARGET, answer.text)
+        if (request.memory !== undefined) await rememberMrReview(request.memory, head, mr.baseSha, document)
+        await finishStatus(document)
         await ctx.saveProgress(2)
       }
       return { posted: true, url: noteUrl(note!.id) }
@@ -120,6 +125,8 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
   await ctx.saveProgress(1)
 
   const resolved = await resolveOutdated(api, own, request.route, head, new Set(review.findings.map(fingerprint)))
+  // Remembered once the review is recorded (progress 1): the next review's prompt starts from this head.
+  if (request.memory !== undefined) await rememberMrReview(request.memory, head, mr.baseSha, document)
   await finishStatus(document)
   await ctx.saveProgress(2)
   ctx.log.debug('merge request review posted', { route: request.route, delivery: answer.deliveryId, head, discussions: posted.count, folded: rendered.folded.length, refused: posted.refused.length, resolved })

@@ -133,7 +133,8 @@ it('open, a redelivery, jobs retry, an update with oldrev, a close: one note edi
   const [job] = await jobs(w)
   const retried = await runCli(['jobs', 'retry', job!.id, '--resend-answer', '--config', w.config], { env: w.env, cwd: w.dir })
   expect(retried.code, retried.output).toBe(0)
-  await expect.poll(() => w.api.requests().filter((r) => r.startsWith(`GET /projects/${encodeURIComponent(PROJECT)}/merge_requests/1?`) || r.startsWith(`GET /projects/${encodeURIComponent(PROJECT)}/merge_requests/1 `)).length, { timeout: 30_000 }).toBe(2)
+  // Three reads of the merge request: the prompt's {review.*} before the agent ran, its delivery, the resend's.
+  await expect.poll(() => w.api.requests().filter((r) => r.startsWith(`GET /projects/${encodeURIComponent(PROJECT)}/merge_requests/1?`) || r.startsWith(`GET /projects/${encodeURIComponent(PROJECT)}/merge_requests/1 `)).length, { timeout: 30_000 }).toBe(3)
   await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
   expect(ownNotes(w)).toHaveLength(1)
   expect(w.api.discussions(PROJECT, 1)).toHaveLength(3)

@@ -8,6 +8,7 @@ import { afterEach, expect, it } from 'vitest'
 import { startFakeGitlab, type FakeGitlab } from '../../src/dev/gitlab/server.js'
 import type { FakeGitlabDiff } from '../../src/dev/gitlab/state.js'
 import { gitlabMrDelivery } from '../../src/plugins/targets/gitlab-mr/gitlab-mr-target.js'
+import { payloadHead } from '../../src/plugins/targets/gitlab-mr/mr-payload.js'
 import type { AgentAnswer, DeliveryTarget } from '../../src/core/types.js'
 import { DeliveryError } from '../../src/core/errors.js'
 import { deliveryContext } from '../../src/testing/context.js'
@@ -157,6 +158,13 @@ it('the head GitLab reports decides: an answer for an older head is superseded (
   expect(stale).toMatchObject({ posted: false, outcome: 'superseded', reason: expect.stringContaining(`moved to ${b.slice(0, 7)}`) })
   expect(api.statuses(PROJECT).map((s) => [s.sha, s.status])).toEqual([[a, 'canceled']])
   expect(api.discussions(PROJECT, 1)).toHaveLength(0)
+  // The new head gets a job of its own, named for the merge request and that head (queued once), whose event
+  // names the new head and keeps the rest of the old event.
+  const followUp = stale !== undefined && 'followUp' in stale ? stale.followUp : undefined
+  expect(followUp?.key).toBe(`${PROJECT}!1@${b}`)
+  const followed = answer('', a).payload!
+  expect(followUp?.payload).toEqual({ ...followed, object_attributes: { ...(followed['object_attributes'] as object), last_commit: { ...((followed['object_attributes'] as Record<string, object>)['last_commit']), id: b } } })
+  expect(payloadHead(followUp?.payload)).toBe(b)
 
   await target.deliver(answer(JSON.stringify({ summary: 'Fine now.', findings: [DOCUMENT.findings[1]] }), b), deliveryContext())
   const late = await target.deliver(answer(JSON.stringify(DOCUMENT), a, { delivery: 'late' }), deliveryContext())

@@ -6,13 +6,14 @@
  * token, another user's note, a status repeated in the state it is in. A test makes requests fail, or go
  * unanswered until the client gives up, with {@link FakeGitlab.fail}.
  *
- * Each API area is a file of routes (merge-requests.ts, notes.ts, discussions.ts, statuses.ts), as the fake
+ * Each API area is a file of routes (merge-requests.ts, notes.ts, discussions.ts, statuses.ts, compare.ts), as the fake
  * GitHub's are (src/dev/github/).
  */
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { adminPush } from './admin.js'
+import { compareRoutes } from './compare.js'
 import { discussionRoutes } from './discussions.js'
 import { mergeRequestRoutes } from './merge-requests.js'
 import { allNotes } from './notes.js'
@@ -21,7 +22,7 @@ import { createFakeGitlabState, type FakeGitlabDiff, type FakeGitlabDiscussion, 
 import { statusRoutes, statusRules } from './statuses.js'
 import { noteRoutes } from './notes.js'
 
-const ROUTES: readonly GitlabRoute[] = [...mergeRequestRoutes, ...noteRoutes, ...discussionRoutes, ...statusRoutes]
+const ROUTES: readonly GitlabRoute[] = [...mergeRequestRoutes, ...noteRoutes, ...discussionRoutes, ...statusRoutes, ...compareRoutes]
 
 /** The token the fake accepts unless told another. */
 export const DEFAULT_GITLAB_TOKEN = 'glpat-fake-0123456789abcdef'
@@ -79,9 +80,10 @@ export interface FakeGitlab {
   /**
    * Declares a merge request of `project` (a path; the first is id 1), or pushes to it: `head` becomes its head,
    * with a new diff version of `diffs` (its base and start SHAs made up from the project's name). Returns the
-   * project's numeric id.
+   * project's numeric id. The head's parent is the merge request's previous head (a plain push) unless `parents`
+   * says otherwise (`[]` or another commit: a force-push, a rebase); the compare API walks these parents.
    */
-  push(project: string, iid: number, head: string, diffs: readonly FakeGitlabDiff[]): number
+  push(project: string, iid: number, head: string, diffs: readonly FakeGitlabDiff[], options?: { readonly parents?: readonly string[] }): number
   /** A note written by another user (or with `system`, by GitLab itself). */
   addNote(project: string, iid: number, body: string, author: FakeGitlabUser | 'system'): FakeGitlabNote
   mergeRequest(project: string, iid: number): FakeMergeRequest
@@ -189,13 +191,15 @@ export async function startFakeGitlab(options: FakeGitlabOptions = {}): Promise<
     user,
     state,
     addUser,
-    push(project, iid, head, diffs) {
+    push(project, iid, head, diffs, pushOptions) {
       const p = state.ensureProject(project)
       let mr = p.mergeRequests.get(iid)
       if (mr === undefined) {
         mr = { iid, projectId: p.id, source_branch: `feature-${iid}`, target_branch: 'main', state: 'opened', versions: [], notes: [], discussions: [] }
         p.mergeRequests.set(iid, mr)
       }
+      const previous = mr.versions.at(-1)?.head_commit_sha
+      if (!p.commits.has(head.toLowerCase())) p.commits.set(head.toLowerCase(), (pushOptions?.parents ?? (previous === undefined ? [] : [previous])).map((c) => c.toLowerCase()))
       const now = state.now()
       mr.versions.push({ id: state.nextId(), head_commit_sha: head.toLowerCase(), base_commit_sha: fakeSha(`${project} base`), start_commit_sha: fakeSha(`${project} start`), created_at: now, diffs })
       // GitLab notes a push itself: a system note the gateway must pass over.

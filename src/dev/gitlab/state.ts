@@ -91,6 +91,8 @@ export interface FakeProject {
   readonly path_with_namespace: string
   readonly mergeRequests: Map<number, FakeMergeRequest>
   readonly statuses: FakeGitlabStatus[]
+  /** The repository's commit graph: each commit's parents (what the compare API walks). */
+  readonly commits: Map<string, readonly string[]>
 }
 
 /** The whole state. */
@@ -123,7 +125,7 @@ export function createFakeGitlabState(): FakeGitlabState {
     ensureProject(path) {
       const found = [...projects.values()].find((p) => p.path_with_namespace === path)
       if (found !== undefined) return found
-      const project: FakeProject = { id: projects.size + 1, path_with_namespace: path, mergeRequests: new Map(), statuses: [] }
+      const project: FakeProject = { id: projects.size + 1, path_with_namespace: path, mergeRequests: new Map(), statuses: [], commits: new Map() }
       projects.set(project.id, project)
       return project
     },

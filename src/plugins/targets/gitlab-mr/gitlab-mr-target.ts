@@ -4,10 +4,13 @@
  */
 import { DeliveryError } from '../../../core/errors.js'
 import type { Severity } from '../../../core/review/document.js'
-import type { Clock, DeliveryTarget, JsonObject, Route } from '../../../core/types.js'
+import type { Clock, DeliveryTarget, Logger, PromptRequest, Route } from '../../../core/types.js'
+import type { NoteStore } from '../../../core/note-types.js'
 import { TARGET, gitlabHttp } from './gitlab-http.js'
 import { mergeRequestApi, type GitlabUser } from './mr-api.js'
+import { payloadHead } from './mr-payload.js'
 import { postMrReview } from './mr-review.js'
+import { mrPromptVariables, rememberedIn, type MrReviewScope } from './mr-review-memory.js'
 import { extraProblem, optionProblem, statusUrlProblem } from './validate.js'
 
 /** The public GitLab's API root, the default of `platforms.gitlab.api_url`. */
@@ -31,18 +34,6 @@ export interface GitlabMrOptions {
   readonly http?: { readonly readTries?: number | undefined, readonly baseDelayMs?: number | undefined } | undefined
 }
 
-const SHA = /^[0-9a-f]{7,64}$/i
-
-/** The head the event names: a `Merge Request Hook`'s `object_attributes.last_commit.id`. */
-export function payloadHead(payload: JsonObject | undefined): string | undefined {
-  const attributes = payload?.['object_attributes']
-  if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) return undefined
-  const commit = attributes['last_commit']
-  if (typeof commit !== 'object' || commit === null || Array.isArray(commit)) return undefined
-  const id = commit['id']
-  return typeof id === 'string' && SHA.test(id) ? id.toLowerCase() : undefined
-}
-
 /**
  * The `gitlab_mr` delivery target. A route names the merge request in `deliver_extra` (`project`, `mr_iid`), and
  * may set `fail_on`, `status_url` and `status: "false"`.
@@ -64,6 +55,20 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
     name: TARGET,
     publishes: true,
     checkRoute: routeProblem,
+    notesNeeded(route) {
+      if (!rememberedIn(route.deliverExtra)) return undefined
+      return 'its reviews remember the last reviewed head and its open findings, for incremental reviews; deliver_extra.incremental: "false" reviews in full each time and keeps none'
+    },
+    /**
+     * The prompt's `{review.head}`, `{review.base}`, `{review.previous_head}`, `{review.mode}` (`full` |
+     * `incremental`) and `{review.open_findings}`, as the GitHub target's review mode gives them (mr-review-memory.ts).
+     */
+    async promptVariables(request, ctx) {
+      const problem = extraProblem(request.extra)
+      if (problem !== undefined) throw new DeliveryError(TARGET, `${problem}; the agent was not run`)
+      const api = mergeRequestApi(http, { project: request.extra['project']!, iid: request.extra['mr_iid']! }, ctx.signal)
+      return mrPromptVariables(api, scopeOf(request, ctx.notes, ctx.log))
+    },
     async deliver(answer, ctx) {
       const problem = extraProblem(answer.extra)
       if (problem !== undefined) throw new DeliveryError(TARGET, `${problem}; nothing was posted`)
@@ -74,15 +79,23 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
       }))
       return postMrReview(api, user, answer, {
         route: answer.route,
+        project: answer.extra['project']!,
+        iid: answer.extra['mr_iid']!,
         answeredHead: payloadHead(answer.payload),
         failOn: answer.extra['fail_on'] as Severity | undefined,
         statusUrl: answer.extra['status_url'],
         status: answer.extra['status'] !== 'false',
         maxInline: options.maxInline,
         now: clock(),
+        memory: scopeOf(answer, ctx.notes, ctx.log),
       }, ctx)
     },
   }
+}
+
+/** Where a delivery's merge request's reviews are remembered. */
+function scopeOf(request: PromptRequest, notes: NoteStore | undefined, log: Logger): MrReviewScope {
+  return { route: request.route, project: request.extra['project'] ?? '', iid: request.extra['mr_iid'] ?? '', incremental: rememberedIn(request.extra), notes, log }
 }
 
 /** A route's literal `deliver_extra` checked at startup (templates are checked when rendered). */

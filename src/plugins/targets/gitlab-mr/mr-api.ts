@@ -103,7 +103,7 @@ export interface StatusInput {
 /** One merge request, as one token's user. */
 export interface MergeRequestApi {
   user(): Promise<GitlabUser>
-  mergeRequest(): Promise<MergeRequestInfo & { readonly sourceBranch: string }>
+  mergeRequest(): Promise<MergeRequestInfo & { readonly sourceBranch: string, readonly baseSha: string }>
   /** The diff versions, newest first. */
   versions(): Promise<readonly MrVersion[]>
   /** The changed files of a version. */
@@ -120,6 +120,12 @@ export interface MergeRequestApi {
   createDiscussion(body: string, position: TextPosition): Promise<CreatedDiscussion>
   /** Resolves a discussion. */
   resolveDiscussion(id: string): Promise<void>
+  /**
+   * The commits reachable from `to` and not from `from` (`GET /projects/:id/repository/compare`, from their merge
+   * base as GitLab compares by default), their ids; undefined when GitLab does not have one of the two (a 404: a
+   * force-pushed commit it dropped).
+   */
+  compare(from: string, to: string): Promise<readonly string[] | undefined>
   /** Writes a commit status on `sha`. A repeat of the state the status is in (refused by older GitLab) is not an error. */
   setStatus(sha: string, status: StatusInput): Promise<void>
 }
@@ -151,7 +157,8 @@ export function mergeRequestApi(http: GitlabHttp, ref: MergeRequestRef, signal: 
       const body = await get(mr, 'read the merge request')
       const sha = textField(body, 'sha')
       if (sha === undefined) throw new DeliveryError(TARGET, `the merge request !${ref.iid} has no head commit yet (GitLab named no sha); tried again later`, { retryable: true })
-      return { sha: sha.toLowerCase(), webUrl: textField(body, 'web_url') ?? '', state: textField(body, 'state') ?? 'opened', sourceBranch: textField(body, 'source_branch') ?? '' }
+      const baseSha = textField(field(body, 'diff_refs'), 'base_sha') ?? ''
+      return { sha: sha.toLowerCase(), webUrl: textField(body, 'web_url') ?? '', state: textField(body, 'state') ?? 'opened', sourceBranch: textField(body, 'source_branch') ?? '', baseSha: baseSha.toLowerCase() }
     },
     async versions() {
       const doing = 'read the merge request\'s diff versions'
@@ -218,6 +225,18 @@ export function mergeRequestApi(http: GitlabHttp, ref: MergeRequestRef, signal: 
     },
     async resolveDiscussion(id) {
       await http.ok({ method: 'PUT', path: `${mr}/discussions/${encodeURIComponent(id)}`, query: { resolved: 'true' }, doing: 'resolve an earlier review\'s discussion' }, signal)
+    },
+    async compare(from, to) {
+      const call = { method: 'GET', path: `${project}/repository/compare`, query: { from, to }, doing: 'compare the last reviewed head with the new one' } as const
+      const reply = await http.send(call, signal)
+      if (reply.status === 404) return undefined
+      if (reply.status < 200 || reply.status > 299) throw http.failure(call, reply)
+      const commits = field(reply.body, 'commits')
+      if (!Array.isArray(commits)) throw new DeliveryError(TARGET, 'GitLab\'s compare named no commits list', { retryable: true })
+      return (commits as unknown[]).flatMap((row) => {
+        const id = textField(row, 'id')
+        return id === undefined ? [] : [id.toLowerCase()]
+      })
     },
     async setStatus(sha, status) {
       const call = {

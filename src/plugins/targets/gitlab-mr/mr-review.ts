@@ -23,6 +23,8 @@ import { PER_PAGE, type GitlabUser, type MergeRequestApi, type MrDiscussion, typ
 import { findingMarker, fingerprint, noteMarker, parseFindingMarker, parseReviewedLine, reviewedLine, sameDelivery, withoutQuickActions } from './mr-markers.js'
 import { changedFilesOf, gitlabSuggestion, textPosition } from './mr-positions.js'
 import { markerRoute } from '../../shared/hidden-markers.js'
+import { payloadWithHead } from './mr-payload.js'
+import { rememberMrReview, type MrReviewScope } from './mr-review-memory.js'
 
 /** Pages of notes, and of discussions, searched for the gateway's own: 2,000 of each. */
 export const MAX_PAGES = 20
@@ -36,6 +38,9 @@ export const NOTE_LIMIT = 1_000_000
 /** What a review delivery is told besides the answer. */
 export interface MrReviewRequest {
   readonly route: string
+  /** The project (`deliver_extra.project`) and the merge request's iid: the follow-up job's key names them. */
+  readonly project: string
+  readonly iid: string
   /** The head the answer is about: the event's `object_attributes.last_commit.id`, when it names one. */
   readonly answeredHead: string | undefined
   /** `deliver_extra.fail_on`: the status fails when a finding is this severe or more. */
@@ -48,6 +53,8 @@ export interface MrReviewRequest {
   readonly maxInline?: number | undefined
   /** When the footer says the review was written. */
   readonly now: number
+  /** Where the route's last review of the merge request is remembered (incremental reviews; mr-review-memory.ts). */
+  readonly memory?: MrReviewScope | undefined
 }
 
 /** The commit status's name for a route: `hookpilot/<route>`, what a merge check names. */
@@ -74,14 +81,24 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
       if (DeliveryError.is(error) && error.retryable) throw error
       ctx.log.warn('the superseded head\'s status could not be set', { route: request.route, head: answered, reason: String(error) })
     })
-    return { posted: false, outcome: 'superseded', reason: `the answer is for ${answered.slice(0, 7)}, but the merge request's head moved to ${head.slice(0, 7)}, which this route has not reviewed: nothing was posted; the next event for ${head.slice(0, 7)} reviews it` }
+    // The push of the new head may never come (lost, or accepted before this run): a follow-up job of the route
+    // reviews it, named for the merge request and that head so it is queued once (the dispatcher skips it when a
+    // newer event of the group was accepted), as the GitHub target's.
+    return {
+      posted: false,
+      outcome: 'superseded',
+      reason: `the answer is for ${answered.slice(0, 7)}, but the merge request's head moved to ${head.slice(0, 7)}, which this route has not reviewed: nothing was posted; ${head.slice(0, 7)} is reviewed next`,
+      followUp: { key: `${request.project}!${request.iid}@${head}`, payload: payloadWithHead(answer.payload ?? {}, head) },
+    }
   }
   if (reviewed?.head === head) {
     // The same delivery wrote it (a retry after a crash between the post and its record): its review, done. Its
     // status is completed unless the saved progress says it was (2: note, then status).
     if (sameDelivery(reviewed.delivery, answer.deliveryId)) {
       if (ctx.progress < 2) {
-        await finishStatus(parseReviewAnswer(TARGET, answer.text))
+        const document = parseReviewAnswer(TARGET, answer.text)
+        if (request.memory !== undefined) await rememberMrReview(request.memory, head, mr.baseSha, document)
+        await finishStatus(document)
         await ctx.saveProgress(2)
       }
       return { posted: true, url: noteUrl(note!.id) }
@@ -108,6 +125,8 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
   await ctx.saveProgress(1)
 
   const resolved = await resolveOutdated(api, own, request.route, head, new Set(review.findings.map(fingerprint)))
+  // Remembered once the review is recorded (progress 1): the next review's prompt starts from this head.
+  if (request.memory !== undefined) await rememberMrReview(request.memory, head, mr.baseSha, document)
   await finishStatus(document)
   await ctx.saveProgress(2)
   ctx.log.debug('merge request review posted', { route: request.route, delivery: answer.deliveryId, head, discussions: posted.count, folded: rendered.folded.length, refused: posted.refused.length, resolved })

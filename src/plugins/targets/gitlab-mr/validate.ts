@@ -12,6 +12,7 @@ const IID = /^[1-9][0-9]{0,9}$/
 export const ROUTE_OPTIONS = {
   fail_on: SEVERITIES,
   status: ['true', 'false'],
+  incremental: ['true', 'false'],
 } as const
 
 /** The first problem of a delivery's `deliver_extra`, or undefined. */

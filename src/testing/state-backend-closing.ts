@@ -65,6 +65,8 @@ export function closingCases({ it, setup, recorder }: ClosingCases): void {
         await expect.poll(async () => (await backend.jobs.get(idOf(added)))?.state, { timeout: 8_000 }).toBe('skipped')
         expect((await backend.jobs.get(idOf(added)))?.note).toMatch(new RegExp(`^${CLOSED}: `))
       }
+      // Neither is counted as waiting: the closing job was stored already ended.
+      expect(await backend.jobs.counts()).toMatchObject({ queued: 0, running: 0 })
       // A job of the group received after the close (a reopened pull request) runs as any other.
       const reopened = await add(backend, grouped('reopen-3'))
       await expect.poll(async () => (await backend.jobs.get(idOf(reopened)))?.state, { timeout: 8_000 }).toBe('done')

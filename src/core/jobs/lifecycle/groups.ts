@@ -66,7 +66,7 @@ export function closingMark(id: string): string {
 }
 
 /** Whether `by` (a `supersededBy`, a superseded signal's job) is a {@link closingMark}. */
-export function isClosingMark(by: string | undefined): by is string {
+export function isClosingMark(by: string | undefined): boolean {
   return by !== undefined && by.startsWith(`${CLOSED}:`)
 }
 

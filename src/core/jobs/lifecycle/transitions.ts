@@ -207,7 +207,7 @@ export function finished(job: JobRecord, outcome: JobOutcome, t: number): JobRec
       // The newer job of its group that replaced it is the record's (`outdated` marked it): the worker need not name it.
       const by = outcome.by ?? job.supersededBy
       // A closed or merged pull request marked it: it ends skipped (closed), whatever its worker saw.
-      if (isClosingMark(job.supersededBy)) return closed(job, job.supersededBy, t)
+      if (job.supersededBy !== undefined && isClosingMark(job.supersededBy)) return closed(job, job.supersededBy, t)
       const note = by === undefined || outcome.by !== undefined ? outcome.reason : `superseded by job ${by}: ${outcome.reason}`
       return { ...job, state: 'superseded', note, supersededBy: by, updatedAt: t, finishedAt: t }
     }

@@ -12,6 +12,7 @@ import { contractWorld, newJob, type StateBackendHarness } from './state-backend
 import { dedupCases } from './state-backend-dedup.js'
 import { groupCases } from './state-backend-groups.js'
 import { fairnessCases } from './state-backend-fairness.js'
+import { closingCases } from './state-backend-closing.js'
 import { notesCases } from './state-backend-notes.js'
 import { originCases } from './state-backend-origin.js'
 import { replayCases } from './state-backend-replay.js'
@@ -258,6 +259,7 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
     replayCases({ it, setup, recorder, GAP })
     groupCases({ harness, it, setup, recorder, peer })
     fairnessCases({ it, setup, recorder })
+    closingCases({ it, setup, recorder })
     originCases({ it, setup, recorder, WINDOW, restart: harness.reopen ? restart : undefined })
 
     if (harness.reopen) {

@@ -46,6 +46,8 @@ const reach: Record<string, (from: EdgeStart) => EdgeEnd[]> = {
   finished: (from) => outcomes.map((o) => lifecycle.finished(record(from as JobState), o, T).state),
   recovered: (from) => [lifecycle.recovered(record(from as JobState), T).state, lifecycle.recovered(record(from as JobState, { supersededBy: '9' }), T).state],
   joinGroup: (from) => [lifecycle.joinGroup(record(from as JobState), GROUP, [], T).job.state],
+  closeGroup: (from) => [lifecycle.closeGroup(record(from as JobState), { ...GROUP, closes: true }, [], T).job.state],
+  closed: (from) => [lifecycle.closed(record(from as JobState), '9', T).state],
   superseded: (from) => [lifecycle.superseded(record(from as JobState), '9', T).state],
   outdated: (from) => [lifecycle.outdated(record(from as JobState), '9', T).state],
   queuedAgain: (from) => [lifecycle.queuedAgain(record(from as JobState), T).state],
@@ -57,7 +59,7 @@ const reach: Record<string, (from: EdgeStart) => EdgeEnd[]> = {
 }
 
 /** Exports of the module that are not edges: decisions and rules the edges use, and the drawing itself. */
-const NOT_EDGES = ['isFinal', 'leasable', 'groupWait', 'leaseOrder', 'expired', 'EXPIRED', 'takeTurn', 'turnOf', 'decide', 'admit', 'refusal', 'crashLoop', 'purgeCutoff', 'retentionCutoff', 'checkedRetention', 'DEDUP_WINDOW_MS', 'MAX_RUNS', 'EDGES']
+const NOT_EDGES = ['isFinal', 'leasable', 'groupWait', 'leaseOrder', 'expired', 'EXPIRED', 'takeTurn', 'turnOf', 'decide', 'admit', 'refusal', 'crashLoop', 'purgeCutoff', 'retentionCutoff', 'checkedRetention', 'DEDUP_WINDOW_MS', 'MAX_RUNS', 'EDGES', 'CLOSED', 'closingMark', 'isClosingMark']
 
 describe('the job lifecycle', () => {
   it('docs/durability.md draws exactly the edges of the transitions module', () => {

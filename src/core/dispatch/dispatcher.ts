@@ -13,6 +13,7 @@ import type { RouteTable } from '../routes/route-table.js'
 import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
 import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, lastTry, retryDelay, type RetrySchedule } from '../jobs/lifecycle/retry-schedule.js'
 import { isFinal, MAX_RUNS } from '../jobs/lifecycle/transitions.js'
+import { isClosingMark } from '../jobs/lifecycle/groups.js'
 import { renderTemplate } from '../routes/template.js'
 import type { NoteStore } from '../note-types.js'
 import type { TemplateVariables } from '../routes/template.js'
@@ -211,10 +212,13 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     if (leased.signal.aborted) onStop()
     else leased.signal.addEventListener('abort', onStop, { once: true })
     // cancel_in_progress: a newer event of the group stops this run (the agent's process tree, or the model call).
-    const cancels = route.concurrency?.cancelInProgress === true
-    const onNewer = () => run.abort(leased.superseded.reason)
-    if (cancels && leased.superseded.aborted) onNewer()
-    else if (cancels) leased.superseded.addEventListener('abort', onNewer, { once: true })
+    // A closed or merged pull request stops it whatever the route says (docs/costs.md): nobody reads its review.
+    const cancels = () => route.concurrency?.cancelInProgress === true || closesRun(leased.superseded)
+    const onNewer = () => {
+      if (cancels()) run.abort(leased.superseded.reason)
+    }
+    if (leased.superseded.aborted) onNewer()
+    else leased.superseded.addEventListener('abort', onNewer, { once: true })
     let timedOut = false
     const timer = setTimeout(() => {
       timedOut = true
@@ -234,9 +238,10 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
         leased.signal.removeEventListener('abort', onStop)
         leased.superseded.removeEventListener('abort', onNewer)
       })
-    const cancelled = !result.ok && !timedOut && !leased.signal.aborted && cancels && leased.superseded.aborted
+    const cancelled = !result.ok && !timedOut && !leased.signal.aborted && leased.superseded.aborted && cancels()
     if (cancelled) {
-      log.info('agent run stopped: a newer event of its group came (cancel_in_progress)', fields)
+      const why = closesRun(leased.superseded) ? 'its pull request was closed or merged' : 'a newer event of its group came (cancel_in_progress)'
+      log.info(`agent run stopped: ${why}`, fields)
       return stale()
     }
     const usage = await recordUsage(leased, route.name, result, fields)
@@ -558,4 +563,11 @@ export function usageFields(usage: RunUsage): LogFields {
 /** The log fields that name a job. */
 export function jobFields(job: JobRecord): Fields {
   return { route: job.route, delivery: job.deliveryId, event: job.event, job: job.id }
+}
+
+/** Whether a try's superseded signal was aborted by the event that closed its pull request (groups.ts, `closingMark`). */
+function closesRun(superseded: AbortSignal): boolean {
+  const reason: unknown = superseded.reason
+  const by = superseded.aborted && typeof reason === 'object' && reason !== null && 'by' in reason ? reason.by : undefined
+  return typeof by === 'string' && isClosingMark(by)
 }

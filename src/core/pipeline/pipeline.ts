@@ -7,6 +7,7 @@ import type { GatewayEvents } from '../events.js'
 import type { DedupStore, JobQueue } from '../jobs/lifecycle/state-backend.js'
 import type { NewJob } from '../jobs/lifecycle/job-record.js'
 import { admitJob, type Admission } from './admit.js'
+import { closesPullRequest } from './closing.js'
 import { browserRefusal, type BrowserRefusal } from './browser-guard.js'
 import { dedupKeyOf } from '../jobs/lifecycle/dedup-key.js'
 import { checkedOrigin } from '../jobs/lifecycle/origin.js'
@@ -146,6 +147,15 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const event: WebhookEvent = { route: route.name, type, deliveryId, payload, receivedAt: clock() }
     const fields: Fields = { route: route.name, delivery: deliveryId, event: type, client: req.clientAddress }
 
+    // The event that closed the pull request ends its group's jobs even where the route's actions skip it.
+    const closing = closingJob(route, event, parsed.json, headerId)
+    if (closing !== undefined) {
+      log.info('pull request closed: its concurrency group\'s queued and running jobs end skipped (closed)', fields)
+      // Deferred rather than refused over the rate limit: a close the sender does not retry must still be stored.
+      const admission = await admitJob(parts, route, closing, fields, 'defer')
+      return { kind: 'admitted', route: route.name, event: type, deliveryId, admission }
+    }
+
     const ignored = await ignoredBecause(event, route)
     if (ignored !== undefined) {
       log.debug('ignored event', { ...fields, reason: ignored })
@@ -178,6 +188,26 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       await parts.commands?.acknowledge(route, command.command, stored)
     }
     return { kind: 'admitted', route: route.name, event: type, deliveryId, admission }
+  }
+}
+
+/**
+ * The job of an event that closed or merged a pull request, on a route with a `concurrency` group whose actions
+ * would drop it: it joins its group (the key rendered from this payload) as one that closes it, so the group's
+ * queued and running jobs end `skipped` (closed) and it runs nothing itself. Undefined for any other event, for a
+ * route without a group (or whose key this payload cannot render), for one whose `events` do not take it, and
+ * for one whose `actions` take it (that route asked to run on a close: its job joins the group as any other).
+ */
+function closingJob(route: Route, event: WebhookEvent, payloadJson: string, headerId: string | undefined): NewJob | undefined {
+  const action = actionOf(event.payload)
+  if (!closesPullRequest(event.type, action)) return undefined
+  if (route.actions.length === 0 || route.actions.includes(action)) return undefined
+  if (route.events.length > 0 && !route.events.includes(event.type)) return undefined
+  const group = groupOf(route.name, route.concurrency, event.payload)
+  if (group === undefined) return undefined
+  return {
+    route: route.name, event: event.type, deliveryId: event.deliveryId, dedupKey: headerId === undefined ? undefined : dedupKeyOf(route.name, headerId),
+    payload: event.payload, payloadJson, receivedAt: event.receivedAt, group: { ...group, closes: true },
   }
 }
 

@@ -25,6 +25,7 @@ export interface Joined {
  * (its answer would be of an older head).
  */
 export function joinGroup(job: JobRecord, group: JobGroup, members: readonly JobRecord[], t: number, newest?: Pick<JobRecord, 'id' | 'receivedAt'>): Joined {
+  if (group.closes === true) return closeGroup(job, group, members, t)
   if (newest !== undefined && newest.id !== job.id && newest.receivedAt > job.receivedAt) {
     return { job: superseded({ ...job, group: group.key }, newest.id, t), others: [], superseded: [] }
   }
@@ -56,8 +57,55 @@ export function groupWait(group: JobGroup, burstAt: number, t: number): number {
   return Math.max(t, Math.min(t + group.debounceMs, burstAt + group.maxWaitMs))
 }
 
-/** A job replaced by the newer job `by` of its group before it ran (or, outdated, when its worker stopped). */
+/** The reason a job ends when its pull request was closed or merged: its note begins with it. */
+export const CLOSED = 'closed'
+
+/** How a running job's `supersededBy` names the closing job `id`: its try ends `skipped` (closed), not `superseded`. */
+export function closingMark(id: string): string {
+  return `${CLOSED}:${id}`
+}
+
+/** Whether `by` (a `supersededBy`, a superseded signal's job) is a {@link closingMark}. */
+export function isClosingMark(by: string | undefined): boolean {
+  return by !== undefined && by.startsWith(`${CLOSED}:`)
+}
+
+/**
+ * The event that closed or merged a pull request ends its group: `job` (the closing event's, never run) ends
+ * `skipped` at once, the group's queued jobs end `skipped` (closed) before they run, and a running one is
+ * marked with the {@link closingMark} of `job` (replacing a newer job's mark: the pull request is gone, whatever
+ * came before), so its worker stops without posting and its try ends `skipped` (closed) too.
+ */
+export function closeGroup(job: JobRecord, group: JobGroup, members: readonly JobRecord[], t: number): Joined {
+  const others: JobRecord[] = []
+  const gone: JobRecord[] = []
+  for (const member of members) {
+    if (member.state === 'queued') {
+      const ended = closed(member, job.id, t)
+      others.push(ended)
+      gone.push(ended)
+    } else if (member.state === 'running') {
+      others.push({ ...member, supersededBy: closingMark(job.id), updatedAt: t })
+    }
+  }
+  const own: JobRecord = {
+    ...job, group: group.key, state: 'skipped', note: `${CLOSED}: this event closed or merged the pull request; its group's jobs end with it`, updatedAt: t, finishedAt: t,
+  }
+  return { job: own, others, superseded: gone }
+}
+
+/** A job of a group whose pull request the event of job `by` (or its {@link closingMark}) closed or merged. */
+export function closed(job: JobRecord, by: string, t: number): JobRecord {
+  const id = isClosingMark(by) ? by.slice(CLOSED.length + 1) : by
+  return { ...job, state: 'skipped', note: `${CLOSED}: its pull request was closed or merged (job ${id})`, updatedAt: t, finishedAt: t }
+}
+
+/**
+ * A job replaced by the newer job `by` of its group before it ran (or, outdated, when its worker stopped); one
+ * marked by a closing event ({@link closingMark}) ends `skipped` (closed) instead.
+ */
 export function superseded(job: JobRecord, by: string, t: number): JobRecord {
+  if (isClosingMark(by)) return closed(job, by, t)
   return {
     ...job, state: 'superseded', supersededBy: by, note: `superseded by job ${by}, a newer event of its concurrency group`, updatedAt: t, finishedAt: t,
   }

@@ -17,6 +17,11 @@ export interface JobGroup {
   readonly debounceMs: number
   /** ...but never waits longer than this after the first event of a burst. */
   readonly maxWaitMs: number
+  /**
+   * The event closed (or merged) the group's pull request: joining ends the group's queued and running jobs
+   * `skipped` (reason `closed`) and the job itself at once (groups.ts, `closeGroup`). Never stored.
+   */
+  readonly closes?: boolean | undefined
 }
 /** What a job does next: run the agent, or deliver the answer it already has. */
 export type JobStage = 'run' | 'deliver'

@@ -10,7 +10,7 @@ import { GatewayError } from '../../errors.js'
 import type { AddResult, JobOutcome, Reservation } from './state-backend.js'
 import type { FinalState, JobState } from '../../job-state.js'
 import type { JobRecord, NewJob } from './job-record.js'
-import { superseded } from './groups.js'
+import { closed, isClosingMark, superseded } from './groups.js'
 import { turnOf } from './fairness.js'
 import { addUsage, type RunUsage } from '../../usage.js'
 
@@ -206,6 +206,8 @@ export function finished(job: JobRecord, outcome: JobOutcome, t: number): JobRec
     case 'superseded': {
       // The newer job of its group that replaced it is the record's (`outdated` marked it): the worker need not name it.
       const by = outcome.by ?? job.supersededBy
+      // A closed or merged pull request marked it: it ends skipped (closed), whatever its worker saw.
+      if (job.supersededBy !== undefined && isClosingMark(job.supersededBy)) return closed(job, job.supersededBy, t)
       const note = by === undefined || outcome.by !== undefined ? outcome.reason : `superseded by job ${by}: ${outcome.reason}`
       return { ...job, state: 'superseded', note, supersededBy: by, updatedAt: t, finishedAt: t }
     }

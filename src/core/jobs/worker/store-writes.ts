@@ -18,7 +18,7 @@ import type { AddResult, Reservation } from '../lifecycle/state-backend.js'
 import type { JobGroup, JobRecord, NewJob } from '../lifecycle/job-record.js'
 import type { RetryMode } from '../lifecycle/jobs-view.js'
 import { accepted, admit, keyMoved, purgeCutoff, queuedAgain, refusal } from '../lifecycle/transitions.js'
-import { joinGroup, type Joined } from '../lifecycle/groups.js'
+import { closingMark, joinGroup, type Joined } from '../lifecycle/groups.js'
 import { takeTurn } from '../lifecycle/fairness.js'
 import type { Clock } from '../../types.js'
 
@@ -56,7 +56,9 @@ export async function addJob<P>(store: AnyJobStore<P>, job: NewJob, reservation:
     if (added.status !== 'accepted') return added
     // A running job of this process that the new one outdated learns it now (one of another process at its
     // next write); the new job may be due at once.
-    for (const id of added.outdated ?? []) context.pool.supersede(id, added.id)
+    // A closing event marks them with itself as closing (groups.ts): their workers stop and post nothing.
+    const by = job.group?.closes === true ? closingMark(added.id) : added.id
+    for (const id of added.outdated ?? []) context.pool.supersede(id, by)
     context.pool.wake()
     return added.superseded === undefined ? { status: 'accepted', id: added.id } : { status: 'accepted', id: added.id, superseded: added.superseded }
   } finally {

@@ -156,8 +156,9 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
     },
     insert(record, payload) {
       const id = String(++seq)
-      // Stored queued without its group first: `put` then files it into its group's indexes like any record.
-      const entry: Entry = { job: { ...record, id, group: undefined }, payload, token: undefined }
+      // Stored queued without its group first: `put` then files it into its group's indexes and counts like any
+      // record (one stored already ended, a closing event's job, moves from queued to its state there).
+      const entry: Entry = { job: { ...record, id, group: undefined, state: 'queued' }, payload, token: undefined }
       jobs.set(id, entry)
       if (record.dedupKey !== undefined) keys.set(record.dedupKey, id)
       waiting.add(id)

@@ -14,7 +14,7 @@ import { backoffDelay, type Backoff } from '../../../util/backoff.js'
 import type { AddResult, Reservation } from '../../../core/jobs/lifecycle/state-backend.js'
 import type { JobRecord, NewJob } from '../../../core/jobs/lifecycle/job-record.js'
 import { admit, queuedAgain } from '../../../core/jobs/lifecycle/transitions.js'
-import { groupWait, superseded } from '../../../core/jobs/lifecycle/groups.js'
+import { closingMark, groupWait, superseded } from '../../../core/jobs/lifecycle/groups.js'
 import { handOver } from './dedup.js'
 import type { RedisGroups, RedisJoin } from './groups.js'
 import type { Keys } from './keys.js'
@@ -144,22 +144,27 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, re
       const hold = handOver(reservation)
       ADMITTED(redis(), [keys.admitting, hold?.key ?? ''], [id, hold?.token ?? '']).catch(() => {})
     }
-    return { status: 'accepted', id, superseded: await replace(joined, id) }
+    return { status: 'accepted', id, superseded: await replace(joined, id, job.group?.closes === true) }
   }
 
   /**
    * Marks what a job that joined its group replaced: the queued job ends superseded (when a worker takes it, at
    * once), a running one is outdated. Resolves the queued one's record as it ends, for the gateway to publish.
+   * The job of an event that closed the pull request (`closes`) marks them, and itself, with its closing mark
+   * (the lifecycle's `closingMark`): each ends `skipped` (closed) when a worker takes it or its try ends, and it
+   * never runs.
    */
-  async function replace(joined: RedisJoin | undefined, id: string): Promise<JobRecord[] | undefined> {
+  async function replace(joined: RedisJoin | undefined, id: string, closes: boolean): Promise<JobRecord[] | undefined> {
+    const by = closes ? closingMark(id) : id
+    if (closes) await options.groups.mark(id, by)
     if (joined?.running !== undefined) {
-      await options.groups.mark(joined.running, id)
-      options.outdated(joined.running, id)
+      await options.groups.mark(joined.running, by)
+      options.outdated(joined.running, by)
     }
     if (joined?.replaced === undefined) return undefined
-    await options.groups.mark(joined.replaced, id)
+    await options.groups.mark(joined.replaced, by)
     const found = await options.record(joined.replaced)
-    return found && [superseded(found.record, id, now())]
+    return found && [superseded(found.record, by, now())]
   }
 
   async function requeue(failed: { job: BullJob; record: JobRecord }, runAt: number | undefined): Promise<AddResult | 'changed'> {
@@ -179,7 +184,7 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, re
       await options.groups.mark(again.id, joined.newer)
       return { status: 'accepted', id: again.id }
     }
-    return { status: 'accepted', id: again.id, superseded: await replace(joined, again.id) }
+    return { status: 'accepted', id: again.id, superseded: await replace(joined, again.id, false) }
   }
 
   /** Waits while job `id` is on its way to BullMQ; an admission that never stores it stops counting. */

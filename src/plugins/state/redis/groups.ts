@@ -9,6 +9,7 @@
 import type { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { JobGroup } from '../../../core/jobs/lifecycle/job-record.js'
+import { isClosingMark } from '../../../core/jobs/lifecycle/groups.js'
 import type { Keys } from './keys.js'
 import { MARK_FIELD, type BullJob, type JobData } from './records.js'
 import { luaScript } from './script.js'
@@ -70,10 +71,15 @@ return ''`)
 
 /**
  * Marks job KEYS[1] (BullMQ's job hash) outdated by ARGV[1] in its own field (records.ts, MARK_FIELD), unless it
- * already is or is gone. Answers 1 when it marked.
+ * already is or is gone; a closing mark (ARGV[2] = 1: the lifecycle's `closingMark`) replaces a newer job's, as
+ * the lifecycle's `closeGroup` does. Answers 1 when it marked.
  */
 const MARK = luaScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[2] == '1' then
+  redis.call('HSET', KEYS[1], '${MARK_FIELD}', ARGV[1])
+  return 1
+end
 return redis.call('HSETNX', KEYS[1], '${MARK_FIELD}', ARGV[1])`)
 
 /** What a job joining its group is, as the group's hash decides. */
@@ -109,7 +115,7 @@ export function redisGroups(redis: () => Redis, queue: () => Queue<JobData, void
       return { burstAt, covers, replaced: replaced || undefined, running: running || undefined, newer: newer || undefined }
     },
     async mark(id, by) {
-      if ((await MARK(redis(), [keys.bull(id)], [by])) !== 1) return
+      if ((await MARK(redis(), [keys.bull(id)], [by, isClosingMark(by) ? '1' : '0'])) !== 1) return
       // A queued job: promoted, so a worker ends it superseded now instead of at its debounced time.
       const job = (await queue().getJob(id)) as BullJob | undefined
       await job?.promote().catch(() => {}) // not delayed (waiting already, or running): nothing to promote

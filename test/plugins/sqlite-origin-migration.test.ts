@@ -37,8 +37,8 @@ it('a version 5 file gains nullable link and hook columns; its jobs have neither
   await state.queue.add(newJob('old'), await state.dedup.reserve('pr\u0000old'))
   await state.close?.()
   const v5 = new Database(path)
-  // The later steps undone too (notes; fair turns and the start deadline), so that they run again after it.
-  v5.exec(`DROP INDEX jobs_turn; DROP INDEX jobs_fair_key; ALTER TABLE jobs DROP COLUMN fair_key; ALTER TABLE jobs DROP COLUMN turn;
+  // The later steps undone too (notes; fair turns and the start deadline; usage), so that they run again after it.
+  v5.exec(`ALTER TABLE jobs DROP COLUMN usage; DROP INDEX jobs_turn; DROP INDEX jobs_fair_key; ALTER TABLE jobs DROP COLUMN fair_key; ALTER TABLE jobs DROP COLUMN turn;
     ALTER TABLE jobs DROP COLUMN start_by; DROP TABLE notes;
     ALTER TABLE jobs DROP COLUMN link; ALTER TABLE jobs DROP COLUMN hook; PRAGMA user_version = 5;`)
   v5.close()

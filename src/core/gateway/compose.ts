@@ -372,7 +372,7 @@ function budgets(config: HookpilotConfig, state: StateBackend): Budgets | undefi
   const rules = budgetRules(config.costs, config.agent.timeout_seconds * 1000)
   if (rules === undefined) return undefined
   if (state.notes === undefined) {
-    throw new ConfigError([{ path: 'costs.budgets', message: `the state backend (state.driver: ${config.state.driver}) keeps no notes, where budgets keep their spend: use sqlite or memory, or remove costs.budgets` }])
+    throw new ConfigError([{ path: 'costs.budgets', message: `the state backend (state.driver: ${config.state.driver}) keeps no notes, where budgets keep their spend: use one that does (every built-in backend: memory, sqlite, redis, postgres), or remove costs.budgets` }])
   }
   return createBudgets(state.notes, rules)
 }
@@ -385,7 +385,7 @@ function modelLimits(config: HookpilotConfig, state: StateBackend, clock: Clock)
   const entries = Object.entries(config.costs.model_limits)
   if (entries.length === 0) return undefined
   if (state.notes === undefined) {
-    throw new ConfigError([{ path: 'costs.model_limits', message: `the state backend (state.driver: ${config.state.driver}) keeps no notes, where the limits are paced: use sqlite or memory, or remove costs.model_limits` }])
+    throw new ConfigError([{ path: 'costs.model_limits', message: `the state backend (state.driver: ${config.state.driver}) keeps no notes, where the limits are paced: use one that does (every built-in backend: memory, sqlite, redis, postgres), or remove costs.model_limits` }])
   }
   const limits = Object.fromEntries(entries.map(([model, l]) => [model, { requestsPerWindow: l.requests_per_minute, tokensPerWindow: l.tokens_per_minute, windowMs: l.window_seconds * 1000 }]))
   return createModelLimits(state.notes, limits, clock)

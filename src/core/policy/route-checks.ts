@@ -17,7 +17,7 @@ export function policyRouteIssues(routes: readonly Route[], targets: ReadonlyMap
       issues.push({ path, message: `the route delivers to ${route.deliver}, which reaches no pull request: a policy needs a code host's target (github_comment as a GitHub App)` })
     }
     if (!notesKept) {
-      issues.push({ path, message: `the state backend "${driver}" keeps no notes, where pauses and notices are kept: use one that does (sqlite, memory), or remove the route's policy` })
+      issues.push({ path, message: `the state backend "${driver}" keeps no notes, where pauses and notices are kept: use one that does (every built-in backend: memory, sqlite, redis, postgres), or remove the route's policy` })
     }
   }
   return issues

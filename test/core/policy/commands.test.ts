@@ -54,8 +54,8 @@ it('policyRouteIssues: a policy route on a backend without notes is refused, say
   const route = { name: 'review', deliver: 'github_comment', policy: { file: '.hookpilot.yml', maxBytes: 1000, allow: [], commands: undefined } } as unknown as Route
   const target = { name: 'github_comment', deliver: () => Promise.resolve(), pullRequest: () => undefined }
   expect(policyRouteIssues([route], new Map([['github_comment', target]]), true, 'sqlite')).toEqual([])
-  expect(policyRouteIssues([route], new Map([['github_comment', target]]), false, 'redis')).toEqual([{
+  expect(policyRouteIssues([route], new Map([['github_comment', target]]), false, 'my-table')).toEqual([{
     path: 'platforms.webhook.extra.routes.review.policy',
-    message: 'the state backend "redis" keeps no notes, where pauses and notices are kept: use one that does (sqlite, memory), or remove the route\'s policy',
+    message: 'the state backend "my-table" keeps no notes, where pauses and notices are kept: use one that does (every built-in backend: memory, sqlite, redis, postgres), or remove the route\'s policy',
   }])
 })

@@ -66,16 +66,16 @@ describe('prompt variables', () => {
 describe('a route whose target needs notes', () => {
   const target: DeliveryTarget = { name: 't', notesNeeded: (route) => (route.deliverExtra['incremental'] === 'false' ? undefined : 'its reviews remember the last reviewed head'), deliver: async () => {} }
   const targets = new Map([['t', target]])
-  const backend = (notes: NoteStore | undefined) => ({ name: 'redis', notes }) as unknown as StateBackend
+  const backend = (notes: NoteStore | undefined) => ({ name: 'my-table', notes }) as unknown as StateBackend
 
   it('is refused at start on a backend that keeps none, naming the route, why, and what to change', () => {
-    expect(() => checkNotes([testRoute({ name: 'pr-review' }), testRoute({ name: 'full', deliverExtra: { incremental: 'false' } })], targets, backend(undefined), 'redis')).toThrow(
-      'route "pr-review" needs notes in the state store (its reviews remember the last reviewed head), but the redis backend (state.driver: redis) keeps none: use a backend that keeps notes (memory, sqlite) or turn them off for this route',
+    expect(() => checkNotes([testRoute({ name: 'pr-review' }), testRoute({ name: 'full', deliverExtra: { incremental: 'false' } })], targets, backend(undefined), 'my-table')).toThrow(
+      'route "pr-review" needs notes in the state store (its reviews remember the last reviewed head), but the my-table backend (state.driver: my-table) keeps none: use a backend that keeps notes (every built-in one: memory, sqlite, redis, postgres) or turn them off for this route',
     )
   })
 
   it('starts on a backend that keeps notes, and a route that turned them off starts anywhere', () => {
     expect(() => checkNotes([testRoute()], targets, backend(memoryState({ concurrency: 1, maxQueue: 1 }).notes), 'memory')).not.toThrow()
-    expect(() => checkNotes([testRoute({ deliverExtra: { incremental: 'false' } })], targets, backend(undefined), 'redis')).not.toThrow()
+    expect(() => checkNotes([testRoute({ deliverExtra: { incremental: 'false' } })], targets, backend(undefined), 'my-table')).not.toThrow()
   })
 })

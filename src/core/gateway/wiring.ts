@@ -62,7 +62,7 @@ export function checkNotes(routes: readonly Route[], targets: ReadonlyMap<string
     const why = targets.get(route.deliver)?.notesNeeded?.(route)
     return why === undefined ? [] : [{
       path: `platforms.webhook.extra.routes.${route.name}.deliver_extra`,
-      message: `route "${route.name}" needs notes in the state store (${why}), but the ${state.name} backend (state.driver: ${driver}) keeps none: use a backend that keeps notes (memory, sqlite) or turn them off for this route`,
+      message: `route "${route.name}" needs notes in the state store (${why}), but the ${state.name} backend (state.driver: ${driver}) keeps none: use a backend that keeps notes (every built-in one: memory, sqlite, redis, postgres) or turn them off for this route`,
     }]
   })
   if (issues.length > 0) throw new ConfigError(issues)

@@ -188,6 +188,12 @@ describe('SIGTERM, redelivery, retry', () => {
     const serving = await serve(world)
     expect((await world.send(serving.port, 8, 'fail-8')).status).toBe(202)
     await serving.cli.waitFor(/delivery failed .*delivery=fail-8.*not authenticated/)
+    // The failure is logged when decided; the job is stored failed a moment later (the target is told first).
+    const state = async () => {
+      const listed = await runCli(['jobs', 'list', '--json', '--config', world.config], { env: world.env })
+      return (JSON.parse(listed.stdout) as Array<{ deliveryId: string; state: string }>).find((j) => j.deliveryId === 'fail-8')?.state
+    }
+    await expect.poll(state, { timeout: 15_000, interval: 200 }).toBe('failed')
     world.gh.setMode('ok')
     expect(await world.send(serving.port, 8, 'fail-8')).toMatchObject({ status: 202, body: { status: 'accepted' } })
     await allPosted(world, [8])

@@ -54,6 +54,9 @@ export function notesCases({ harness, it, setup, peer, restart }: NotesCases): v
       expect(await notes.put('pause/x', null, 1)).toBe(2)
       expect(await notes.get('pause/x')).toBeUndefined()
       expect(await notes.put('pause/x', false, 0)).toBe(1)
+      // Removing a note that is not there is a write like any other: it wins at version 0 and leaves none.
+      expect(await notes.put('none', null, 0)).toBe(1)
+      expect(await notes.get('none')).toBeUndefined()
     })
 
     it('forgets a note its time to live after the write, on the backend clock', async () => {

@@ -84,7 +84,7 @@ it('posts one note and a discussion per placeable finding, each on the line GitL
   expect(positions[3]!['line_range']).toMatchObject({ start: { type: 'old', old_line: 40, new_line: 41 }, end: { type: 'new', new_line: 42 } })
   expect(positions.every((p) => p['old_path'] === p['new_path'] && p['head_sha'] === head)).toBe(true)
   const first = discussions[0]!.notes[0]!.body
-  expect(first.split('\n')[0]).toMatch(new RegExp(`^<!-- hookpilot:finding route=mr-review head=${head} n=0 fp=[0-9a-f]{12} -->$`))
+  expect(first.split('\n')[0]).toMatch(new RegExp(`^<!-- hookpilot:finding route=mr-review head=${head} n=0 fp=[0-9a-f]{16} -->$`))
   expect(first).toContain('```suggestion\n        return None\n```')
 
   const notes = api.notes(PROJECT, 1).filter((n) => n.type === null && !n.system)

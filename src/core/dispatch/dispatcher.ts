@@ -14,10 +14,10 @@ import { buildAgentPrompt, type AgentPrompt } from './prompt.js'
 import { DEFAULT_AGENT_RETRY, DEFAULT_DELIVERY_RETRY, lastTry, retryDelay, type RetrySchedule } from '../jobs/lifecycle/retry-schedule.js'
 import { isFinal, MAX_RUNS } from '../jobs/lifecycle/transitions.js'
 import { isClosingMark } from '../jobs/lifecycle/groups.js'
-import { renderTemplate } from '../routes/template.js'
+import { renderExtra } from '../routes/template.js'
 import type { NoteStore } from '../note-types.js'
 import type { TemplateVariables } from '../routes/template.js'
-import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, EndedJob, FollowUp, JsonObject, LogFields, Logger, Route, AgentContext, ModelLimits } from '../types.js'
+import type { AgentEnvironment, AgentResult, AgentInput, AgentRunner, Clock, DeliveryTarget, EndedJob, FollowUp, LogFields, Logger, Route, AgentContext, ModelLimits } from '../types.js'
 import { admitJob, type AdmitParts } from '../pipeline/admit.js'
 import { dedupKeyOf } from '../jobs/lifecycle/dedup-key.js'
 import { groupOf } from '../routes/concurrency.js'
@@ -541,11 +541,6 @@ const NOTICE_TTL_MS = 90 * 86_400_000
 interface Agent {
   readonly runner: AgentRunner
   readonly environment: JobEnvironment | undefined
-}
-
-/** The route's `deliver_extra`, each value rendered from the payload; throws for a template it cannot render. */
-function renderExtra(route: Route, payload: JsonObject): Record<string, string> {
-  return Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)]))
 }
 
 /** A usage as log fields (JSON logs carry them as numbers). */

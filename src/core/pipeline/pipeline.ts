@@ -147,8 +147,9 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const event: WebhookEvent = { route: route.name, type, deliveryId, payload, receivedAt: clock() }
     const fields: Fields = { route: route.name, delivery: deliveryId, event: type, client: req.clientAddress }
 
+    const origin = checkedOrigin(verified.source?.origin?.(req.headers, payload))
     // The event that closed the pull request ends its group's jobs even where the route's actions skip it.
-    const closing = closingJob(route, event, parsed.json, headerId)
+    const closing = closingJob(route, event, parsed.json, headerId, origin)
     if (closing !== undefined) {
       log.info('pull request closed: its concurrency group\'s queued and running jobs end skipped (closed)', fields)
       // Deferred rather than refused over the rate limit: a close the sender does not retry must still be stored.
@@ -174,11 +175,8 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const dedupKey = headerId === undefined ? undefined : dedupKeyOf(route.name, headerId)
     const job: NewJob = {
       route: route.name, event: type, deliveryId, dedupKey, payload: stored, payloadJson: stored === payload ? parsed.json : JSON.stringify(stored), receivedAt: event.receivedAt,
-      group: command?.kind === 'command' && !command.joinsGroup ? undefined : groupOf(route.name, route.concurrency, stored), ...checkedOrigin(verified.source?.origin?.(req.headers, payload)),
-      // Rendered now and stored with the job (docs/costs.md, "Fairness and expiry"): an event without the
-      // fields takes the current turn, as a job of a route without fair_by does.
-      fairKey: route.fairBy === undefined ? undefined : renderedKey(route.fairBy, stored),
-      startBy: route.startWithinMs === undefined ? undefined : event.receivedAt + route.startWithinMs,
+      group: command?.kind === 'command' && !command.joinsGroup ? undefined : groupOf(route.name, route.concurrency, stored), ...origin,
+      ...turnsOf(route, stored, event.receivedAt),
     }
     // A route that does not say follows its sender: GitLab disables a hook answered 4xx, so its events wait instead.
     const overLimit = route.overLimit ?? verified.source?.overLimit ?? 'reject'
@@ -198,7 +196,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
  * route without a group (or whose key this payload cannot render), for one whose `events` do not take it, and
  * for one whose `actions` take it (that route asked to run on a close: its job joins the group as any other).
  */
-function closingJob(route: Route, event: WebhookEvent, payloadJson: string, headerId: string | undefined): NewJob | undefined {
+function closingJob(route: Route, event: WebhookEvent, payloadJson: string, headerId: string | undefined, origin: Pick<NewJob, 'link' | 'hook'>): NewJob | undefined {
   const action = actionOf(event.payload)
   if (!closesPullRequest(event.type, action)) return undefined
   if (route.actions.length === 0 || route.actions.includes(action)) return undefined
@@ -207,7 +205,20 @@ function closingJob(route: Route, event: WebhookEvent, payloadJson: string, head
   if (group === undefined) return undefined
   return {
     route: route.name, event: event.type, deliveryId: event.deliveryId, dedupKey: headerId === undefined ? undefined : dedupKeyOf(route.name, headerId),
-    payload: event.payload, payloadJson, receivedAt: event.receivedAt, group: { ...group, closes: true },
+    payload: event.payload, payloadJson, receivedAt: event.receivedAt, group: { ...group, closes: true }, ...origin,
+    ...turnsOf(route, event.payload, event.receivedAt),
+  }
+}
+
+/**
+ * A job's fairness key and start deadline, rendered when it is accepted and stored with it (docs/costs.md,
+ * "Fairness and expiry"): an event without the key's fields takes the current turn, as a job of a route without
+ * `fair_by` does.
+ */
+function turnsOf(route: Route, payload: JsonObject, receivedAt: number): Pick<NewJob, 'fairKey' | 'startBy'> {
+  return {
+    fairKey: route.fairBy === undefined ? undefined : renderedKey(route.fairBy, payload),
+    startBy: route.startWithinMs === undefined ? undefined : receivedAt + route.startWithinMs,
   }
 }
 

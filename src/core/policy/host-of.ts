@@ -1,6 +1,6 @@
 /** The pull request a job or an event is about, through the code host its route's target posts to. */
 import type { PullRequestHost } from '../code-host-types.js'
-import { renderTemplate } from '../routes/template.js'
+import { renderExtra } from '../routes/template.js'
 import type { DeliveryTarget, JsonObject, Route } from '../types.js'
 
 /**
@@ -10,6 +10,5 @@ import type { DeliveryTarget, JsonObject, Route } from '../types.js'
 export function pullRequestOf(targets: ReadonlyMap<string, DeliveryTarget>, route: Route, payload: JsonObject, signal: AbortSignal): PullRequestHost | undefined {
   const target = targets.get(route.deliver)
   if (target?.pullRequest === undefined) return undefined
-  const extra = Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)]))
-  return target.pullRequest({ route: route.name, extra, payload, signal })
+  return target.pullRequest({ route: route.name, extra: renderExtra(route, payload), payload, signal })
 }

@@ -2,7 +2,7 @@
  * Prompt rendering: `{field}` and `{a.b.0.c}` are replaced from the payload in one pass, so text that a payload
  * brings in (attacker-controlled) is never expanded again. There is no other syntax.
  */
-import type { JsonObject, JsonValue } from '../types.js'
+import type { JsonObject, JsonValue, Route } from '../types.js'
 
 const FIELD = /\{([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)\}/g
 const RAW = '__raw__'
@@ -94,4 +94,12 @@ function stringify(value: JsonValue): string {
   if (typeof value === 'string') return value
   if (typeof value === 'object' && value !== null) return JSON.stringify(value, null, 2).slice(0, MAX_FIELD_JSON)
   return JSON.stringify(value)
+}
+
+/**
+ * The route's `deliver_extra`, each value rendered from the payload: what its target is given (before the run,
+ * at delivery, when a job ends, and for its pull request). Throws for a template it cannot render.
+ */
+export function renderExtra(route: Pick<Route, 'deliverExtra'>, payload: JsonObject): Record<string, string> {
+  return Object.fromEntries(Object.entries(route.deliverExtra).map(([key, template]) => [key, renderTemplate(template, payload)]))
 }

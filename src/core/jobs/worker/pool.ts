@@ -218,7 +218,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     if (due instanceof Promise) {
       // A network store's answer: the timer is set once it comes (at the poll's pace if it fails), unless the
       // pool stopped or looked again meanwhile.
-      const asked = ++schedules
+      const asked = schedules
       due.then((at) => asked === schedules && arm(at), () => asked === schedules && arm(undefined))
       return
     }

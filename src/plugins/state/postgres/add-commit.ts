@@ -15,6 +15,7 @@
  */
 import type pg from 'pg'
 import type { AsyncJobTransaction } from '../../../backend-kit/index.js'
+import { withTransaction } from './transaction.js'
 
 /** One add's write: its sequence over the batch's transaction. */
 type Work<T> = (tx: AsyncJobTransaction<string>) => Promise<T>
@@ -41,6 +42,13 @@ interface Pending {
 
 /** What became of one add in a batch. */
 type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly err: unknown }
+
+/** An add of a batch without savepoints failed: the batch's transaction is rolled back (the add's error is `cause`). */
+class BatchFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super('an add of the batch failed')
+  }
+}
 
 /** Most adds in one transaction: PostgreSQL keeps 64 subtransactions per transaction in shared memory, past which every snapshot slows. */
 const MAX_BATCH = 60
@@ -107,51 +115,36 @@ export function addCommit(pool: pg.Pool, open: OpenBatch): AddCommit {
    * aborted) and rolls back: every outcome is then a failure, and the caller runs the batch again with them.
    */
   async function attempt(batch: readonly Pending[], savepoints: boolean): Promise<Outcome[]> {
-    const client = await pool.connect()
-    // A connection the server ends while held fails the statement on it; its event is heard here, or it would end the process.
-    const heard = () => {}
-    client.on('error', heard)
-    let broken: Error | undefined
     try {
-      await client.query('BEGIN')
-      const keys = batch.flatMap((item) => (item.key === undefined ? [] : [item.key]))
-      const tx = await open(client, keys, batch.length)
-      const outcomes: Outcome[] = []
-      for (const item of batch) {
-        if (savepoints) await client.query('SAVEPOINT add')
-        try {
-          const value = await item.work(tx)
-          // With savepoints, each add's rows are written inside its own: a failure is its alone.
-          if (savepoints) await tx.flush()
-          outcomes.push({ ok: true, value })
-        } catch (err) {
-          if (!savepoints) {
-            await client.query('ROLLBACK')
-            return batch.map(() => ({ ok: false, err }))
+      return await withTransaction(pool, async (client) => {
+        const keys = batch.flatMap((item) => (item.key === undefined ? [] : [item.key]))
+        const tx = await open(client, keys, batch.length)
+        const outcomes: Outcome[] = []
+        for (const item of batch) {
+          if (savepoints) await client.query('SAVEPOINT add')
+          try {
+            const value = await item.work(tx)
+            // With savepoints, each add's rows are written inside its own: a failure is its alone.
+            if (savepoints) await tx.flush()
+            outcomes.push({ ok: true, value })
+          } catch (err) {
+            if (!savepoints) throw new BatchFailed(err)
+            await client.query('ROLLBACK TO SAVEPOINT add')
+            tx.rolledBack()
+            outcomes.push({ ok: false, err })
           }
-          await client.query('ROLLBACK TO SAVEPOINT add')
-          tx.rolledBack()
-          outcomes.push({ ok: false, err })
         }
-      }
-      try {
-        await tx.flush()
-      } catch (err) {
-        // Without savepoints the rows of every add are written here, together: which one failed is found by
-        // the run with savepoints.
-        await client.query('ROLLBACK')
-        return batch.map(() => ({ ok: false, err }))
-      }
-      await client.query('COMMIT')
-      return outcomes
-    } catch (err) {
-      await client.query('ROLLBACK').catch((rollback: unknown) => {
-        broken = rollback instanceof Error ? rollback : new Error(String(rollback))
+        // Without savepoints the rows of every add are written here, together: which one failed is found by the
+        // run with savepoints.
+        await tx.flush().catch((err: unknown) => {
+          throw new BatchFailed(err)
+        })
+        return outcomes
       })
+    } catch (err) {
+      // An add failed in a batch without savepoints: the transaction was rolled back, and every outcome is a failure.
+      if (err instanceof BatchFailed) return batch.map(() => ({ ok: false, err: err.cause }))
       throw err
-    } finally {
-      client.off('error', heard)
-      client.release(broken)
     }
   }
 

@@ -9,7 +9,7 @@ import { emptySubscriptions, parseSubscriptionsText } from '../../../core/routes
 import type { SubscriptionsRead } from '../../../core/routes/subscriptions/store.js'
 import type { SubscriptionStore } from '../../../core/routes/subscriptions/subscription-store.js'
 import { listenOn } from './listener.js'
-import { withTransaction } from './table.js'
+import { withTransaction } from './transaction.js'
 
 /** The channel on which a change of `schema`'s subscriptions is announced. */
 export function subscriptionsChannel(schema: string): string {

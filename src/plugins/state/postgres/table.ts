@@ -25,6 +25,7 @@ import type pg from 'pg'
 import { crashRecovery, leased, turnOf, type AsyncJobStore, type AsyncJobTransaction, type JobRecord, type LeasedRow, type LeaseTable, type Recovery } from '../../../backend-kit/index.js'
 import { addCommit, type BatchTransaction } from './add-commit.js'
 import { perTurn } from './turn-batch.js'
+import { withTransaction } from './transaction.js'
 
 /** A row's record (its JSON text) and id, as the queries below return them. */
 interface RecordRow {
@@ -49,33 +50,6 @@ export interface PostgresTable extends LeaseTable, AsyncJobStore<string> {
 /** SQLSTATEs after which the transaction is run again: a serialization failure, a deadlock. */
 const RETRYABLE = new Set(['40001', '40P01'])
 const MAX_TRIES = 5
-
-/**
- * Runs `work` on a connection of `pool` held for it: one transaction. A connection the server ends while it is
- * held (a restart, `pg_terminate_backend`, a failover) fails the query on it, which `work` sees; its `error`
- * event is heard here, or it would be unhandled and end the process. A connection whose ROLLBACK fails is
- * dropped from the pool, not handed to the next write.
- */
-export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect()
-  const heard = () => {}
-  client.on('error', heard)
-  let broken: Error | undefined
-  try {
-    await client.query('BEGIN')
-    const result = await work(client)
-    await client.query('COMMIT')
-    return result
-  } catch (err) {
-    await client.query('ROLLBACK').catch((rollback: unknown) => {
-      broken = rollback instanceof Error ? rollback : new Error(String(rollback))
-    })
-    throw err
-  } finally {
-    client.off('error', heard)
-    client.release(broken)
-  }
-}
 
 /** The record a row holds, with the id the row has (the record's own `id` may be the empty one of an insert). */
 export function toRecord(row: RecordRow): JobRecord {

@@ -1,13 +1,11 @@
 /**
  * The hidden lines by which the GitLab target finds what it wrote: the sticky note of a route (its first line, as
  * GitHub's sticky comment), the head that note reviews (its second line), and each finding's discussion (its
- * first line names the route, the head, the finding's index in the answer and its fingerprint). Only lines the
+ * first line names the route, the head, the finding's index in the answer and its key, the review memory's findingKey). Only lines the
  * gateway wrote in those places count, and only in notes by the token's own user; the agent's text has every
  * `<!-- hookpilot:` made inert before it is written, and a line of it that GitLab would run as a quick action
  * (`/approve`, `/merge`) is shown instead of run.
  */
-import { createHash } from 'node:crypto'
-import type { Finding } from '../../../core/review/document.js'
 import { markerRoute } from '../../shared/hidden-markers.js'
 
 /** The sticky note's first line for `route`. */
@@ -46,18 +44,8 @@ export interface FindingMark {
 
 /** Reads a {@link findingMarker} line (`route` as the marker writes it). */
 export function parseFindingMarker(line: string | undefined): FindingMark | undefined {
-  const match = /^<!-- hookpilot:finding route=([A-Za-z0-9._%-]+) head=([0-9a-f]{7,64}) n=(\d+) fp=([0-9a-f]{12}) -->$/.exec(line ?? '')
+  const match = /^<!-- hookpilot:finding route=([A-Za-z0-9._%-]+) head=([0-9a-f]{7,64}) n=(\d+) fp=([0-9a-f]{16}) -->$/.exec(line ?? '')
   return match === null ? undefined : { route: match[1]!, head: match[2]!, index: Number(match[3]), fingerprint: match[4]! }
-}
-
-/**
- * What makes a finding "the same" in a later review, when lines have moved: its file, side and severity and its
- * title (its body when it has none), whitespace and case aside. A discussion of an earlier head whose
- * fingerprint the new review does not raise again is resolved.
- */
-export function fingerprint(finding: Finding): string {
-  const words = (finding.title ?? finding.body).replace(/\s+/g, ' ').trim().toLowerCase()
-  return createHash('sha256').update(`${finding.path}\0${finding.side}\0${finding.severity}\0${words}`).digest('hex').slice(0, 12)
 }
 
 /**

@@ -20,7 +20,10 @@ import { inertReview, parseReviewAnswer } from '../../shared/review-answer.js'
 import { reviewFooter } from '../../shared/review-footer.js'
 import { TARGET } from './gitlab-http.js'
 import { PER_PAGE, type GitlabUser, type MergeRequestApi, type MrDiscussion, type MrNote, type MrVersion, type StatusState } from './mr-api.js'
-import { findingMarker, fingerprint, noteMarker, parseFindingMarker, parseReviewedLine, reviewedLine, sameDelivery, withoutQuickActions } from './mr-markers.js'
+// A finding is the same one in a later review by the review memory's key (its file and title): one identity for
+// what a discussion holds and what the note remembers.
+import { findingKey } from '../../../core/review/review-memory.js'
+import { findingMarker, noteMarker, parseFindingMarker, parseReviewedLine, reviewedLine, sameDelivery, withoutQuickActions } from './mr-markers.js'
 import { changedFilesOf, gitlabSuggestion, textPosition } from './mr-positions.js'
 import { markerRoute } from '../../shared/hidden-markers.js'
 import { payloadWithHead } from './mr-payload.js'
@@ -124,7 +127,7 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
   const noteId = (note !== undefined && await api.editNote(note.id, body)) ? note.id : await api.createNote(body)
   await ctx.saveProgress(1)
 
-  const resolved = await resolveOutdated(api, own, request.route, head, new Set(review.findings.map(fingerprint)))
+  const resolved = await resolveOutdated(api, own, request.route, head, new Set(review.findings.map(findingKey)))
   // Remembered once the review is recorded (progress 1): the next review's prompt starts from this head.
   if (request.memory !== undefined) await rememberMrReview(request.memory, head, mr.baseSha, document)
   await finishStatus(document)
@@ -201,12 +204,12 @@ async function postDiscussions(api: MergeRequestApi, anchored: AnchoredReview, f
     const placement = anchored.placements[comment.finding]
     if (placement?.kind !== 'inline') continue
     const finding = anchored.review.findings[comment.finding]!
-    if (done.has(`${comment.finding}:${fingerprint(finding)}`)) {
+    if (done.has(`${comment.finding}:${findingKey(finding)}`)) {
       count++
       continue
     }
     const lines = finding.start_line === undefined ? 1 : finding.line - finding.start_line + 1
-    const body = `${findingMarker(route, head, comment.finding, fingerprint(finding))}\n${withoutQuickActions(gitlabSuggestion(comment.body, lines))}`
+    const body = `${findingMarker(route, head, comment.finding, findingKey(finding))}\n${withoutQuickActions(gitlabSuggestion(comment.body, lines))}`
     const created = await api.createDiscussion(body, textPosition(placement, files, version))
     if (created.ok) count++
     else refused.push(comment.finding)

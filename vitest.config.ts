@@ -44,8 +44,10 @@ export default defineConfig({
       },
       {
         extends: true,
-        // After the unit files, on vitest's default workers: their timings do not compete with the unit workers.
-        test: { name: 'system', include: [SYSTEM], sequence: { groupOrder: 1 } },
+        // After the unit files, so their timings do not compete with the unit workers. Two workers: each file starts
+        // its daemons and children on ports of its own and mostly waits on them, so two overlap on 2 cores (one
+        // worker, vitest's default there, made CI's run about 20 minutes).
+        test: { name: 'system', include: [SYSTEM], maxWorkers: 2, sequence: { groupOrder: 1 } },
       },
       {
         extends: true,

@@ -55,6 +55,17 @@ export const routeSchema = v.strictObject({
   start_within_seconds: v.optional(integer(1, 30 * 86_400)),
 })
 
+/** One route after validation (the configuration's or a subscription's). */
+export type RouteConfig = v.InferOutput<typeof routeSchema>
+/** One route as written. */
+export type RouteConfigInput = v.InferInput<typeof routeSchema>
+/**
+ * The route schema as the configuration nests it, typed by its named input and output: spelled out five levels deep
+ * in the configuration's declared type, it took `HookpilotConfig` past TypeScript's instantiation depth for anyone
+ * importing it from the built package (TS2589).
+ */
+const namedRouteSchema: v.GenericSchema<RouteConfigInput, RouteConfig, v.InferIssue<typeof routeSchema>> = routeSchema
+
 const webhookExtraSchema = v.strictObject({
   host: v.optional(nonBlank('the address to listen on, e.g. 127.0.0.1 (this machine only) or 0.0.0.0'), '0.0.0.0'),
   port: v.optional(integer(0, 65535), 8644),
@@ -83,7 +94,7 @@ const webhookExtraSchema = v.strictObject({
     false,
   ),
   subscriptions_file: v.optional(text),
-  routes: v.optional(v.record(routeName, routeSchema), {}),
+  routes: v.optional(v.record(routeName, namedRouteSchema), {}),
 })
 
 const webhookSchema = v.strictObject({
@@ -172,8 +183,6 @@ export const configSchema = v.looseObject({
 export type HookpilotConfigInput = v.InferInput<typeof configSchema>
 /** The configuration after validation, defaults filled in. */
 export type HookpilotConfig = v.InferOutput<typeof configSchema>
-/** One route as written in the configuration. */
-export type RouteConfig = v.InferOutput<typeof routeSchema>
 /** `state:` after validation: the driver, and the backend's own keys beside it. */
 export type StateConfig = v.InferOutput<typeof stateSchema>
 /** One `plugins:` entry. */

@@ -5,7 +5,9 @@ import { createMockMarketRouter, startMockMarketServer, type MockMarketServer } 
 
 let mock: MockMarketServer
 beforeAll(async () => {
-  mock = await startMockMarketServer({ port: 0 })
+  // tickMs 0: only the tests' tick() moves the books (the default timer moved one between a reset and the read
+  // that checks it on a loaded machine).
+  mock = await startMockMarketServer({ port: 0, tickMs: 0 })
 })
 afterAll(() => mock.close())
 

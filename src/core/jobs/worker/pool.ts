@@ -131,11 +131,13 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
    * Stores a try's outcome, trying again while the store refuses (a long write lock held by another process):
    * a job whose outcome is dropped would stay `running`. During a stop it gives up after one failure; the job
    * then stays leased by this process and the next start gives it back. A lost lease stores nothing.
+   * The ending is stamped `endedAt`, when the try ended: the write may run later (after the next job's lease, in a
+   * store that batches its writes), and the job's time is when it ended, not when that was stored.
    */
-  async function store(open: Try, outcome: JobOutcome): Promise<void> {
+  async function store(open: Try, outcome: JobOutcome, endedAt: number): Promise<void> {
     for (let attempt = 1, logged = false; ; attempt++) {
       try {
-        await open.write((job) => finished(job, outcome, now()), 'release')
+        await open.write((job) => finished(job, outcome, endedAt), 'release')
         return
       } catch (err) {
         if (open.lost) return
@@ -153,6 +155,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
     const entry: Active = { open, done: Promise.resolve() }
     entry.done = runTry(open, run, now())
       .then((outcome) => {
+        const endedAt = now()
         // The agent's slot is free once the try has ended, not once its outcome is stored: the next lease then
         // goes into the same commit as this outcome instead of waiting one more turn for its own.
         running--
@@ -160,7 +163,7 @@ export function jobPool(table: LeaseTable, options: JobPoolOptions): JobPool {
         // pauses, and the job runs again when the store works, instead of ending `failed` for good.
         const trouble = storeTrouble(open, outcome)
         if (trouble) storeFailed('cannot store what a running job wrote', open.storeError)
-        const stored = store(open, trouble ?? outcome).then(() => {
+        const stored = store(open, trouble ?? outcome, endedAt).then(() => {
           if (open.storeError === undefined && !open.lost) storeWorks()
         })
         wake()

@@ -118,19 +118,28 @@ describe('sticky mode across reruns', () => {
 })
 
 describe('check_head', () => {
-  it('a head moved on GitHub without a webhook: the job ends superseded, naming both heads, and nothing is posted', async () => {
+  it('a head moved on GitHub without a webhook: the job ends superseded, naming both heads, posts nothing, and a follow-up job reviews the new head once', async () => {
     const { world, port } = await start({})
     const [reviewed, moved] = [sha('check-1'), sha('check-2')]
     world.open(reviewed)
     world.api.setHead(REPO, 5, moved) // a push whose webhook never reached the gateway
     const pushed = await world.push(port, { pr: 5, head: reviewed, quiet: true })
-    await expect.poll(() => world.runs().filter((r) => r.what === 'end').length).toBe(1)
-    const job = (await settled(world)).get(pushed.id)
-    const reason = `the pull request's head moved to ${short(moved)} after this event (${short(reviewed)})`
-    expect(job).toMatchObject({ state: 'superseded', note: reason })
+    // The follow-up's run for the moved head starts once the stale answer is dropped; nothing was posted for it.
+    await expect.poll(() => starts(world).map((r) => r.head)).toEqual([reviewed, moved])
     expect(world.writes(5)).toEqual([])
+    const reason = `the pull request's head moved to ${short(moved)} after this event (${short(reviewed)}); ${short(moved)} is reviewed next`
+    // The follow-up runs (held at its gate) while the stale job is already ended.
+    const listed = await world.jobs()
+    const job = listed.find((j) => j.deliveryId === pushed.id)
+    const followUp = listed.find((j) => j.deliveryId === `follow-up:${REPO}#5@${moved}`)
+    expect(job).toMatchObject({ state: 'superseded', note: `superseded by job ${followUp?.id}: ${reason}` })
+    world.open(moved)
+    await expect.poll(() => world.writes(5).length).toBe(1)
+    expect(world.writes(5)[0]?.body).toContain(`Review of ${moved}`)
+    expect((await settled(world)).get(`follow-up:${REPO}#5@${moved}`)).toMatchObject({ state: 'done' })
     const shown = await world.cli('show', job?.id ?? '')
     expect(shown.stdout).toMatch(/^state: +superseded$/m)
-    expect(shown.stdout.split('\n')).toContain(`reason:        ${reason}`)
+    expect(shown.stdout).toContain(reason)
+    expect(starts(world)).toHaveLength(2)
   }, 60_000)
 })

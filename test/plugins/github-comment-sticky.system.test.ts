@@ -154,16 +154,17 @@ describe('new mode (the default)', () => {
 })
 
 describe('check_head', () => {
-  it('drops an answer about a head the pull request has moved past: nothing posted, a superseded receipt', async () => {
+  it('drops an answer about a head the pull request has moved past: nothing posted, a superseded receipt asking for a follow-up of the new head', async () => {
     const reviewed = sha(`${pr}-0`)
     const moved = sha(`${pr}-1`)
     api.setHead(REPO, pr, moved) // a push whose webhook never reached the gateway
     for (const mode of ['new', 'sticky'] as const) {
       const receipt = await deliver({ mode, checkHead: true }, answer('stale review', reviewed))
-      expect(receipt).toEqual({
+      expect(receipt).toMatchObject({
         posted: false,
         outcome: 'superseded',
-        reason: `the pull request's head moved to ${moved.slice(0, 7)} after this event (${reviewed.slice(0, 7)})`,
+        reason: `the pull request's head moved to ${moved.slice(0, 7)} after this event (${reviewed.slice(0, 7)}); ${moved.slice(0, 7)} is reviewed next`,
+        followUp: { key: `${REPO}#${pr}@${moved}`, payload: { pull_request: { head: { sha: moved } } } },
       })
     }
     expect(writesHere()).toEqual([])

@@ -7,7 +7,7 @@ import { appComments } from './app-comments.js'
 import type { CommentApi } from './comment-api.js'
 import { commentBody, stickyBody, reviewMarker } from './comment-body.js'
 import { ghComments } from './gh-comments.js'
-import { payloadHead, staleHead } from './head-check.js'
+import { headFollowUp, payloadHead, staleHead } from './head-check.js'
 import { writeSticky } from './sticky-comment.js'
 import { ghReviews } from './gh-reviews.js'
 import { createPullReview, findOwnReview, parseReview, pullReviewMarker, readChangedFiles } from './pull-review.js'
@@ -178,7 +178,7 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
       if (mode === 'review') return postReview(api, app ?? ghReviews(runner), checked ? app ?? ghStatuses(runner) : NO_CHECK, answer, head, ctx)
 
       if (checkHead && head !== undefined) {
-        const stale = await staleHead(api, head)
+        const stale = await staleHead(api, head, answer)
         if (stale !== undefined) return stale
       } else if (checkHead) {
         ctx.log.debug('check_head: the payload names no pull_request.head.sha; posting unchecked', { route: answer.route, delivery: answer.deliveryId })
@@ -198,8 +198,7 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
    *   "already reviewed", with that review's URL; the same head's answer (a retry, a resend) is `posted` with it;
    * - the answer is for an older head (the head moved during the agent run, or the event came late): nothing is
    *   posted (its diff is not the head's) and the job ends `superseded`, naming both heads; the older head's check
-   *   ends `skipped`, never `success`. A target cannot ask its group for a follow-up job, so the new head is
-   *   reviewed by the next event for it (see docs/reviews.md);
+   *   ends `skipped`, never `success`; a follow-up job of the route reviews the new head (see docs/reviews.md);
    * - otherwise the check starts (`in_progress`, or a `pending` status through gh), the review is posted, and the
    *   check completes: `failure` when a finding reaches `deliver_extra.fail_on`, else `success`.
    */
@@ -217,14 +216,12 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
       if (existing !== undefined) return { posted: false, outcome: 'skipped', reason: `already reviewed: the pull request's head ${head.slice(0, 7)} has this route's review ${existing} (this answer was for ${answered.slice(0, 7)})` }
       await checks.finishCheck(await checks.startCheck(name, answered, link), name, answered, supersededCheck(answered, head))
       // The push of the new head may never come (lost, or accepted elsewhere before this run): a follow-up job of
-      // the route reviews it, named for the pull request and that head so it is queued once (the dispatcher skips
-      // it when a newer event of the group was accepted).
-      const repoPr = `${answer.extra['repo'] ?? ''}#${answer.extra['pr_number'] ?? ''}`
+      // the route reviews it.
       return {
         posted: false,
         outcome: 'superseded',
         reason: `the answer is for ${answered.slice(0, 7)}, but the pull request's head moved to ${head.slice(0, 7)}, which this route has not reviewed: nothing was posted; ${head.slice(0, 7)} is reviewed next`,
-        followUp: { key: `${repoPr}@${head}`, payload: withHead(answer.payload ?? {}, head) },
+        followUp: headFollowUp(answer, head),
       }
     }
     const failOn = answer.extra['fail_on'] as Severity | undefined
@@ -290,16 +287,6 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     const body = stickyBody(answer.text, answer.route, { head, at: clock(), covers: answer.covers ?? 1 })
     return writeSticky(api, reviewMarker(answer.route), await ownLogin(api), body)
   }
-}
-
-/** `payload` naming `head` as its pull request's head (`pull_request.head.sha`): a follow-up job's event. */
-function withHead(payload: JsonObject, head: string): JsonObject {
-  const pullRequest = payload['pull_request']
-  const pr = typeof pullRequest === 'object' && pullRequest !== null && !Array.isArray(pullRequest) ? pullRequest : {}
-  const prHead = pr['head']
-  const headObject = typeof prHead === 'object' && prHead !== null && !Array.isArray(prHead) ? prHead : {}
-  // A synchronize event's `after` is the head it pushed: a prompt reading it sees the new head too.
-  return { ...payload, ...(typeof payload['after'] === 'string' ? { after: head } : {}), pull_request: { ...pr, head: { ...headObject, sha: head } } }
 }
 
 /** The pull request's base commit as the event names it (`pull_request.base.sha`), or `''`. */

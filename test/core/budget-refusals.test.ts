@@ -3,8 +3,8 @@
  * notes: `when_exceeded: wait` holds a day's refusal until the next UTC day and skips a pull request's (it never
  * renews); a refusal is said once per pull request through the route's target (its notice where it offers the
  * pull request, nothing but the check for a review-mode target without one, the notice as an answer otherwise),
- * naming the budget and when it renews, never its amounts; the 80 % warning is logged once; a repository's
- * budgets, handed over by the policy, tighten the config's.
+ * naming the budget and when it renews, never its amounts; each refusal counted in /metrics; the 80 % warning is
+ * logged once; a repository's budgets, handed over by the policy, tighten the config's.
  */
 import { describe, expect, it } from 'vitest'
 import { budgetRules, createBudgets, type BudgetLimits } from '../../src/core/dispatch/budgets.js'
@@ -15,6 +15,10 @@ import type { AgentAnswer, DeliveryTarget, EndedJob, Route } from '../../src/cor
 import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { drive, routeTable, testRoute, testWorker } from '../fixtures/dispatch.js'
+import { SECRET, testGateway } from '../fixtures/gateway.js'
+import { githubHeaders, githubPayload } from '../fixtures/github.js'
+
+const TOKEN = 'scrape-token-0123456789'
 
 const T = Date.UTC(2026, 10, 27, 12)
 const PR = { number: 7, repository: { full_name: 'octo/repo', owner: { login: 'octo' } }, pull_request: { number: 7 }, installation: { id: 42 } }
@@ -116,6 +120,33 @@ describe('a budget with no room', () => {
     for (const id of ['1', '2', '3']) await commenting.job(id)
     expect(plain.delivered.map((a) => a.text.split('\n')[1])).toEqual([undefined, "**No review:** this repository's reviews have used today's budget (UTC) (the gateway's `costs.budgets.repository_day`). It renews at 2026-11-28 00:00 UTC; pushes after that are reviewed."])
     expect(plain.delivered[0]?.text).toBe('reviewed')
+  })
+
+  it("periods renew on the gateway's clock, in UTC: a day's at the next midnight, a month's on the first of the next month (December's in January)", async () => {
+    const budgets = createBudgets(notesOf(), { ...budgetRules(parseConfig({}).costs, 60_000), limits: { installation_month: { usd: 0.1 }, repository_day: { usd: 100 } } })
+    const month = (t: number) => budgets.reserve('1', PR, undefined, t).then((r) => ('refused' in r ? [r.refused.kind, r.refused.renewsAt] : []))
+    expect(await month(Date.UTC(2026, 10, 27, 23, 59))).toEqual(['installation_month', Date.UTC(2026, 11, 1)])
+    expect(await month(Date.UTC(2026, 11, 31, 23, 59))).toEqual(['installation_month', Date.UTC(2027, 0, 1)])
+  })
+
+  it('each refusal is counted in /metrics by route and budget', async () => {
+    const gateway = await testGateway({
+      config: { metrics: { enabled: true, token: TOKEN }, costs: { budgets: { pull_request: { usd: 0.3 }, reserve_usd: 0.25 } } } as never,
+      agent: () => ({ ok: true, text: 'reviewed', usage: { model: 'm', inputTokens: 1, outputTokens: 1, costUsd: 0.2 } }),
+    })
+    try {
+      const body = githubPayload('pull_request', 'opened')
+      for (const id of ['m1', 'm2', 'm3']) {
+        expect((await gateway.gateway.handle({ method: 'POST', path: '/webhooks/pr', headers: githubHeaders('pull_request', body, SECRET, id), body })).status).toBe(202)
+        await gateway.idle()
+      }
+      expect((await gateway.state.jobs.list({})).map((j) => j.state).sort()).toEqual(['done', 'skipped', 'skipped'])
+      const { url } = await gateway.gateway.listen({ port: 0 })
+      const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text()
+      expect(text).toContain('hookpilot_budget_refusals_total{route="pr",budget="pull_request"} 2')
+    } finally {
+      await gateway.gateway.close()
+    }
   })
 
   it('the warning at 80 % is logged once per budget and period', async () => {

@@ -380,7 +380,9 @@ describe('what the gateway lets a repository decide', () => {
 
     await send(gw, 'issue_comment', comment(REPO, 18, '@hookpilot config'))
     await expect.poll(() => api.comments(REPO, 18).some((c) => c.body.includes('The policy read from'))).toBe(true)
-    expect(api.comments(REPO, 18).find((c) => c.body.includes('The policy read from'))?.body).toMatch(/budgets:\n {2}pull_request:\n {4}usd: 0\.3/)
+    const config = api.comments(REPO, 18).find((c) => c.body.includes('The policy read from'))?.body ?? ''
+    expect(config).toMatch(/budgets:\n {2}pull_request:\n {4}usd: 0\.3\n```\n\nThese budgets apply where they are lower than the gateway's own\./)
+    expect(config).not.toContain('usd: 1')
   })
 })
 

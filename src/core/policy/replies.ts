@@ -42,7 +42,7 @@ export function budgetNotice(budget: RefusedBudget, job: string): string {
       : budget.kind === 'repository_day' ? "this repository's reviews have used today's budget (UTC)"
         : "this organisation's reviews have used this month's budget (UTC)"
   const setting = budget.by === 'policy' ? `\`budgets.${budget.kind}\` in the repository's policy file` : `the gateway's \`costs.budgets.${budget.kind}\``
-  return `${POLICY_MARK}\n**No review:** ${what} (${setting}).${renews}\n\nThe gateway's operator can run this review anyway with \`hookpilot jobs retry ${job}\`.`
+  return `${POLICY_MARK}\n**No review:** ${what} (${setting}).${renews}\n\nOnce the budget has room, the gateway's operator can run this review with \`hookpilot jobs retry ${job}\`.`
 }
 
 /** The notice that a review failed for good (no reason: that is the operator's, in the gateway's logs). */
@@ -71,7 +71,9 @@ export function configReply(read: ReadPolicy): string {
   const problems = read.issues.length === 0 ? '' : `\n\nIt does not apply:\n\n${issueLines(read.issues).map((l) => `- ${l}`).join('\n')}`
   const refused = read.refused.length === 0 ? '' : `\n\nIgnored (a repository may not set these here): ${read.refused.map((k) => `\`${k}\``).join(', ')}`
   const body = Object.keys(read.policy).length === 0 ? '(nothing that applies)' : `\`\`\`yaml\n${stringify(read.policy).trimEnd()}\n\`\`\``
-  return `${POLICY_MARK}\nThe policy read from ${at}:\n\n${body}${problems}${refused}`
+  // The gateway's own limits are its configuration: said to exist, never shown.
+  const budgets = read.policy.budgets === undefined ? '' : "\n\nThese budgets apply where they are lower than the gateway's own."
+  return `${POLICY_MARK}\nThe policy read from ${at}:\n\n${body}${budgets}${problems}${refused}`
 }
 
 /** How many jobs `why` lists. */

@@ -404,10 +404,13 @@ describe("the repository's debounce", () => {
     // not passed counted neither as a try nor as a run; the newest job covers the three pushes.
     expect(waiting).toMatchObject({ notBefore: start0 + 80_000, attempts: 0, runs: 0, covers: 3 })
     expect(gw.runs).toHaveLength(0)
+    // A command that only answers does not wait for the debounce, nor displace the waiting review.
+    await send(gw, 'issue_comment', comment(REPO, 19, '@hookpilot why'))
+    await expect.poll(() => api.comments(REPO, 19).some((c) => c.body.includes('| pull_request | queued | waiting for its turn |'))).toBe(true)
     gw.clock.advance(51_000)
     await expect.poll(() => api.reviews(REPO, 19).length).toBe(1)
     expect(api.reviews(REPO, 19)[0]?.commitId).toBe(sha('settle-3'))
-    await expect.poll(async () => (await jobsOf(gw)).map((j) => j.state).sort()).toEqual(['done', 'superseded', 'superseded'])
+    await expect.poll(async () => (await jobsOf(gw)).filter((j) => j.event === 'pull_request').map((j) => j.state).sort()).toEqual(['done', 'superseded', 'superseded'])
     expect(gw.runs).toHaveLength(1)
   })
 

@@ -73,6 +73,40 @@ platforms:
     expect(existsSync(join(dir, '.hookpilot'))).toBe(false) // nothing was started: no state file
   })
 
+  it('reports the costs section like any other: budgets and model limits, each mistake once with its path', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hookpilot-check-'))
+    await writeFile(join(dir, 'config.yaml'), `costs:
+  budgets:
+    pull_requst: { usd: 1 }
+    repository_day: {}
+    installation_month: { usd: -3 }
+    warn_at_percent: 150
+    when_exceeded: later
+  model_limits:
+    gpt-4.1: { requests_per_minit: 10 }
+    gpt-5: { window_seconds: 5 }
+    o3: { tokens_per_minute: 0 }
+platforms:
+  webhook:
+    extra:
+      routes:
+        audit: { secret: fine-secret, deliver: log }
+`)
+    const bad = await runMain(['check', '--config', join(dir, 'config.yaml')])
+    expect(bad.code).toBe(1)
+    const lines = bad.stderr.split('\n').filter((line) => line.startsWith('  - ')).map((line) => line.slice(4)).sort()
+    expect(lines).toEqual([
+      'costs.budgets.installation_month.usd: expected a number of 0 or more: the most US dollars, e.g. 2.50',
+      'costs.budgets.pull_requst: unknown key: did you mean "pull_request"? (check docs/configuration.md)',
+      'costs.budgets.repository_day: give the budget in usd, in tokens, or both',
+      'costs.budgets.warn_at_percent: expected a whole number from 1 to 100',
+      'costs.budgets.when_exceeded: expected skip (the job ends skipped) or wait (held until the budget renews), not "later"',
+      'costs.model_limits.gpt-4.1.requests_per_minit: unknown key: did you mean "requests_per_minute"? (check docs/configuration.md)',
+      'costs.model_limits.gpt-5: give requests_per_minute, tokens_per_minute, or both',
+      'costs.model_limits.o3.tokens_per_minute: expected a whole number of at least 1',
+    ])
+  })
+
   it('reports ten mistakes of every kind in one run, each under the file\'s name (issue 25, item 3)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hookpilot-check-'))
     const file = join(dir, 'config.yaml')

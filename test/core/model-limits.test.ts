@@ -5,11 +5,17 @@
  * and no job fails; when the API limits harder than configured, its 429s slow the model down instead of
  * failing runs. Jobs that must wait go back to the queue (the store), not a worker's memory.
  */
+import { mkdtemp } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createGateway, definePlugin, type Gateway } from '../../src/index.js'
 import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
+import { sqliteState } from '../../src/plugins/state/sqlite/sqlite-state.js'
+import { createModelLimits } from '../../src/core/dispatch/model-limits.js'
+import { silentLogger } from '../../src/core/log/logger.js'
 import type { StateBackend } from '../../src/core/jobs/lifecycle/state-backend.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { githubHeaders, githubPayload } from '../fixtures/github.js'
@@ -103,4 +109,47 @@ describe('the model API\'s limits', () => {
     expect(stats.refused).toBeGreaterThan(0)
     expect(stats.busiest).toBeLessThanOrEqual(8)
   }, 90_000)
+})
+
+describe('the pace in the store', () => {
+  it('two instances on one SQLite file share one pace: together they never send more than the limit in any window', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'hookpilot-limits-')), 'state.db')
+    const [a, b] = [sqliteState({ path, concurrency: 1, maxQueue: 10 }), sqliteState({ path, concurrency: 1, maxQueue: 10 })]
+    await a.start?.({ log: silentLogger })
+    await b.start?.({ log: silentLogger })
+    try {
+      // 10 requests a second, paced 10 % under: one every 111 ms, whichever instance sends it.
+      const limits = { m: { requestsPerWindow: 10, windowMs: 1000 } }
+      const instances = [a, b].map((state) => createModelLimits(state.notes!, limits, Date.now))
+      const sent: number[] = []
+      const signal = new AbortController().signal
+      await Promise.all(Array.from({ length: 14 }, (_, i) => instances[i % 2]!.take('m', 0, signal).then(() => void sent.push(Date.now()))))
+      sent.sort((x, y) => x - y)
+      for (let i = 0; i + 10 < sent.length; i++) expect(sent[i + 10]! - sent[i]!).toBeGreaterThan(1000)
+    } finally {
+      await a.close?.()
+      await b.close?.()
+    }
+  })
+
+  it('tokens are booked by the estimate before a call and corrected by what it used; a 429 pauses the model for its Retry-After', async () => {
+    let now = 1_000_000
+    const notes = memoryState({ concurrency: 1, maxQueue: 10 }).notes!
+    // 900 tokens a minute, paced at 810: 405 tokens hold the next call back 30 s.
+    const limits = createModelLimits(notes, { m: { tokensPerWindow: 900, windowMs: 60_000 } }, () => now)
+    const signal = new AbortController().signal
+    expect(limits.limited('m')).toBe(true)
+    expect(limits.limited('unlimited')).toBe(false)
+    await limits.take('m', 405, signal)
+    expect(await limits.wait('m')).toBeCloseTo(30_000, 0)
+    // The call used 405 more than estimated: the next waits 60 s; 810 fewer gives the rest back, never the past.
+    await limits.used('m', 405)
+    expect(await limits.wait('m')).toBeCloseTo(60_000, 0)
+    await limits.used('m', -2000)
+    expect(await limits.wait('m')).toBe(0)
+    await limits.slowDown('m', 20_000)
+    expect(await limits.wait('m')).toBe(20_000)
+    now += 20_000
+    expect(await limits.wait('m')).toBe(0)
+  })
 })

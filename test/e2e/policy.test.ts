@@ -3,7 +3,9 @@
  * fake GitHub (the real Octokit, real HTTP), its route reviewing pull requests and taking commands in comments.
  * The policy is read from the base branch (a fork cannot change it), skips are said once on the pull request with
  * their rule, a policy with errors is reported and the review still runs, untrusted commands run nothing, a pause
- * holds across pushes, `why` names each outcome, and two repositories' policies never mix.
+ * holds across pushes, `why` names each outcome, and two repositories' policies never mix. A repository's budget
+ * tightens the gateway's for it alone (its refusal said once on the pull request, and on each refused head's
+ * check), and its longer debounce holds its reviews until its pushes settle.
  */
 import { createHash } from 'node:crypto'
 import { mkdtemp } from 'node:fs/promises'
@@ -50,7 +52,7 @@ async function start(
   agent: (input: AgentInput) => AgentResult | Promise<AgentResult> = () => ({ ok: true, text: REVIEW }),
   concurrency = 4,
   state?: (now: Clock) => StateBackend,
-  route: { policy?: Record<string, unknown>; deliver_extra?: Record<string, string>; debounce?: number } = {},
+  route: { policy?: Record<string, unknown>; deliver_extra?: Record<string, string>; debounce?: number; costs?: Record<string, unknown> } = {},
 ): Promise<TestGateway> {
   current = await testGateway({
     agent,
@@ -58,6 +60,7 @@ async function start(
     pollMs: 20,
     config: {
       agent: { runner: 'recording', concurrency },
+      ...(route.costs === undefined ? {} : { costs: route.costs }),
       platforms: {
         github_app: { app_id: app.appId, private_key: app.privateKey, api_url: api.url },
         github: { mode: 'review' },
@@ -338,6 +341,88 @@ describe('what the gateway lets a repository decide', () => {
     await expect.poll(() => api.comments(REPO, 17).some((c) => c.body.includes('| pull_request | queued | waiting for its turn |'))).toBe(true)
     gw.clock.advance(21_000)
     await expect.poll(() => api.reviews(REPO, 17).length).toBe(1)
-    expect((await jobsOf(gw)).map((j) => j.state)).toEqual(['done', 'done'])
+    // The review is posted before its job is stored done.
+    await expect.poll(async () => (await jobsOf(gw)).map((j) => j.state)).toEqual(['done', 'done'])
+  })
+
+  it("a repository's per-PR budget lower than the gateway's refuses its run at the policy's limit, said once on the pull request and on each refused head's check; another repository's pull request on the same gateway is not refused", async () => {
+    // Each run costs $0.20 and reserves $0.25: the gateway's $1 has room for four, the repository's $0.30 for one.
+    const paid = (): AgentResult => ({ ok: true, text: REVIEW, usage: { model: 'm', inputTokens: 100, outputTokens: 10, costUsd: 0.2 } })
+    const gw = await start(paid, 4, undefined, {
+      deliver_extra: { repo: '{repository.full_name}', pr_number: '{number}' },
+      costs: { budgets: { pull_request: { usd: 1 }, reserve_usd: 0.25 } },
+    })
+    const base = sha('budget-base')
+    api.state.repository.setContent(REPO, base, '.hookpilot.yml', 'budgets:\n  pull_request: { usd: 0.3 }\n')
+    for (const n of [1, 2, 3]) {
+      for (const repo of [REPO, OTHER]) {
+        pullRequest(repo, 18, sha(`${repo}-budget-${n}`), ['src/a.ts'], { baseSha: base })
+        await send(gw, 'pull_request', push(repo, 18, sha(`${repo}-budget-${n}`)))
+      }
+      await gw.idle()
+    }
+    expect(api.reviews(OTHER, 18)).toHaveLength(3)
+    expect(api.reviews(REPO, 18).map((r) => r.commitId)).toEqual([sha(`${REPO}-budget-1`)])
+    const own = (await jobsOf(gw)).filter((j) => j.link?.includes(REPO) === true)
+    expect(own.map((j) => j.state)).toEqual(['skipped', 'skipped', 'done'])
+    expect(own[0]?.note).toMatch(/^budget pull_request of pull request octo-org\/hello-world#18 has no room: \$0\.20 of \$0\.30 spent, .* \(budgets\.pull_request of the repository's policy file\)$/)
+    // One notice, written once (the route's notice comment is created, and never edited again for this budget).
+    expect(notices(REPO, 18)).toHaveLength(1)
+    expect(notices(REPO, 18)[0]?.body).toContain("**No review:** this pull request's reviews have used their budget (`budgets.pull_request` in the repository's policy file).")
+    expect(api.requests().filter((r) => r.startsWith(`POST /repos/${REPO}/issues/18/comments`) || r.startsWith(`PATCH /repos/${REPO}/issues/comments/`))).toHaveLength(1)
+    expect(notices(OTHER, 18)).toHaveLength(0)
+    // Each refused head's check completes neutral with the budget that refused it, never success.
+    for (const n of [2, 3]) {
+      const check = api.checkRuns(REPO).find((r) => r.headSha === sha(`${REPO}-budget-${n}`))
+      expect(check?.conclusion).toBe('neutral')
+      expect(check?.output?.summary).toContain("(budgets.pull_request of the repository's policy file)")
+    }
+
+    await send(gw, 'issue_comment', comment(REPO, 18, '@hookpilot config'))
+    await expect.poll(() => api.comments(REPO, 18).some((c) => c.body.includes('The policy read from'))).toBe(true)
+    const config = api.comments(REPO, 18).find((c) => c.body.includes('The policy read from'))?.body ?? ''
+    expect(config).toMatch(/budgets:\n {2}pull_request:\n {4}usd: 0\.3\n```\n\nThese budgets apply where they are lower than the gateway's own\./)
+    expect(config).not.toContain('usd: 1')
+  })
+})
+
+describe("the repository's debounce", () => {
+  it('three pushes within the policy\'s debounce (longer than the route\'s): no run until it passes after the last, then one review, of the newest head', async () => {
+    const gw = await start(undefined, 4, undefined, { debounce: 5 })
+    const base = sha('debounce-base')
+    api.state.repository.setContent(REPO, base, '.hookpilot.yml', 'settings:\n  debounce_seconds: 60\n')
+    const start0 = gw.clock.now()
+    for (const n of [1, 2, 3]) {
+      pullRequest(REPO, 19, sha(`settle-${n}`), ['src/a.ts'], { baseSha: base })
+      await send(gw, 'pull_request', push(REPO, 19, sha(`settle-${n}`)))
+      // Past the route's 5 s: the job is leased, reads the policy, and goes back to the queue to wait.
+      gw.clock.advance(10_000)
+      await expect.poll(async () => (await jobsOf(gw)).find((j) => j.state === 'queued')?.lastError).toBe("policy: waiting for the repository's debounce (settings.debounce_seconds: 60)")
+    }
+    const waiting = (await jobsOf(gw)).find((j) => j.state === 'queued')
+    // Held in the store until 60 s after the last push (at 20 s), not the first; the try that found the debounce
+    // not passed counted neither as a try nor as a run; the newest job covers the three pushes.
+    expect(waiting).toMatchObject({ notBefore: start0 + 80_000, attempts: 0, runs: 0, covers: 3 })
+    expect(gw.runs).toHaveLength(0)
+    // A command that only answers does not wait for the debounce, nor displace the waiting review.
+    await send(gw, 'issue_comment', comment(REPO, 19, '@hookpilot why'))
+    await expect.poll(() => api.comments(REPO, 19).some((c) => c.body.includes('| pull_request | queued | waiting for its turn |'))).toBe(true)
+    gw.clock.advance(51_000)
+    await expect.poll(() => api.reviews(REPO, 19).length).toBe(1)
+    expect(api.reviews(REPO, 19)[0]?.commitId).toBe(sha('settle-3'))
+    await expect.poll(async () => (await jobsOf(gw)).filter((j) => j.event === 'pull_request').map((j) => j.state).sort()).toEqual(['done', 'superseded', 'superseded'])
+    expect(gw.runs).toHaveLength(1)
+  })
+
+  it("a policy debounce shorter than the route's changes nothing: the route's decides", async () => {
+    const gw = await start(undefined, 4, undefined, { debounce: 30 })
+    const base = sha('short-debounce-base')
+    api.state.repository.setContent(REPO, base, '.hookpilot.yml', 'settings:\n  debounce_seconds: 1\n')
+    pullRequest(REPO, 20, sha('short-1'), ['src/a.ts'], { baseSha: base })
+    await send(gw, 'pull_request', push(REPO, 20, sha('short-1')))
+    gw.clock.advance(5_000)
+    expect((await jobsOf(gw)).map((j) => j.state)).toEqual(['queued'])
+    gw.clock.advance(26_000)
+    await expect.poll(() => api.reviews(REPO, 20).length).toBe(1)
   })
 })

@@ -79,4 +79,10 @@ describe('the command runner reads a CLI\'s usage', () => {
     const result = await runner.run(input, pluginContext())
     expect(result.ok ? '' : result.reason).toMatch(/claude-json but the command printed no JSON object \(run it with -p --output-format json\)/)
   })
+
+  it("claude's --max-budget-usd bounds what a run reserves of a budget (either spelling); without it the runner bounds nothing", () => {
+    expect(commandAgent({ command: ['claude', '-p', '--max-budget-usd', '0.9'], timeoutMs: 10_000 }).maxUsage).toEqual({ usd: 0.9 })
+    expect(commandAgent({ command: ['claude', '-p', '--max-budget-usd=0.5'], timeoutMs: 10_000 }).maxUsage).toEqual({ usd: 0.5 })
+    expect(commandAgent({ command: ['claude', '-p'], timeoutMs: 10_000 }).maxUsage).toBeUndefined()
+  })
 })

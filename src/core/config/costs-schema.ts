@@ -26,8 +26,11 @@ const priceSchema = v.strictObject({
   cached_input: v.optional(amount('US dollars per million cached input tokens; the input price when not given')),
 })
 
-/** One budget: a spend in US dollars, in tokens, or both (the first one reached refuses). */
-const budgetSchema = v.pipe(
+/**
+ * One budget: a spend in US dollars, in tokens, or both (the first one reached refuses). A repository's policy
+ * file (`budgets:`, src/core/policy/policy-file.ts) sets its budgets in the same form.
+ */
+export const budgetSchema = v.pipe(
   v.strictObject({
     usd: v.optional(amount('the most US dollars, e.g. 2.50')),
     tokens: v.optional(integer(1)),
@@ -54,6 +57,9 @@ const budgetsSchema = v.strictObject({
   /** A refused job ends `skipped` (the default), or, for a day's or month's budget, waits for it to renew. */
   when_exceeded: v.optional(v.picklist(['skip', 'wait'], 'expected skip (the job ends skipped) or wait (held until the budget renews)'), 'skip'),
 })
+
+/** `costs.budgets` with nothing set: its defaults (no limit), what runs reserve when only repositories set budgets. */
+export const BUDGETS_DEFAULTS: v.InferOutput<typeof budgetsSchema> = v.parse(budgetsSchema, {})
 
 /** `costs.model_limits.<model>`: the model API's published limits, kept by every instance on the store. */
 const limitSchema = v.pipe(

@@ -9,7 +9,8 @@ import { boolean, integer, nonBlank, text } from './schema-kit.js'
 /**
  * Every key a repository's policy file may set, as `allow` names them. A whole section (`filters`) allows each of
  * its keys. These are the settings safe to hand a repository: none reaches the agent's command, its account, the
- * state store, a secret or another repository.
+ * state store, a secret or another repository; the debounce only lengthens the route's, and budgets only tighten
+ * the gateway's.
  */
 export const POLICY_KEYS = Object.freeze([
   'filters',
@@ -27,6 +28,10 @@ export const POLICY_KEYS = Object.freeze([
   'settings.fail_on',
   'settings.max_inline_comments',
   'settings.incremental',
+  'settings.debounce_seconds',
+  'budgets',
+  'budgets.pull_request',
+  'budgets.repository_day',
 ] as const)
 
 /** A key of {@link POLICY_KEYS}. */

@@ -62,14 +62,16 @@ function withStandInSecret(raw: unknown): unknown {
 
 /**
  * The issues found in a salvaged configuration that are new and not caused by the salvage: a problem at a path
- * already reported, or one that names a section taken out ("platforms.telegram is not enabled" after its
- * misspelt key took the section out), is left out.
+ * already reported, one that names a section taken out ("platforms.telegram is not enabled" after its
+ * misspelt key took the section out), or one of an object that lost a value to the salvage ("give the budget in
+ * usd, in tokens, or both" once its wrong `usd` was taken out: the first round checked the object as written) is
+ * left out.
  */
 export function keepNew(found: readonly ConfigIssue[], reported: readonly ConfigIssue[], removed: readonly string[]): ConfigIssue[] {
   const seen = new Set(reported.map((i) => `${i.path}\u0000${i.message}`))
   return found.filter((issue) =>
     !seen.has(`${issue.path}\u0000${issue.message}`) &&
-    !removed.some((path) => path !== '' && (issue.path === path || issue.path.startsWith(`${path}.`) || issue.message.includes(path))))
+    !removed.some((path) => path !== '' && (issue.path === path || issue.path.startsWith(`${path}.`) || path.startsWith(`${issue.path}.`) || issue.message.includes(path))))
 }
 
 const GONE = Symbol('removed')

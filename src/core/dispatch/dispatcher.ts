@@ -23,9 +23,10 @@ import { dedupKeyOf } from '../jobs/lifecycle/dedup-key.js'
 import { groupOf } from '../routes/concurrency.js'
 import type { PolicyGate } from '../policy/gate.js'
 import { pullRequestOf } from '../policy/host-of.js'
+import { budgetNotice } from '../policy/replies.js'
 import type { PullRequestHost } from '../code-host-types.js'
 import { priced, usageOf, usageText, type PriceTable, type RunUsage } from '../usage.js'
-import type { Budgets, Refusal, Reservation } from './budgets.js'
+import type { Budgets, Refusal, RepositoryBudgets, Reservation } from './budgets.js'
 import { budgetSubjects } from './budget-subjects.js'
 
 /** What the dispatcher is composed of. */
@@ -66,7 +67,10 @@ export interface DispatcherParts {
   readonly policy?: PolicyGate | undefined
   /** `costs.prices`: prices the usage of a run whose agent reported no cost. */
   readonly prices?: PriceTable | undefined
-  /** `costs.budgets`: a run starts only with room in each of its budgets (budgets.ts). */
+  /**
+   * `costs.budgets`, and those a repository's policy file sets: a run starts only with room in each of its
+   * budgets (budgets.ts).
+   */
   readonly budgets?: Budgets | undefined
   /**
    * `costs.budgets.when_exceeded`: `skip` (the job ends `skipped`, the default) or `wait` (a day's or a month's
@@ -173,8 +177,12 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     }
   }
 
-  /** Runs the agent; resolves its answer, or the outcome that ends this try. */
-  async function runAgent(leased: LeasedJob, agent: Agent, route: Route, fields: Fields, instructions?: string): Promise<{ text: string } | JobOutcome> {
+  /**
+   * Runs the agent; resolves its answer, or the outcome that ends this try. `repository`: what the policy gate,
+   * asked first, let the repository's policy file decide (instructions, budgets tighter than the gateway's).
+   */
+  async function runAgent(leased: LeasedJob, agent: Agent, route: Route, fields: Fields, repository: RepositoryRun = {}): Promise<{ text: string } | JobOutcome> {
+    const { instructions } = repository
     const { runner } = agent
     const { job } = leased
     const asked = await variablesOf(leased, route, fields)
@@ -195,10 +203,12 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
         return { kind: 'wait', at: clock() + wait, reason: `waiting for the model API's limit (costs.model_limits.${runner.model})` }
       }
     }
-    // The budgets are asked here, at the lease, never on the request path: the 202 paid for nothing.
+    // The budgets are asked here, at the lease, never on the request path: the 202 paid for nothing. The policy
+    // was read before (at the job's start), so the repository's budgets tighten the gateway's in this one decision;
+    // nothing between the reservation and the run can end the try and leave the room held.
     let reservation: Reservation | undefined
     if (parts.budgets !== undefined) {
-      const decided = await parts.budgets.reserve(job.id, leased.payload, runner.maxUsage, clock()).catch((err: unknown) => new Error(messageOf(err)))
+      const decided = await parts.budgets.reserve(job.id, leased.payload, runner.maxUsage, clock(), repository.budgets).catch((err: unknown) => new Error(messageOf(err)))
       // The store could not be asked: the run waits for it rather than starting unbudgeted.
       if (decided instanceof Error) return { kind: 'wait', at: clock() + BUDGET_STORE_WAIT_MS, reason: `the budgets could not be read: ${decided.message}` }
       if ('refused' in decided) return refused(leased, route, decided.refused, fields)
@@ -307,9 +317,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
 
   /**
    * A run its budget had no room for: it waits for the budget's next period when asked to (and the budget has
-   * one), else ends `skipped` naming the budget. The first refusal of a pull request per route is posted through
-   * the route's target, once across every instance (a note claimed by compare-and-set), so its people know why
-   * reviews stopped; later ones are only logged.
+   * one), else ends `skipped` naming the budget, and its pull request is told (once: {@link tellRefused}).
    */
   async function refused(leased: LeasedJob, route: Route, refusal: Refusal, fields: Fields): Promise<JobOutcome> {
     const reason = refusal.reason
@@ -319,14 +327,32 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
       return { kind: 'wait', at: refusal.renewsAt, reason }
     }
     log.warn('budget has no room: the job is skipped', { ...fields, reason })
+    await tellRefused(leased, route, refusal, fields)
+    return { kind: 'skipped', reason }
+  }
+
+  /**
+   * The first refusal of a pull request per route is said on it through the route's target, once across every
+   * instance (a note claimed by compare-and-set), so its people know why reviews stopped; later ones are only
+   * logged. A target that offers the pull request ({@link PullRequestHost}: GitHub as an App, GitLab) writes the
+   * route's notice comment; a review-mode target without one posts reviews only, and its check (completed
+   * `neutral` with the reason, through `ended`) says it on every refused head; another target gets the notice
+   * as an answer. The notice names the budget and when it renews, never its amounts (the gateway's configuration).
+   */
+  async function tellRefused(leased: LeasedJob, route: Route, refusal: Refusal, fields: Fields): Promise<void> {
     const pr = budgetSubjects(leased.payload).find((s) => s.kind === 'pull_request')
-    if (pr === undefined || parts.notes === undefined) return { kind: 'skipped', reason }
+    if (pr === undefined || parts.notes === undefined) return
+    const host = pullRequestOf(targets, route, leased.payload, leased.signal)
+    if (host === undefined && targets.get(route.deliver)?.answerFormat?.(route) === 'review') return
     const first = await parts.notes.put(`budget/notice/${route.name}/${pr.subject}`, true, 0, { ttlMs: NOTICE_TTL_MS }).catch(() => undefined)
-    if (first === undefined) return { kind: 'skipped', reason }
-    const notice = `hookpilot did not review this: ${reason}. Reviews of this pull request resume when the budget allows; an operator can run this one with \`hookpilot jobs retry ${leased.job.id}\`.`
+    if (first === undefined) return
+    const notice = budgetNotice(refusal, leased.job.id)
+    if (host !== undefined) {
+      await host.notice(notice).catch((err: unknown) => log.warn('the budget notice could not be posted', { ...fields, reason: redact(messageOf(err)) }))
+      return
+    }
     const posted = await deliver(leased, route, notice, 1, fields)
     if (posted.kind !== 'done') log.warn('the budget notice could not be posted', { ...fields, outcome: posted.kind })
-    return { kind: 'skipped', reason }
   }
 
   /** `confirmed`: the try's last write (the answer it just stored) confirmed the lease a moment ago. */
@@ -473,7 +499,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
       return deliver(leased, route, job.answer ?? '', job.attempts, fields, false, settings)
     }
 
-    let instructions: string | undefined
+    let repository: RepositoryRun = {}
     let settings: Readonly<Record<string, string>> = {}
     if (host !== undefined && parts.policy !== undefined) {
       try {
@@ -482,7 +508,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
           log.info(`policy: ${decided.outcome.kind}`, 'reason' in decided.outcome ? { ...fields, reason: decided.outcome.reason } : fields)
           return decided.outcome
         }
-        instructions = decided.instructions
+        repository = { instructions: decided.instructions, budgets: decided.budgets }
         settings = decided.extra
       } catch (err) {
         // The code host is unreachable or failing: like a delivery's passing failure, tried again later.
@@ -490,7 +516,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
       }
     }
 
-    const ran = await runAgent(leased, agent, route, fields, instructions)
+    const ran = await runAgent(leased, agent, route, fields, repository)
     if (!('text' in ran)) return ran
     log.info('agent run finished', { ...fields, chars: ran.text.length })
     const silent = ran.text.trim()
@@ -536,6 +562,12 @@ const IN_RUN_WAIT_MS = 2_000
 const BUDGET_STORE_WAIT_MS = 30_000
 /** How long a pull request's budget notice is remembered: about as long as its budget note. */
 const NOTICE_TTL_MS = 90 * 86_400_000
+
+/** What the repository's policy file decided of one run: its path-scoped instructions and its budgets. */
+interface RepositoryRun {
+  readonly instructions?: string | undefined
+  readonly budgets?: RepositoryBudgets | undefined
+}
 
 /** What one try runs the agent with. */
 interface Agent {

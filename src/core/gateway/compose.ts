@@ -22,7 +22,7 @@ import { clientAddressResolver } from '../http/client-address.js'
 import { createFlow, type Flow } from '../http/flow.js'
 import { createDispatcher, workerOf } from '../dispatch/dispatcher.js'
 import { priceTable } from '../config/costs-schema.js'
-import { budgetRules, createBudgets, type Budgets } from '../dispatch/budgets.js'
+import { budgetRules, createBudgets, hasLimits, type Budgets } from '../dispatch/budgets.js'
 import { createModelLimits } from '../dispatch/model-limits.js'
 import type { ModelLimits } from '../types.js'
 import { scheduleOf } from '../jobs/lifecycle/retry-schedule.js'
@@ -320,7 +320,7 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
     // A target's follow-up job (the head moved during the run) is admitted as an event is.
     admission,
     notes: state.notes,
-    policy: createPolicyGate({ notes: state.notes, jobs: state.jobs, log }),
+    policy: createPolicyGate({ notes: state.notes, jobs: state.jobs, log, clock }),
     prices: priceTable(config.costs),
     budgets: budgetBook,
     whenExceeded: config.costs.budgets?.when_exceeded,
@@ -366,12 +366,14 @@ export async function composeRuntime(config: HookpilotConfig, composition: Compo
 
 /**
  * The budgets `costs.budgets` sets, over the state store's notes, where every instance on the store sees every
- * other's reservations; undefined when none is set. A backend without notes cannot keep them: refused.
+ * other's reservations. A backend without notes cannot keep them: refused when the config sets a budget, else
+ * undefined. With notes, the budgets exist even when the config sets none: a repository's policy file may (a run
+ * no budget applies to reserves nothing and writes nothing).
  */
 function budgets(config: HookpilotConfig, state: StateBackend): Budgets | undefined {
   const rules = budgetRules(config.costs, config.agent.timeout_seconds * 1000)
-  if (rules === undefined) return undefined
   if (state.notes === undefined) {
+    if (!hasLimits(rules)) return undefined
     throw new ConfigError([{ path: 'costs.budgets', message: `the state backend (state.driver: ${config.state.driver}) keeps no notes, where budgets keep their spend: use one that does (every built-in backend: memory, sqlite, redis, postgres), or remove costs.budgets` }])
   }
   return createBudgets(state.notes, rules)

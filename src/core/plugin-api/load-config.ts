@@ -271,7 +271,8 @@ function isParsedConfig(value: unknown): value is HookpilotConfig {
 
 /** Keys whose values are secrets: `secret`, `token`, `api_key`, `auth_token`, ... (and the items of a list of them). */
 function isSecretPath(path: string): boolean {
-  return path.split('.').some((key) => /secret|token|key|password/i.test(key))
+  // `token`, not `tokens`: costs.budgets' `tokens` and `tokens_per_minute` are counts, not credentials.
+  return path.split('.').some((key) => /secret|token(?!s)|key|password/i.test(key))
 }
 
 function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {

@@ -12,7 +12,7 @@ export interface AllowedPolicy {
 }
 
 /** The sections whose keys `allow` may name one by one. */
-const SECTIONS = ['filters', 'settings'] as const
+const SECTIONS = ['filters', 'settings', 'budgets'] as const
 
 /** Keeps of `policy` what `allow` names (a section allows each of its keys); says what it dropped. */
 export function allowedPolicy(policy: PolicyFile, allow: readonly string[]): AllowedPolicy {

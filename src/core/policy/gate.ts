@@ -2,8 +2,9 @@
  * The policy's word on one try of a job, before its agent runs: a command is answered (`help`, `why`, `config`)
  * or turned into a review (`review`, `full review`, `resume`); an event's review is skipped when its pull request
  * is paused, ignored by its description, or filtered out by the repository's policy file (read from the base
- * branch), each said once on the pull request with the rule that decided; otherwise the review runs with the
- * path-scoped instructions and the settings the repository chose. What the gateway does not own (the pull request,
+ * branch), each said once on the pull request with the rule that decided; a review the repository's longer
+ * debounce has not yet let through waits in the queue; otherwise the review runs with the path-scoped
+ * instructions, the settings and the budgets the repository chose. What the gateway does not own (the pull request,
  * the file) it reads through the target's {@link PullRequestHost}.
  */
 import type { PullFacts, PullRequestHost } from '../code-host-types.js'
@@ -12,11 +13,12 @@ import type { JobRecord } from '../jobs/lifecycle/job-record.js'
 import type { NoteStore } from '../jobs/lifecycle/notes.js'
 import type { JobOutcome } from '../jobs/lifecycle/state-backend.js'
 import type { JobsView } from '../jobs/lifecycle/jobs-view.js'
-import type { JsonObject, Logger, Route, RoutePolicy } from '../types.js'
+import type { Clock, JsonObject, Logger, Route, RoutePolicy } from '../types.js'
+import { groupWait } from '../jobs/lifecycle/groups.js'
 import { commandOf, ignoredByDescription, type PullCommand } from './commands.js'
 import { skipRuleOf } from './filters.js'
 import { instructionsFor } from './instructions.js'
-import type { PolicySettings } from './policy-file.js'
+import type { PolicyBudgets, PolicySettings } from './policy-file.js'
 import { createPolicyReader, type PolicyReader } from './policy-reader.js'
 import { noteNotice, pauseOf } from './pull-notes.js'
 import { configReply, failedNotice, helpReply, invalidPolicyNotice, pauseNotice, POLICY_REASON, skipNotice, whyReply, WHY_JOBS } from './replies.js'
@@ -30,6 +32,8 @@ export interface PolicyGateParts {
   readonly log: Logger
   /** The policy files' reader (one per gateway: its cache is the gateway's). */
   readonly reader?: PolicyReader | undefined
+  /** The gateway's clock (the repository's debounce is measured on it); the machine's by default. */
+  readonly clock?: Clock | undefined
 }
 
 /** What the prompt and the delivery of a review get from the policy. */
@@ -39,6 +43,8 @@ export interface PolicyRun {
   readonly instructions: string
   /** `deliver_extra` keys the repository chose (`fail_on`, `max_inline_comments`, `incremental`). */
   readonly extra: Readonly<Record<string, string>>
+  /** The budgets the repository set (`budgets:`), each tightening the gateway's when the run reserves its room. */
+  readonly budgets: PolicyBudgets
 }
 
 /** The gate's word: run the review as {@link PolicyRun} says, or end the job now with `outcome`. */
@@ -58,6 +64,7 @@ export interface PolicyGate {
 export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
   const reader = parts.reader ?? createPolicyReader()
   const { notes, log } = parts
+  const clock = parts.clock ?? Date.now
 
   /**
    * Posts `text` as the route's notice unless the notice of `topic` (a rule, a pause, a base commit's policy) is
@@ -107,7 +114,7 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
   return {
     async beforeRun(job, payload, route, host) {
       const policy = route.policy
-      if (policy === undefined) return { kind: 'run', instructions: '', extra: {} }
+      if (policy === undefined) return { kind: 'run', instructions: '', extra: {}, budgets: {} }
       const command = policy.commands === undefined ? undefined : commandOf(job.event, payload, policy.commands)
       if (command !== undefined) {
         const answered = await answerCommand(command, job, route, policy, host)
@@ -116,6 +123,10 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
       // A trusted commenter's `review`, `full review` or `resume` asks for this review: no filter or pause stops it.
       const asked = command !== undefined
       const facts = await host.facts()
+      const read = await reader.read(host, facts.repo, facts.baseSha, policy)
+      // Before anything is decided of the pull request: the newest event of its group is the one judged.
+      const debounced = debounceOf(job, route, read.policy.settings, clock())
+      if (debounced !== undefined) return debounced
       if (!asked) {
         const pause = notes === undefined ? undefined : await pauseOf(notes, facts.repo, facts.number)
         if (pause !== undefined) {
@@ -127,7 +138,6 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
           return skipped(`the description says @${policy.commands.bot} ignore`)
         }
       }
-      const read = await reader.read(host, facts.repo, facts.baseSha, policy)
       if (read.issues.length > 0) await noticeOnce(route, host, facts, `invalid policy at ${facts.baseSha}`, invalidPolicyNotice(read))
       let paths: Promise<readonly string[]> | undefined
       const changedPaths = () => (paths ??= host.changedPaths())
@@ -142,7 +152,7 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
       if (notes !== undefined && read.issues.length === 0) await noteNotice(notes, route.name, facts.repo, facts.number, undefined)
       const instructions = read.policy.instructions === undefined ? '' : instructionsFor(read.policy.instructions, await changedPaths())
       const extra = settingsExtra(read.policy.settings)
-      return { kind: 'run', instructions, extra: command?.name === 'full review' ? { ...extra, incremental: 'false' } : extra }
+      return { kind: 'run', instructions, extra: command?.name === 'full review' ? { ...extra, incremental: 'false' } : extra, budgets: read.policy.budgets ?? {} }
     },
 
     async settingsOf(job, payload, route, host) {
@@ -166,6 +176,22 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
       await noticeOnce(route, host, facts, 'failed', failedNotice())
     },
   }
+}
+
+/**
+ * The repository's `settings.debounce_seconds`, where it is longer than the route's `concurrency.debounce_seconds`:
+ * the job waits in the queue (outcome `wait`: its try and run not counted, a newer event of its group supersedes it
+ * meanwhile) until no newer event of its pull request came for that long, within the route's `max_wait_seconds`
+ * after its burst began, as the route's own debounce does (groups.ts, `groupWait`). Undefined: it runs now.
+ */
+function debounceOf(job: JobRecord, route: Route, settings: PolicySettings | undefined, now: number): PolicyDecision | undefined {
+  const seconds = settings?.debounce_seconds
+  const concurrency = route.concurrency
+  // Without a concurrency group there is nothing to debounce: no newer event would replace this one.
+  if (seconds === undefined || concurrency === undefined || seconds * 1000 <= concurrency.debounceMs) return undefined
+  const at = groupWait({ debounceMs: seconds * 1000, maxWaitMs: concurrency.maxWaitMs }, job.burstAt ?? job.receivedAt, job.receivedAt)
+  if (at <= now) return undefined
+  return { kind: 'end', outcome: { kind: 'wait', at, reason: `${POLICY_REASON}waiting for the repository's debounce (settings.debounce_seconds: ${seconds})` } }
 }
 
 /** The repository's settings as the `deliver_extra` keys the review target reads. */

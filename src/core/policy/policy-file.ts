@@ -1,6 +1,6 @@
 /**
  * A repository's policy file (`.hookpilot.yml`): what its owners may decide for their own pull requests' reviews
- * (filters, path-scoped instructions, a few review settings). Read as YAML, validated with valibot, every problem
+ * (filters, path-scoped instructions, a few review settings, budgets tighter than the gateway's). Read as YAML, validated with valibot, every problem
  * reported at once with its path; a file that does not validate is never half-applied.
  */
 import * as v from 'valibot'
@@ -8,6 +8,7 @@ import { parseDocument } from 'yaml'
 import type { ConfigIssue } from '../errors.js'
 import { unknownKeys } from '../config/keys.js'
 import { MAX_POLICY_BYTES } from '../config/route-policy.js'
+import { budgetSchema } from '../config/costs-schema.js'
 
 const text = v.string('expected a string')
 const list = (what: string) => v.array(v.pipe(text, v.check((s) => s.trim() !== '', `an empty entry: ${what}`)), `expected a list of strings: ${what}`)
@@ -37,6 +38,18 @@ const settingsSchema = v.strictObject({
   fail_on: v.optional(v.picklist(['critical', 'major', 'minor', 'nit'], 'expected critical, major, minor or nit')),
   max_inline_comments: v.optional(v.pipe(v.number('expected a whole number'), v.integer('expected a whole number'), v.minValue(0, 'expected 0 or more'), v.maxValue(100, 'at most 100'))),
   incremental: v.optional(flag),
+  /** Lengthens the route's `concurrency.debounce_seconds` for this repository; a shorter one changes nothing. */
+  debounce_seconds: v.optional(v.pipe(v.number('expected a whole number of seconds'), v.integer('expected a whole number of seconds'), v.minValue(0, 'expected 0 or more'), v.maxValue(86_400, 'at most 86400 (a day)'))),
+})
+
+/**
+ * `budgets:`: what this repository's reviews may spend, per pull request and per UTC day; each only tightens the
+ * gateway's own (`costs.budgets`). The installation's month is the gateway's alone.
+ */
+const budgetsSchema = v.strictObject({
+  pull_request: v.optional(budgetSchema),
+  repository_day: v.optional(budgetSchema),
+  installation_month: v.optional(v.never("the installation's monthly budget is the gateway's (costs.budgets.installation_month): a repository may set pull_request and repository_day")),
 })
 
 /** The whole file. */
@@ -45,6 +58,7 @@ export const policyFileSchema = v.strictObject({
   filters: v.optional(filtersSchema),
   instructions: v.optional(v.pipe(v.array(instructionSchema, 'expected a list of { paths: [...], text: ... }'), v.maxLength(100, 'at most 100 entries'))),
   settings: v.optional(settingsSchema),
+  budgets: v.optional(budgetsSchema),
 })
 
 /** A policy file, validated. */
@@ -53,6 +67,8 @@ export type PolicyFile = v.InferOutput<typeof policyFileSchema>
 export type PolicyFilters = NonNullable<PolicyFile['filters']>
 /** Its `settings:`. */
 export type PolicySettings = NonNullable<PolicyFile['settings']>
+/** Its `budgets:`. */
+export type PolicyBudgets = NonNullable<PolicyFile['budgets']>
 /** One of its `instructions:`. */
 export type PolicyInstruction = NonNullable<PolicyFile['instructions']>[number]
 
@@ -86,7 +102,7 @@ export function parsePolicy(source: string, maxBytes = MAX_POLICY_BYTES): Parsed
     return { ok: false, issues: [{ path: '(file)', message: `not valid YAML: ${err instanceof Error ? err.message : String(err)}` }] }
   }
   if (value === null || value === undefined) return { ok: true, policy: {} }
-  if (typeof value !== 'object' || Array.isArray(value)) return { ok: false, issues: [{ path: '(file)', message: 'expected a mapping of keys (filters, instructions, settings)' }] }
+  if (typeof value !== 'object' || Array.isArray(value)) return { ok: false, issues: [{ path: '(file)', message: 'expected a mapping of keys (filters, instructions, settings, budgets)' }] }
   const issues: ConfigIssue[] = []
   unknownKeys(policyFileSchema, value, '', issues)
   for (const [i, issue] of issues.entries()) issues[i] = { ...issue, message: issue.message.replace('docs/configuration.md', 'docs/policy.md') }

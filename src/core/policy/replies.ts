@@ -22,6 +22,29 @@ export function pauseNotice(bot: string, by: string): string {
   return `${POLICY_MARK}\n**Reviews paused** by @${by}. New pushes are not reviewed until someone writes \`@${bot} resume\`.`
 }
 
+/** A budget that refused a review, as its notice names it. */
+export interface RefusedBudget {
+  readonly kind: 'pull_request' | 'repository_day' | 'installation_month'
+  /** When its period renews (undefined: never, a pull request's). */
+  readonly renewsAt: number | undefined
+  /** Whose limit refused: the gateway's config, or the repository's policy file. */
+  readonly by: 'config' | 'policy'
+}
+
+/**
+ * The notice that a budget refused a review (job `job`): which budget, whose, and when it renews; never its
+ * amounts, which are the gateway's configuration (the operator reads them in the job's reason).
+ */
+export function budgetNotice(budget: RefusedBudget, job: string): string {
+  const renews = budget.renewsAt === undefined ? '' : ` It renews at ${new Date(budget.renewsAt).toISOString().slice(0, 16).replace('T', ' ')} UTC; pushes after that are reviewed.`
+  const what =
+    budget.kind === 'pull_request' ? "this pull request's reviews have used their budget"
+      : budget.kind === 'repository_day' ? "this repository's reviews have used today's budget (UTC)"
+        : "this organisation's reviews have used this month's budget (UTC)"
+  const setting = budget.by === 'policy' ? `\`budgets.${budget.kind}\` in the repository's policy file` : `the gateway's \`costs.budgets.${budget.kind}\``
+  return `${POLICY_MARK}\n**No review:** ${what} (${setting}).${renews}\n\nOnce the budget has room, the gateway's operator can run this review with \`hookpilot jobs retry ${job}\`.`
+}
+
 /** The notice that a review failed for good (no reason: that is the operator's, in the gateway's logs). */
 export function failedNotice(): string {
   return `${POLICY_MARK}\n**The review failed** and will not be tried again by itself. A trusted commenter can ask again with \`review\`; the gateway's operator can see why in its logs.`
@@ -48,7 +71,9 @@ export function configReply(read: ReadPolicy): string {
   const problems = read.issues.length === 0 ? '' : `\n\nIt does not apply:\n\n${issueLines(read.issues).map((l) => `- ${l}`).join('\n')}`
   const refused = read.refused.length === 0 ? '' : `\n\nIgnored (a repository may not set these here): ${read.refused.map((k) => `\`${k}\``).join(', ')}`
   const body = Object.keys(read.policy).length === 0 ? '(nothing that applies)' : `\`\`\`yaml\n${stringify(read.policy).trimEnd()}\n\`\`\``
-  return `${POLICY_MARK}\nThe policy read from ${at}:\n\n${body}${problems}${refused}`
+  // The gateway's own limits are its configuration: said to exist, never shown.
+  const budgets = read.policy.budgets === undefined ? '' : "\n\nThese budgets apply where they are lower than the gateway's own."
+  return `${POLICY_MARK}\nThe policy read from ${at}:\n\n${body}${budgets}${problems}${refused}`
 }
 
 /** How many jobs `why` lists. */

@@ -32,11 +32,16 @@ settings:
   fail_on: major
   max_inline_comments: 20
   incremental: true
+  debounce_seconds: 120
+budgets:
+  pull_request: { usd: 2.5 }
+  repository_day: { usd: 20, tokens: 4000000 }
 `)
     expect(parsed).toEqual({ ok: true, policy: {
       filters: { skip_drafts: true, skip_authors: ['dependabot[bot]'], labels: ['!wip'], ignore_paths: ['*.lock'] },
       instructions: [{ paths: ['src/db/**'], text: 'Check migrations are reversible.' }],
-      settings: { fail_on: 'major', max_inline_comments: 20, incremental: true },
+      settings: { fail_on: 'major', max_inline_comments: 20, incremental: true, debounce_seconds: 120 },
+      budgets: { pull_request: { usd: 2.5 }, repository_day: { usd: 20, tokens: 4_000_000 } },
     } })
     expect(parsePolicy('')).toEqual({ ok: true, policy: {} })
   })
@@ -50,6 +55,16 @@ settings:
     expect(lines.some((l) => l.startsWith('filters.labels: expected a list of strings'))).toBe(true)
     expect(lines).toContain('settings.fail_on: expected critical, major, minor or nit')
     expect(lines.some((l) => l.startsWith('agent: unknown key'))).toBe(true)
+  })
+
+  it("refuses the installation's month (the gateway's), an empty budget, and a debounce that is not whole seconds", () => {
+    const parsed = parsePolicy('budgets:\n  installation_month: { usd: 100 }\n  repository_day: {}\n  pull_requests: { usd: 1 }\nsettings:\n  debounce_seconds: -5\n')
+    expect(parsed.ok ? [] : issueLines(parsed.issues)).toEqual(expect.arrayContaining([
+      "budgets.installation_month: the installation's monthly budget is the gateway's (costs.budgets.installation_month): a repository may set pull_request and repository_day",
+      'budgets.repository_day: give the budget in usd, in tokens, or both',
+      'budgets.pull_requests: unknown key: did you mean "pull_request"? (check docs/policy.md)',
+      'settings.debounce_seconds: expected 0 or more',
+    ]))
   })
 
   it('refuses YAML that does not parse, and a file over the size bound without parsing it', () => {
@@ -68,6 +83,15 @@ describe('allowedPolicy', () => {
     const allowed = allowedPolicy(parsed.policy, ['filters.skip_drafts', 'settings'])
     expect(allowed.policy).toEqual({ filters: { skip_drafts: true }, settings: { fail_on: 'nit', incremental: false } })
     expect(allowed.refused).toEqual(['instructions', 'filters.only_authors'])
+  })
+
+  it('allows budgets and the debounce only where allow lists them, as any other key', () => {
+    const parsed = parsePolicy('settings:\n  debounce_seconds: 60\n  fail_on: nit\nbudgets:\n  pull_request: { usd: 1 }\n  repository_day: { usd: 5 }\n')
+    if (!parsed.ok) throw new Error('expected a valid policy')
+    const some = allowedPolicy(parsed.policy, ['settings.fail_on', 'budgets.pull_request'])
+    expect(some.policy).toEqual({ settings: { fail_on: 'nit' }, budgets: { pull_request: { usd: 1 } } })
+    expect(some.refused).toEqual(['settings.debounce_seconds', 'budgets.repository_day'])
+    expect(allowedPolicy(parsed.policy, ['budgets', 'settings']).policy).toEqual(parsed.policy)
   })
 })
 

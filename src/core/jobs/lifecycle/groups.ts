@@ -53,7 +53,7 @@ export function joinGroup(job: JobRecord, group: JobGroup, members: readonly Job
  * When the newest job of a group joined at `t` may run: once no newer event came for the debounce, but no later
  * than `max_wait` after its burst began (at `burstAt`).
  */
-export function groupWait(group: JobGroup, burstAt: number, t: number): number {
+export function groupWait(group: Pick<JobGroup, 'debounceMs' | 'maxWaitMs'>, burstAt: number, t: number): number {
   return Math.max(t, Math.min(t + group.debounceMs, burstAt + group.maxWaitMs))
 }
 

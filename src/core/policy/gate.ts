@@ -6,7 +6,7 @@
  * path-scoped instructions and the settings the repository chose. What the gateway does not own (the pull request,
  * the file) it reads through the target's {@link PullRequestHost}.
  */
-import type { PullFacts, PullRequestHost } from '../code-host-types.js'
+import type { PullRequestHost } from '../code-host-types.js'
 import { messageOf } from '../errors.js'
 import type { JobRecord } from '../jobs/lifecycle/job-record.js'
 import type { NoteStore } from '../jobs/lifecycle/notes.js'
@@ -63,13 +63,13 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
    * Posts `text` as the route's notice unless the notice of `topic` (a rule, a pause, a base commit's policy) is
    * the one already shown: a push after push that the same rule skips says nothing more.
    */
-  async function noticeOnce(route: Route, host: PullRequestHost, facts: { repo: string; number: number }, topic: string, text: string): Promise<void> {
+  async function noticeOnce(route: Route, host: PullRequestHost, topic: string, text: string): Promise<void> {
     try {
-      if (notes !== undefined && !(await noteNotice(notes, route.name, facts.repo, facts.number, topic))) return
+      if (notes !== undefined && !(await noteNotice(notes, route.name, host.repo, host.number, topic))) return
       await host.notice(text)
     } catch (err) {
       // A notice is a courtesy: the job's outcome is decided already and stands.
-      log.warn('policy notice not posted', { route: route.name, repo: facts.repo, number: facts.number, reason: messageOf(err) })
+      log.warn('policy notice not posted', { route: route.name, repo: host.repo, number: host.number, reason: messageOf(err) })
     }
   }
 
@@ -86,7 +86,7 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
       }
       case 'why': {
         const jobs = await recentJobs(job, route)
-        const paused = notes === undefined ? undefined : await pauseOf(notes, (await host.facts()).repo, command.number)
+        const paused = notes === undefined ? undefined : await pauseOf(notes, host.repo, host.number)
         return done(await host.reply(whyReply(jobs, bot, paused)))
       }
       case 'pause':
@@ -117,29 +117,29 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
       const asked = command !== undefined
       const facts = await host.facts()
       if (!asked) {
-        const pause = notes === undefined ? undefined : await pauseOf(notes, facts.repo, facts.number)
+        const pause = notes === undefined ? undefined : await pauseOf(notes, host.repo, host.number)
         if (pause !== undefined) {
-          await noticeOnce(route, host, facts, `pause by ${pause.by}`, pauseNotice(policy.commands?.bot ?? 'hookpilot', pause.by))
+          await noticeOnce(route, host, `pause by ${pause.by}`, pauseNotice(policy.commands?.bot ?? 'hookpilot', pause.by))
           return skipped(`the pull request is paused (by @${pause.by})`)
         }
         if (policy.commands !== undefined && ignoredByDescription(facts.body, policy.commands.bot)) {
-          await noticeOnce(route, host, facts, 'ignore', skipNotice('ignore', `the description says \`@${policy.commands.bot} ignore\``))
+          await noticeOnce(route, host, 'ignore', skipNotice('ignore', `the description says \`@${policy.commands.bot} ignore\``))
           return skipped(`the description says @${policy.commands.bot} ignore`)
         }
       }
       const read = await reader.read(host, facts.repo, facts.baseSha, policy)
-      if (read.issues.length > 0) await noticeOnce(route, host, facts, `invalid policy at ${facts.baseSha}`, invalidPolicyNotice(read))
+      if (read.issues.length > 0) await noticeOnce(route, host, `invalid policy at ${facts.baseSha}`, invalidPolicyNotice(read))
       let paths: Promise<readonly string[]> | undefined
       const changedPaths = () => (paths ??= host.changedPaths())
       if (!asked) {
         const rule = await skipRuleOf(read.policy.filters, facts, changedPaths)
         if (rule !== undefined) {
-          await noticeOnce(route, host, facts, rule.rule, skipNotice(rule.rule, rule.reason))
+          await noticeOnce(route, host, rule.rule, skipNotice(rule.rule, rule.reason))
           return skipped(`${rule.rule}: ${rule.reason}`)
         }
       }
       // A review runs: the next skip, pause or problem is news again.
-      if (notes !== undefined && read.issues.length === 0) await noteNotice(notes, route.name, facts.repo, facts.number, undefined)
+      if (notes !== undefined && read.issues.length === 0) await noteNotice(notes, route.name, host.repo, host.number, undefined)
       const instructions = read.policy.instructions === undefined ? '' : instructionsFor(read.policy.instructions, await changedPaths())
       const extra = settingsExtra(read.policy.settings)
       return { kind: 'run', instructions, extra: command?.name === 'full review' ? { ...extra, incremental: 'false' } : extra }
@@ -156,14 +156,7 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
 
     async afterOutcome(job, payload, route, host, outcome) {
       if (route.policy === undefined || outcome.kind !== 'failed') return
-      let facts: PullFacts
-      try {
-        facts = await host.facts()
-      } catch (err) {
-        log.warn('policy notice not posted', { route: route.name, job: job.id, reason: messageOf(err) })
-        return
-      }
-      await noticeOnce(route, host, facts, 'failed', failedNotice())
+      await noticeOnce(route, host, 'failed', failedNotice())
     },
   }
 }

@@ -338,6 +338,7 @@ describe('what the gateway lets a repository decide', () => {
     await expect.poll(() => api.comments(REPO, 17).some((c) => c.body.includes('| pull_request | queued | waiting for its turn |'))).toBe(true)
     gw.clock.advance(21_000)
     await expect.poll(() => api.reviews(REPO, 17).length).toBe(1)
-    expect((await jobsOf(gw)).map((j) => j.state)).toEqual(['done', 'done'])
+    // The review is on GitHub a moment before its job is stored done.
+    await expect.poll(async () => (await jobsOf(gw)).map((j) => j.state)).toEqual(['done', 'done'])
   })
 })

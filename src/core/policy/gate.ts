@@ -13,6 +13,7 @@ import type { NoteStore } from '../jobs/lifecycle/notes.js'
 import type { JobOutcome } from '../jobs/lifecycle/state-backend.js'
 import type { JobsView } from '../jobs/lifecycle/jobs-view.js'
 import type { JsonObject, Logger, Route, RoutePolicy } from '../types.js'
+import { groupOf } from '../routes/concurrency.js'
 import { commandOf, ignoredByDescription, type PullCommand } from './commands.js'
 import { skipRuleOf } from './filters.js'
 import { instructionsFor } from './instructions.js'
@@ -75,7 +76,7 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
 
   const skipped = (reason: string): PolicyDecision => ({ kind: 'end', outcome: { kind: 'skipped', reason: `${POLICY_REASON}${reason}` } })
 
-  async function answerCommand(command: PullCommand, job: JobRecord, route: Route, policy: RoutePolicy, host: PullRequestHost): Promise<PolicyDecision | undefined> {
+  async function answerCommand(command: PullCommand, job: JobRecord, payload: JsonObject, route: Route, policy: RoutePolicy, host: PullRequestHost): Promise<PolicyDecision | undefined> {
     const bot = policy.commands?.bot ?? 'hookpilot'
     switch (command.name) {
       case 'help':
@@ -85,7 +86,7 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
         return done(await host.reply(configReply(await reader.read(host, facts.repo, facts.baseSha, policy))))
       }
       case 'why': {
-        const jobs = await recentJobs(job, route)
+        const jobs = await recentJobs(job, payload, route)
         const paused = notes === undefined ? undefined : await pauseOf(notes, host.repo, host.number)
         return done(await host.reply(whyReply(jobs, bot, paused)))
       }
@@ -97,11 +98,16 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
     }
   }
 
-  /** The pull request's jobs (this route's, by their link), newest first, this command's own job left out. */
-  async function recentJobs(job: JobRecord, route: Route): Promise<JobRecord[]> {
-    if (parts.jobs === undefined || job.link === undefined) return []
+  /**
+   * The pull request's jobs (this route's), newest first, this command's own job left out: those of its page's link,
+   * or, when the event named no link the gateway keeps (a GitLab served over http), those of its concurrency group.
+   */
+  async function recentJobs(job: JobRecord, payload: JsonObject, route: Route): Promise<JobRecord[]> {
+    const group = job.link === undefined ? groupOf(route.name, route.concurrency, payload)?.key : undefined
+    if (parts.jobs === undefined || (job.link === undefined && group === undefined)) return []
     const all = await parts.jobs.list({ route: route.name, limit: 500 })
-    return all.filter((j) => j.link === job.link && j.id !== job.id).slice(0, WHY_JOBS)
+    const same = (j: JobRecord) => (job.link !== undefined ? j.link === job.link : j.group === group)
+    return all.filter((j) => same(j) && j.id !== job.id).slice(0, WHY_JOBS)
   }
 
   return {
@@ -110,7 +116,7 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
       if (policy === undefined) return { kind: 'run', instructions: '', extra: {} }
       const command = policy.commands === undefined ? undefined : commandOf(job.event, payload, policy.commands)
       if (command !== undefined) {
-        const answered = await answerCommand(command, job, route, policy, host)
+        const answered = await answerCommand(command, job, payload, route, policy, host)
         if (answered !== undefined) return answered
       }
       // A trusted commenter's `review`, `full review` or `resume` asks for this review: no filter or pause stops it.

@@ -67,11 +67,12 @@ export interface Commenter {
 /** One pull request on a code host, as the gateway (not the agent) acts on it. Each call may throw. */
 export interface PullRequestHost {
   /**
-   * The repository as the route names it (`deliver_extra`: GitHub's `owner/name`, a GitLab project's path or id)
-   * and the pull request's number (a merge request's iid): what the gateway keeps of a pull request (its pause,
-   * its notice) is kept under these, whichever event of it came.
+   * The repository as the route names it (`deliver_extra`: GitHub's `owner/name`, a GitLab project's path or id):
+   * what the gateway keeps of a pull request (its pause, its notice) is kept under this and {@link number},
+   * whichever event of it came.
    */
   readonly repo: string
+  /** The pull request's number as the route names it (a merge request's iid). */
   readonly number: number
   /** The pull request now. */
   facts(): Promise<PullFacts>

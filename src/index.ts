@@ -109,7 +109,7 @@ export type {
   AgentResult, DeliveryTarget, DeliveryContext, DeliveryReceipt, AgentAnswer, AnswerFormat, EndedJob, FollowUp, PromptContext, PromptRequest, Route, Clock, Logger, JsonObject, RunUsage, UsageBound,
 } from './core/types.js'
 export type { RoutePolicy, RouteCommands } from './core/route-types.js'
-export type { PullRequestHost, PullRequestWhere, PullFacts, HostFile, CommentRef, Reaction, RepoPermission } from './core/code-host-types.js'
+export type { PullRequestHost, PullRequestWhere, PullFacts, HostFile, CommentRef, Commenter, Reaction, RepoPermission } from './core/code-host-types.js'
 export type { StateBackend } from './core/jobs/lifecycle/state-backend.js'
 export { integer, boolean, text, textList, nonBlank, idText } from './core/config/schema-kit.js'
 export {

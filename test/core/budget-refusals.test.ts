@@ -32,7 +32,7 @@ const notesOf = (): NoteStore => {
 function recordingHost(): PullRequestHost & { notices: string[] } {
   const notices: string[] = []
   const never = () => Promise.reject(new Error('not asked in these tests'))
-  return { notices, facts: never, changedPaths: never, readFile: never, reply: never, notice: async (body) => (notices.push(body), 'https://example.test/notice'), react: never, permission: never }
+  return { notices, repo: 'octo/app', number: 7, facts: never, changedPaths: never, readFile: never, reply: never, notice: async (body) => (notices.push(body), 'https://example.test/notice'), react: never, permission: never }
 }
 
 /** A target that records answers and endings; `review` answers review documents; `host` offers the pull request. */

@@ -37,15 +37,16 @@ export const POLICY_KEYS = Object.freeze([
 /** A key of {@link POLICY_KEYS}. */
 export type PolicyKey = (typeof POLICY_KEYS)[number]
 
-/** The associations GitHub gives a comment's author (`author_association`). */
+/** The associations GitHub gives a comment's author (`author_association`); GitLab's roles stand for some of them (docs/policy.md). */
 export const AUTHOR_ASSOCIATIONS = Object.freeze(['OWNER', 'MEMBER', 'COLLABORATOR', 'CONTRIBUTOR', 'FIRST_TIME_CONTRIBUTOR', 'FIRST_TIMER', 'MANNEQUIN', 'NONE'] as const)
 
 /** A policy file larger than this is never read, whatever `max_bytes` says. */
 export const MAX_POLICY_BYTES = 1_048_576
 
+// A GitHub login (letters, digits, `-`; an App's with `[bot]`) or a GitLab username (also `_` and `.`, longer).
 const botName = v.pipe(
   text,
-  v.regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/, 'the name commands are addressed to, without @: a GitHub login such as hookpilot or my-app[bot]'),
+  v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}(?:\[bot\])?$/, 'the name commands are addressed to, without @: a GitHub login such as hookpilot or my-app[bot], or a GitLab username'),
 )
 
 /** `policy.commands`: the bot's name and who may command it. */

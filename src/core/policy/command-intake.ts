@@ -3,10 +3,13 @@
  * or a command from a commenter the route does not trust, is ignored (it runs nothing and spends nothing); a
  * trusted command is stored like any event (de-duplicated, in the pull request's concurrency group) and then
  * acknowledged at once, with a reaction, and a `pause` or `resume` takes effect at once: a command never waits
- * for an agent slot behind the reviews.
+ * for an agent slot behind the reviews. One intake for every code host: what differs (where the command is in the
+ * event, whether the event says who its author is) is commands.ts's, and what is asked of the code host goes
+ * through the route's target's `PullRequestHost`.
  */
+import type { RepoPermission } from '../code-host-types.js'
 import type { PullCommand } from './commands.js'
-import { commandOf, COMMAND_EVENTS, trustedByAssociation } from './commands.js'
+import { associationOf, commandOf, COMMAND_EVENTS, namingPullRequest, trusts } from './commands.js'
 import { messageOf } from '../errors.js'
 import type { NoteStore } from '../jobs/lifecycle/notes.js'
 import type { Clock, DeliveryTarget, JsonObject, Logger, Route, WebhookEvent } from '../types.js'
@@ -60,34 +63,44 @@ export function createCommandIntake(parts: CommandIntakeParts): CommandIntake {
       if (commands === undefined || !COMMAND_EVENTS.includes(event.type)) return { kind: 'pass' }
       const command = commandOf(event.type, event.payload, commands)
       if (command === undefined) return { kind: 'ignored', reason: `not a command to @${commands.bot} on a pull request` }
-      // The stored payload names the pull request as a pull_request event does (`number`), so the route's
-      // concurrency key and deliver_extra (`{number}`) put the command in the pull request's group and comments.
-      const payload: JsonObject = { ...event.payload, number: command.number }
+      const payload = namingPullRequest(event.type, event.payload, command.number)
       const taken = { kind: 'command', command, payload, joinsGroup: GROUP_COMMANDS.has(command.name) } as const
-      if (trustedByAssociation(command, commands)) return taken
-      if (commands.askPermission) {
-        const host = pullRequestOf(parts.targets, route, payload, bounded())
-        try {
-          const permission = host === undefined ? 'none' : await host.permission(command.author)
-          if (permission === 'admin' || permission === 'maintain' || permission === 'write') return taken
-        } catch (err) {
-          log.warn("command refused: the commenter's permission could not be read", { route: route.name, reason: messageOf(err) })
-        }
+      // The code host is asked when the event says nothing of the author (GitLab's), or when the route asks it
+      // about one the event's word does not trust.
+      let association = command.association
+      let permission: RepoPermission | undefined
+      if (association === undefined || (!commands.trusted.includes(association) && commands.askPermission)) {
+        permission = await permissionOf(route, command, payload)
+        association ??= associationOf(permission)
       }
-      return { kind: 'ignored', reason: `the commenter may not command the bot (author association ${command.association})` }
+      if (trusts(commands, association, permission)) return taken
+      const said = command.association === undefined ? `author association ${association}, from their role on the project` : `author association ${association}`
+      return { kind: 'ignored', reason: `the commenter may not command the bot (${said})` }
     },
 
     async acknowledge(route, command, payload) {
       const host = pullRequestOf(parts.targets, route, payload, bounded())
-      const repo = host === undefined ? undefined : (payload['repository'] as { full_name?: unknown } | undefined)?.full_name
+      if (host === undefined) return
       try {
-        if (parts.notes !== undefined && typeof repo === 'string' && (command.name === 'pause' || command.name === 'resume')) {
-          await setPause(parts.notes, repo, command.number, command.name === 'pause' ? { by: command.author, at: parts.clock() } : undefined)
+        if (parts.notes !== undefined && (command.name === 'pause' || command.name === 'resume')) {
+          await setPause(parts.notes, host.repo, host.number, command.name === 'pause' ? { by: command.author, at: parts.clock() } : undefined)
         }
-        await host?.react({ id: command.commentId, on: command.on }, 'eyes')
+        await host.react({ id: command.commentId, on: command.on }, 'eyes')
       } catch (err) {
         log.warn('command not acknowledged', { route: route.name, command: command.name, reason: messageOf(err) })
       }
     },
+  }
+
+  /** The code host's word on the command's author; `none` when it names no pull request or cannot be asked. */
+  async function permissionOf(route: Route, command: PullCommand, payload: JsonObject): Promise<RepoPermission> {
+    const host = pullRequestOf(parts.targets, route, payload, bounded())
+    if (host === undefined) return 'none'
+    try {
+      return await host.permission({ login: command.author, id: command.authorId })
+    } catch (err) {
+      log.warn("command refused: the commenter's permission could not be read", { route: route.name, reason: messageOf(err) })
+      return 'none'
+    }
   }
 }

@@ -7,7 +7,7 @@
  * instructions, the settings and the budgets the repository chose. What the gateway does not own (the pull request,
  * the file) it reads through the target's {@link PullRequestHost}.
  */
-import type { PullFacts, PullRequestHost } from '../code-host-types.js'
+import type { PullRequestHost } from '../code-host-types.js'
 import { messageOf } from '../errors.js'
 import type { JobRecord } from '../jobs/lifecycle/job-record.js'
 import type { NoteStore } from '../jobs/lifecycle/notes.js'
@@ -15,6 +15,7 @@ import type { JobOutcome } from '../jobs/lifecycle/state-backend.js'
 import type { JobsView } from '../jobs/lifecycle/jobs-view.js'
 import type { Clock, JsonObject, Logger, Route, RoutePolicy } from '../types.js'
 import { groupWait } from '../jobs/lifecycle/groups.js'
+import { groupOf } from '../routes/concurrency.js'
 import { commandOf, ignoredByDescription, type PullCommand } from './commands.js'
 import { skipRuleOf } from './filters.js'
 import { instructionsFor } from './instructions.js'
@@ -70,19 +71,19 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
    * Posts `text` as the route's notice unless the notice of `topic` (a rule, a pause, a base commit's policy) is
    * the one already shown: a push after push that the same rule skips says nothing more.
    */
-  async function noticeOnce(route: Route, host: PullRequestHost, facts: { repo: string; number: number }, topic: string, text: string): Promise<void> {
+  async function noticeOnce(route: Route, host: PullRequestHost, topic: string, text: string): Promise<void> {
     try {
-      if (notes !== undefined && !(await noteNotice(notes, route.name, facts.repo, facts.number, topic))) return
+      if (notes !== undefined && !(await noteNotice(notes, route.name, host.repo, host.number, topic))) return
       await host.notice(text)
     } catch (err) {
       // A notice is a courtesy: the job's outcome is decided already and stands.
-      log.warn('policy notice not posted', { route: route.name, repo: facts.repo, number: facts.number, reason: messageOf(err) })
+      log.warn('policy notice not posted', { route: route.name, repo: host.repo, number: host.number, reason: messageOf(err) })
     }
   }
 
   const skipped = (reason: string): PolicyDecision => ({ kind: 'end', outcome: { kind: 'skipped', reason: `${POLICY_REASON}${reason}` } })
 
-  async function answerCommand(command: PullCommand, job: JobRecord, route: Route, policy: RoutePolicy, host: PullRequestHost): Promise<PolicyDecision | undefined> {
+  async function answerCommand(command: PullCommand, job: JobRecord, payload: JsonObject, route: Route, policy: RoutePolicy, host: PullRequestHost): Promise<PolicyDecision | undefined> {
     const bot = policy.commands?.bot ?? 'hookpilot'
     switch (command.name) {
       case 'help':
@@ -92,8 +93,8 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
         return done(await host.reply(configReply(await reader.read(host, facts.repo, facts.baseSha, policy))))
       }
       case 'why': {
-        const jobs = await recentJobs(job, route)
-        const paused = notes === undefined ? undefined : await pauseOf(notes, (await host.facts()).repo, command.number)
+        const jobs = await recentJobs(job, payload, route)
+        const paused = notes === undefined ? undefined : await pauseOf(notes, host.repo, host.number)
         return done(await host.reply(whyReply(jobs, bot, paused)))
       }
       case 'pause':
@@ -104,11 +105,16 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
     }
   }
 
-  /** The pull request's jobs (this route's, by their link), newest first, this command's own job left out. */
-  async function recentJobs(job: JobRecord, route: Route): Promise<JobRecord[]> {
-    if (parts.jobs === undefined || job.link === undefined) return []
+  /**
+   * The pull request's jobs (this route's), newest first, this command's own job left out: those of its page's link,
+   * or, when the event named no link the gateway keeps (a GitLab served over http), those of its concurrency group.
+   */
+  async function recentJobs(job: JobRecord, payload: JsonObject, route: Route): Promise<JobRecord[]> {
+    const group = job.link === undefined ? groupOf(route.name, route.concurrency, payload)?.key : undefined
+    if (parts.jobs === undefined || (job.link === undefined && group === undefined)) return []
     const all = await parts.jobs.list({ route: route.name, limit: 500 })
-    return all.filter((j) => j.link === job.link && j.id !== job.id).slice(0, WHY_JOBS)
+    const same = (j: JobRecord) => (job.link !== undefined ? j.link === job.link : j.group === group)
+    return all.filter((j) => same(j) && j.id !== job.id).slice(0, WHY_JOBS)
   }
 
   return {
@@ -117,7 +123,7 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
       if (policy === undefined) return { kind: 'run', instructions: '', extra: {}, budgets: {} }
       const command = policy.commands === undefined ? undefined : commandOf(job.event, payload, policy.commands)
       if (command !== undefined) {
-        const answered = await answerCommand(command, job, route, policy, host)
+        const answered = await answerCommand(command, job, payload, route, policy, host)
         if (answered !== undefined) return answered
       }
       // A trusted commenter's `review`, `full review` or `resume` asks for this review: no filter or pause stops it.
@@ -128,28 +134,28 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
       const debounced = debounceOf(job, route, read.policy.settings, clock())
       if (debounced !== undefined) return debounced
       if (!asked) {
-        const pause = notes === undefined ? undefined : await pauseOf(notes, facts.repo, facts.number)
+        const pause = notes === undefined ? undefined : await pauseOf(notes, host.repo, host.number)
         if (pause !== undefined) {
-          await noticeOnce(route, host, facts, `pause by ${pause.by}`, pauseNotice(policy.commands?.bot ?? 'hookpilot', pause.by))
+          await noticeOnce(route, host, `pause by ${pause.by}`, pauseNotice(policy.commands?.bot ?? 'hookpilot', pause.by))
           return skipped(`the pull request is paused (by @${pause.by})`)
         }
         if (policy.commands !== undefined && ignoredByDescription(facts.body, policy.commands.bot)) {
-          await noticeOnce(route, host, facts, 'ignore', skipNotice('ignore', `the description says \`@${policy.commands.bot} ignore\``))
+          await noticeOnce(route, host, 'ignore', skipNotice('ignore', `the description says \`@${policy.commands.bot} ignore\``))
           return skipped(`the description says @${policy.commands.bot} ignore`)
         }
       }
-      if (read.issues.length > 0) await noticeOnce(route, host, facts, `invalid policy at ${facts.baseSha}`, invalidPolicyNotice(read))
+      if (read.issues.length > 0) await noticeOnce(route, host, `invalid policy at ${facts.baseSha}`, invalidPolicyNotice(read))
       let paths: Promise<readonly string[]> | undefined
       const changedPaths = () => (paths ??= host.changedPaths())
       if (!asked) {
         const rule = await skipRuleOf(read.policy.filters, facts, changedPaths)
         if (rule !== undefined) {
-          await noticeOnce(route, host, facts, rule.rule, skipNotice(rule.rule, rule.reason))
+          await noticeOnce(route, host, rule.rule, skipNotice(rule.rule, rule.reason))
           return skipped(`${rule.rule}: ${rule.reason}`)
         }
       }
       // A review runs: the next skip, pause or problem is news again.
-      if (notes !== undefined && read.issues.length === 0) await noteNotice(notes, route.name, facts.repo, facts.number, undefined)
+      if (notes !== undefined && read.issues.length === 0) await noteNotice(notes, route.name, host.repo, host.number, undefined)
       const instructions = read.policy.instructions === undefined ? '' : instructionsFor(read.policy.instructions, await changedPaths())
       const extra = settingsExtra(read.policy.settings)
       return { kind: 'run', instructions, extra: command?.name === 'full review' ? { ...extra, incremental: 'false' } : extra, budgets: read.policy.budgets ?? {} }
@@ -166,14 +172,7 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
 
     async afterOutcome(job, payload, route, host, outcome) {
       if (route.policy === undefined || outcome.kind !== 'failed') return
-      let facts: PullFacts
-      try {
-        facts = await host.facts()
-      } catch (err) {
-        log.warn('policy notice not posted', { route: route.name, job: job.id, reason: messageOf(err) })
-        return
-      }
-      await noticeOnce(route, host, facts, 'failed', failedNotice())
+      await noticeOnce(route, host, 'failed', failedNotice())
     },
   }
 }

@@ -14,7 +14,7 @@ export function policyRouteIssues(routes: readonly Route[], targets: ReadonlyMap
     const path = `platforms.webhook.extra.routes.${route.name}.policy`
     const target = targets.get(route.deliver)
     if (target !== undefined && target.pullRequest === undefined) {
-      issues.push({ path, message: `the route delivers to ${route.deliver}, which reaches no pull request: a policy needs a code host's target (github_comment as a GitHub App)` })
+      issues.push({ path, message: `the route delivers to ${route.deliver}, which reaches no pull request: a policy needs a code host's target (github_comment as a GitHub App, or gitlab_mr)` })
     }
     if (!notesKept) {
       issues.push({ path, message: `the state backend "${driver}" keeps no notes, where pauses and notices are kept: use one that does (every built-in backend: memory, sqlite, redis, postgres), or remove the route's policy` })

@@ -14,8 +14,13 @@ export interface GitlabRequest {
   readonly body: string
 }
 
-/** An answer: status, JSON body, extra headers. */
+/** An answer: status, JSON body (or {@link RawText}), extra headers. */
 export type GitlabAnswer = readonly [status: number, body: unknown, headers?: Record<string, string>]
+
+/** A body answered as it is, `text/plain` (a repository file's raw content), not as JSON. */
+export class RawText {
+  constructor(readonly text: string) {}
+}
 
 /** What a route is given beside the request. */
 export interface GitlabContext {

@@ -1,14 +1,32 @@
 /**
- * The fake GitLab's state, in memory: users and their tokens, projects, merge requests with their diff versions,
- * notes and discussions, and commit statuses. The routes (one file per API area) read and change it; a test reads
- * it through the server's helpers.
+ * The fake GitLab's state, in memory: users and their tokens, projects (their members and repository files),
+ * merge requests with their diff versions, notes, discussions and award emoji, and commit statuses. The routes
+ * (one file per API area) read and change it; a test reads it through the server's helpers.
  */
 
-/** A user a token stands for. `scopes` as a token's: `api` writes, `read_api` only reads. */
+/** A user: one a token stands for (`scopes` as a token's: `api` writes, `read_api` only reads), or one without a token. */
 export interface FakeGitlabUser {
   readonly id: number
   readonly username: string
   readonly scopes: readonly string[]
+  /** A bot account (GitLab's user `bot` flag); by default, a username with `_bot` (a project access token's). */
+  readonly bot?: boolean | undefined
+}
+
+/** A member of a project: their role (`access_level`: 10 Guest, 20 Reporter, 30 Developer, 40 Maintainer, 50 Owner). */
+export interface FakeMember {
+  readonly user: FakeGitlabUser
+  readonly accessLevel: number
+  /** `active`, or `blocked` and the like, which GitLab also lists. */
+  readonly state: string
+}
+
+/** An award emoji on a note. */
+export interface FakeAward {
+  readonly id: number
+  readonly noteId: number
+  readonly name: string
+  readonly user: FakeGitlabUser
 }
 
 /** One changed file of a version, as GitLab lists it. */
@@ -61,14 +79,22 @@ export interface FakeGitlabDiscussion {
 export interface FakeMergeRequest {
   readonly iid: number
   readonly projectId: number
-  readonly source_branch: string
-  readonly target_branch: string
+  /** The project its commits come from: itself, or a fork's. */
+  sourceProjectId: number
+  source_branch: string
+  target_branch: string
   state: 'opened' | 'closed' | 'merged'
+  title: string
+  description: string
+  draft: boolean
+  labels: string[]
+  author: FakeGitlabUser
   /** Newest last (GitLab lists them newest first). */
   readonly versions: FakeVersion[]
   /** Plain notes (system ones too), in creation order. */
   readonly notes: FakeGitlabNote[]
   readonly discussions: FakeGitlabDiscussion[]
+  readonly awards: FakeAward[]
 }
 
 /** A commit status, as its latest write left it. */
@@ -93,11 +119,18 @@ export interface FakeProject {
   readonly statuses: FakeGitlabStatus[]
   /** The repository's commit graph: each commit's parents (what the compare API walks). */
   readonly commits: Map<string, readonly string[]>
+  /** The repository's files at a commit: `files.get(sha).get(path)`. */
+  readonly files: Map<string, Map<string, string>>
+  /** Its members, by user id (direct or inherited: `members/all` lists both). */
+  readonly members: Map<number, FakeMember>
 }
 
 /** The whole state. */
 export interface FakeGitlabState {
+  /** The users tokens stand for, by token. */
   readonly users: Map<string, FakeGitlabUser>
+  /** Every user, with a token or not, by id. */
+  readonly accounts: Map<number, FakeGitlabUser>
   readonly projects: Map<number, FakeProject>
   /** Ids for notes, versions, statuses and users: one counter, as they need only be unique. */
   nextId(): number
@@ -115,6 +148,7 @@ export function createFakeGitlabState(): FakeGitlabState {
   const projects = new Map<number, FakeProject>()
   return {
     users: new Map(),
+    accounts: new Map(),
     projects,
     nextId: () => ++id,
     now: () => new Date().toISOString(),
@@ -125,7 +159,7 @@ export function createFakeGitlabState(): FakeGitlabState {
     ensureProject(path) {
       const found = [...projects.values()].find((p) => p.path_with_namespace === path)
       if (found !== undefined) return found
-      const project: FakeProject = { id: projects.size + 1, path_with_namespace: path, mergeRequests: new Map(), statuses: [], commits: new Map() }
+      const project: FakeProject = { id: projects.size + 1, path_with_namespace: path, mergeRequests: new Map(), statuses: [], commits: new Map(), files: new Map(), members: new Map() }
       projects.set(project.id, project)
       return project
     },

@@ -69,6 +69,8 @@ export function appPullRequest(app: GithubApp, where: PullRequestWhere, options:
   const status = (err: unknown) => (DeliveryError.is(err) ? (err.cause as { status?: unknown } | undefined)?.status : undefined)
 
   return {
+    repo,
+    number,
     facts: () =>
       call({ doing: 'read the pull request', repeatable: true }, async (octokit, signal): Promise<PullFacts> => {
         const { data } = await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', { ...target, pull_number: number, request: { signal } })
@@ -119,7 +121,7 @@ export function appPullRequest(app: GithubApp, where: PullRequestWhere, options:
           ? octokit.request('POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', { ...target, comment_id: comment.id, content, request: { signal } })
           : octokit.request('POST /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions', { ...target, comment_id: comment.id, content, request: { signal } }))
     },
-    async permission(login): Promise<RepoPermission> {
+    async permission({ login }): Promise<RepoPermission> {
       try {
         return await call({ doing: `read ${login}'s permission`, repeatable: true }, async (octokit, signal) => {
           const { data } = await octokit.request('GET /repos/{owner}/{repo}/collaborators/{username}/permission', { ...target, username: login, request: { signal } })

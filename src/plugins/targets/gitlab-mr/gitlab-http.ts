@@ -9,6 +9,7 @@
  */
 import { DeliveryError } from '../../../core/errors.js'
 import { backoffDelay } from '../../../util/backoff.js'
+import { readBounded } from '../../../util/read-bounded.js'
 import { parseRetryAfter } from '../../../util/retry-after.js'
 import { field, parseJson, textField } from '../../shared/json-body.js'
 import { redact, safeCause } from '../../shared/redact.js'
@@ -41,14 +42,24 @@ export interface GitlabCall {
   readonly body?: unknown
   /** What it does, for messages: `read the merge request`. */
   readonly doing: string
+  /**
+   * Read a 2xx answer as text of at most this many bytes (a repository file's raw content), not as JSON: a larger
+   * one is not read past the limit ({@link GitlabReply.text}).
+   */
+  readonly maxBytes?: number | undefined
 }
+
+/** A 2xx answer's text of a call with `maxBytes`, or its size when larger (what GitLab's `X-Gitlab-Size` says, else what was read). */
+export type BoundedText = { readonly kind: 'text', readonly text: string } | { readonly kind: 'too_large', readonly bytes: number }
 
 /** GitLab's answer to a call, whatever its status (the caller judges the ones it expects, {@link failure} the rest). */
 export interface GitlabReply {
   readonly status: number
   readonly headers: Headers
-  /** The body as JSON, or undefined when it is not JSON. */
+  /** The body as JSON, or undefined when it is not JSON (or was read as {@link text}). */
   readonly body: unknown
+  /** With {@link GitlabCall.maxBytes}, a 2xx answer's text. */
+  readonly text?: BoundedText | undefined
 }
 
 /** Sends calls to one GitLab. */
@@ -80,6 +91,7 @@ export function gitlabHttp(options: GitlabHttpOptions): GitlabHttp {
         ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
         signal: AbortSignal.any([signal, timeout]),
       })
+      if (call.maxBytes !== undefined && response.ok) return { status: response.status, headers: response.headers, body: undefined, text: await boundedText(response, call.maxBytes) }
       return { status: response.status, headers: response.headers, body: parseJson(await response.text()) }
     } catch (error) {
       const cause = safeCause(error, secrets)
@@ -139,6 +151,20 @@ export function gitlabHttp(options: GitlabHttpOptions): GitlabHttp {
       return reply.body
     },
   }
+}
+
+/**
+ * A file's text, read no further than `maxBytes`: GitLab names a file's size (`X-Gitlab-Size`) on its raw read, so
+ * a larger one is refused before its body is read; without it, the read stops at the limit.
+ */
+async function boundedText(response: Response, maxBytes: number): Promise<BoundedText> {
+  const said = Number(response.headers.get('x-gitlab-size') ?? response.headers.get('content-length') ?? Number.NaN)
+  if (Number.isSafeInteger(said) && said > maxBytes) {
+    await response.body?.cancel().catch(() => undefined)
+    return { kind: 'too_large', bytes: said }
+  }
+  const read = await readBounded(response.body, (size) => (size > maxBytes ? size : undefined))
+  return read.ok ? { kind: 'text', text: new TextDecoder().decode(read.bytes) } : { kind: 'too_large', bytes: read.refused }
 }
 
 /** GitLab's error text: `message` (a string, or an object of field errors), else `error`. */

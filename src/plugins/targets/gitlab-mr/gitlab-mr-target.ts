@@ -1,14 +1,17 @@
 /**
  * `deliver: gitlab_mr`: an agent's review posted on a GitLab merge request (mr-review.ts), through GitLab's REST
- * API with a token of the `api` scope (gitlab-http.ts).
+ * API with a token of the `api` scope (gitlab-http.ts); and the merge request as the policy layer acts on it
+ * (mr-pull-request.ts: a repository's policy file, commands in notes, notices).
  */
 import { DeliveryError } from '../../../core/errors.js'
 import type { Severity } from '../../../core/review/document.js'
 import type { Clock, DeliveryTarget, Logger, PromptRequest, Route } from '../../../core/types.js'
 import type { NoteStore } from '../../../core/note-types.js'
 import { TARGET, gitlabHttp } from './gitlab-http.js'
-import { mergeRequestApi, type GitlabUser } from './mr-api.js'
+import { gitlabUsers } from './gitlab-users.js'
+import { mergeRequestApi } from './mr-api.js'
 import { payloadHead } from './mr-payload.js'
+import { mrPullRequest } from './mr-pull-request.js'
 import { postMrReview } from './mr-review.js'
 import { mrPromptVariables, rememberedIn, type MrReviewScope } from './mr-review-memory.js'
 import { extraProblem, optionProblem, statusUrlProblem } from './validate.js'
@@ -48,13 +51,14 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
   if (options.token.trim() === '') throw new DeliveryError(TARGET, 'platforms.gitlab.token is empty: set it to a project or group access token with the api scope, e.g. token: ${GITLAB_TOKEN}')
   const http = gitlabHttp({ apiUrl: options.apiUrl ?? GITLAB_API_URL, token: options.token, timeoutMs: options.timeoutMs ?? 30_000, fetch: options.fetch, ...options.http })
   const clock = options.clock ?? Date.now
-  // The token's user is asked once; a failed ask is asked again on the next delivery.
-  let me: Promise<GitlabUser> | undefined
+  const users = gitlabUsers(http)
 
   return {
     name: TARGET,
     publishes: true,
     checkRoute: routeProblem,
+    // A repository's policy file, commands in notes, notices (docs/policy.md), with the same token.
+    pullRequest: (where) => mrPullRequest(http, users, where),
     notesNeeded(route) {
       if (!rememberedIn(route.deliverExtra)) return undefined
       return 'its reviews remember the last reviewed head and its open findings, for incremental reviews; deliver_extra.incremental: "false" reviews in full each time and keeps none'
@@ -73,11 +77,7 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
       const problem = extraProblem(answer.extra)
       if (problem !== undefined) throw new DeliveryError(TARGET, `${problem}; nothing was posted`)
       const api = mergeRequestApi(http, { project: answer.extra['project']!, iid: answer.extra['mr_iid']! }, ctx.signal)
-      const user = await (me ??= api.user().catch((error: unknown) => {
-        me = undefined
-        throw error
-      }))
-      return postMrReview(api, user, answer, {
+      return postMrReview(api, await users.me(ctx.signal), answer, {
         route: answer.route,
         project: answer.extra['project']!,
         iid: answer.extra['mr_iid']!,

@@ -10,17 +10,33 @@ import { TARGET, messageOf, type GitlabHttp } from './gitlab-http.js'
 /** Rows per page the target reads (GitLab's maximum). */
 export const PER_PAGE = 100
 
-/** The token's own user: notes and discussions are the gateway's only when this user wrote them. */
-export interface GitlabUser {
-  readonly id: number
-  readonly username: string
-}
-
 /** The merge request as the target reads it. */
 export interface MergeRequestInfo {
   /** The source branch's head now: the head a review is of. */
   readonly sha: string
   readonly webUrl: string
+  readonly state: string
+  readonly sourceBranch: string
+  /** `diff_refs.base_sha`: the merge base of the two branches (empty before GitLab computed a diff). */
+  readonly baseSha: string
+  /** `diff_refs.start_sha`: the target branch's tip when the diff was last computed (empty before). */
+  readonly startSha: string
+  readonly targetBranch: string
+  readonly title: string
+  readonly description: string
+  /** `draft` (`work_in_progress` on GitLab before 14). */
+  readonly draft: boolean
+  readonly labels: readonly string[]
+  /** The author's username and id (the id undefined when GitLab named none). */
+  readonly author: { readonly username: string, readonly id?: number | undefined }
+}
+
+/** A repository file's text at a commit, none there, or larger than was asked (its size). */
+export type RepositoryFile = { readonly kind: 'found', readonly text: string } | { readonly kind: 'missing' } | { readonly kind: 'too_large', readonly bytes: number }
+
+/** A project member's role (`access_level`: 10 Guest ... 50 Owner) and state (`active`, `blocked`...). */
+export interface ProjectMember {
+  readonly accessLevel: number
   readonly state: string
 }
 
@@ -102,8 +118,7 @@ export interface StatusInput {
 
 /** One merge request, as one token's user. */
 export interface MergeRequestApi {
-  user(): Promise<GitlabUser>
-  mergeRequest(): Promise<MergeRequestInfo & { readonly sourceBranch: string, readonly baseSha: string }>
+  mergeRequest(): Promise<MergeRequestInfo>
   /** The diff versions, newest first. */
   versions(): Promise<readonly MrVersion[]>
   /** The changed files of a version. */
@@ -128,6 +143,14 @@ export interface MergeRequestApi {
   compare(from: string, to: string): Promise<readonly string[] | undefined>
   /** Writes a commit status on `sha`. A repeat of the state the status is in (refused by older GitLab) is not an error. */
   setStatus(sha: string, status: StatusInput): Promise<void>
+  /** Page `page` (from 1) of {@link PER_PAGE} paths the merge request changes now (`GET .../diffs`, GitLab 15.7+): each file's new path. */
+  changedPathsPage(page: number): Promise<readonly string[]>
+  /** The project's file `path` at commit `ref`, read no further than `maxBytes` (`GET .../repository/files/:path/raw`). */
+  readFile(path: string, ref: string, maxBytes: number): Promise<RepositoryFile>
+  /** User `id`'s membership of the project, inherited ones too (`GET .../members/all/:id`); undefined when not a member. */
+  member(id: number): Promise<ProjectMember | undefined>
+  /** Awards emoji `name` to note `noteId` of the merge request; an award this user already gave is not an error. */
+  awardEmoji(noteId: number, name: string): Promise<void>
 }
 
 /** Where the merge request is: the project (numeric id or `group/project` path) and the merge request's iid. */
@@ -147,18 +170,29 @@ export function mergeRequestApi(http: GitlabHttp, ref: MergeRequestRef, signal: 
   }
 
   return {
-    async user() {
-      const body = await get('/user', 'read the token\'s user')
-      const id = field(body, 'id')
-      if (typeof id !== 'number') throw new DeliveryError(TARGET, 'GitLab\'s GET /user named no user id; is platforms.gitlab.api_url the API root (ending in /api/v4)?', { retryable: true })
-      return { id, username: textField(body, 'username') ?? String(id) }
-    },
     async mergeRequest() {
       const body = await get(mr, 'read the merge request')
       const sha = textField(body, 'sha')
       if (sha === undefined) throw new DeliveryError(TARGET, `the merge request !${ref.iid} has no head commit yet (GitLab named no sha); tried again later`, { retryable: true })
-      const baseSha = textField(field(body, 'diff_refs'), 'base_sha') ?? ''
-      return { sha: sha.toLowerCase(), webUrl: textField(body, 'web_url') ?? '', state: textField(body, 'state') ?? 'opened', sourceBranch: textField(body, 'source_branch') ?? '', baseSha: baseSha.toLowerCase() }
+      const refs = field(body, 'diff_refs')
+      const author = field(body, 'author')
+      const authorId = field(author, 'id')
+      const labels = field(body, 'labels')
+      return {
+        sha: sha.toLowerCase(),
+        webUrl: textField(body, 'web_url') ?? '',
+        state: textField(body, 'state') ?? 'opened',
+        sourceBranch: textField(body, 'source_branch') ?? '',
+        baseSha: (textField(refs, 'base_sha') ?? '').toLowerCase(),
+        startSha: (textField(refs, 'start_sha') ?? '').toLowerCase(),
+        targetBranch: textField(body, 'target_branch') ?? '',
+        title: textField(body, 'title') ?? '',
+        description: textField(body, 'description') ?? '',
+        draft: field(body, 'draft') === true || field(body, 'work_in_progress') === true,
+        // Names by default; objects with `name` when asked `with_labels_details`.
+        labels: (Array.isArray(labels) ? labels as unknown[] : []).flatMap((l) => (typeof l === 'string' ? [l] : textField(l, 'name') ?? [])),
+        author: { username: textField(author, 'username') ?? '', ...(typeof authorId === 'number' ? { id: authorId } : {}) },
+      }
     },
     async versions() {
       const doing = 'read the merge request\'s diff versions'
@@ -255,6 +289,33 @@ export function mergeRequestApi(http: GitlabHttp, ref: MergeRequestRef, signal: 
       // Older GitLab refuses a repeat of the state a status is already in ("Cannot transition status via :run
       // from :running"); a retried delivery repeats it on purpose, and the status is then as asked.
       if (reply.status === 400 && /Cannot transition status/i.test(messageOf(reply.body))) return
+      if (reply.status < 200 || reply.status > 299) throw http.failure(call, reply)
+    },
+    async changedPathsPage(page) {
+      const doing = 'list the merge request\'s changed files'
+      return list(await get(`${mr}/diffs`, doing, { per_page: PER_PAGE, page }), doing).flatMap((row) => textField(row, 'new_path') ?? [])
+    },
+    async readFile(path, at, maxBytes) {
+      // The path is one segment of the URL (`a%2Fb.yml`), as GitLab's route wants it.
+      const call = { method: 'GET', path: `${project}/repository/files/${encodeURIComponent(path)}/raw`, query: { ref: at }, doing: `read ${path} at ${at.slice(0, 7)}`, maxBytes } as const
+      const reply = await http.send(call, signal)
+      if (reply.status === 404) return { kind: 'missing' }
+      if (reply.status < 200 || reply.status > 299 || reply.text === undefined) throw http.failure(call, reply)
+      return reply.text.kind === 'text' ? { kind: 'found', text: reply.text.text } : reply.text
+    },
+    async member(id) {
+      const call = { method: 'GET', path: `${project}/members/all/${id}`, doing: `read user ${id}'s role on the project` } as const
+      const reply = await http.send(call, signal)
+      if (reply.status === 404) return undefined
+      if (reply.status < 200 || reply.status > 299) throw http.failure(call, reply)
+      const level = field(reply.body, 'access_level')
+      return { accessLevel: typeof level === 'number' ? level : 0, state: textField(reply.body, 'state') ?? 'active' }
+    },
+    async awardEmoji(noteId, name) {
+      const call = { method: 'POST', path: `${mr}/notes/${noteId}/award_emoji`, body: { name }, doing: `award :${name}: to note ${noteId}` } as const
+      const reply = await http.send(call, signal)
+      // GitLab answers a refused award with a 404 that says why: this user's same emoji on the note is already there.
+      if (reply.status === 404 && /has already been taken/i.test(messageOf(reply.body))) return
       if (reply.status < 200 || reply.status > 299) throw http.failure(call, reply)
     },
   }

@@ -1,16 +1,24 @@
 /**
  * The hidden lines by which the GitLab target finds what it wrote: the sticky note of a route (its first line, as
- * GitHub's sticky comment), the head that note reviews (its second line), and each finding's discussion (its
- * first line names the route, the head, the finding's index in the answer and its key, the review memory's findingKey). Only lines the
- * gateway wrote in those places count, and only in notes by the token's own user; the agent's text has every
- * `<!-- hookpilot:` made inert before it is written, and a line of it that GitLab would run as a quick action
- * (`/approve`, `/merge`) is shown instead of run.
+ * GitHub's sticky comment), the head that note reviews (its second line), the route's policy notice (its first
+ * line), and each finding's discussion (its first line names the route, the head, the finding's index in the
+ * answer and its key, the review memory's findingKey). Only lines the gateway wrote in those places count, and
+ * only in notes by the token's own user; the agent's text has every `<!-- hookpilot:` made inert before it is
+ * written, and a line of it that GitLab would run as a quick action (`/approve`, `/merge`) is shown instead of run.
  */
 import { markerRoute } from '../../shared/hidden-markers.js'
 
 /** The sticky note's first line for `route`. */
 export function noteMarker(route: string): string {
   return `<!-- hookpilot:review route=${markerRoute(route)} -->`
+}
+
+/**
+ * The first line of the route's policy notice (why a merge request got no review): a note of its own beside the
+ * review's, found the same way.
+ */
+export function noticeMarker(route: string): string {
+  return `<!-- hookpilot:notice route=${markerRoute(route)} -->`
 }
 
 /** The sticky note's second line: the head it reviews and the delivery that wrote it. */

@@ -19,7 +19,8 @@ import { DeliveryError } from '../../../core/errors.js'
 import { inertReview, parseReviewAnswer } from '../../shared/review-answer.js'
 import { reviewFooter } from '../../shared/review-footer.js'
 import { TARGET } from './gitlab-http.js'
-import { PER_PAGE, type GitlabUser, type MergeRequestApi, type MrDiscussion, type MrNote, type MrVersion, type StatusState } from './mr-api.js'
+import type { GitlabUser } from './gitlab-users.js'
+import { PER_PAGE, type MergeRequestApi, type MrDiscussion, type MrNote, type MrVersion, type StatusState } from './mr-api.js'
 // A finding is the same one in a later review by the review memory's key (its file and title): one identity for
 // what a discussion holds and what the note remembers.
 import { findingKey } from '../../../core/review/review-memory.js'

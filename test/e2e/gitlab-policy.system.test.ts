@@ -14,8 +14,7 @@ import { afterEach, expect, it } from 'vitest'
 import { startFakeGitlab, type FakeGitlab } from '../../src/dev/gitlab/server.js'
 import type { FakeGitlabDiff, FakeGitlabUser } from '../../src/dev/gitlab/state.js'
 import { runCli, startCli } from '../fixtures/cli.js'
-import { gitlabHeaders, mergeRequestHook, noteHook, type NoteAt } from '../fixtures/gitlab.js'
-import { fixtureAgent } from '../fixtures/process.js'
+import { gitlabHeaders, gitlabServeConfig, mergeRequestHook, noteHook, type NoteAt } from '../fixtures/gitlab.js'
 import { sha } from '../fixtures/reviews.js'
 
 const SECRET = 'gitlab-policy-secret'
@@ -47,27 +46,7 @@ async function world(): Promise<World> {
   const api = await startFakeGitlab()
   cleanup.push(() => api.close())
   const config = join(dir, 'config.yaml')
-  await writeFile(config, `agent:
-  runner: command
-  command: ${JSON.stringify(fixtureAgent('review-document'))}
-  sandbox: off
-  timeout_seconds: 60
-  retry: { attempts: 1 }
-platforms:
-  gitlab:
-    enabled: true
-    token: \${GITLAB_TOKEN}
-    api_url: ${api.apiUrl}
-    timeout_seconds: 5
-  webhook:
-    extra:
-      host: 127.0.0.1
-      port: 0
-      shutdown_grace_seconds: 1
-      routes:
-        mr-review:
-          secret: ${SECRET}
-          events: ["Merge Request Hook", "Note Hook"]
+  await writeFile(config, gitlabServeConfig(api.apiUrl, SECRET, `          events: ["Merge Request Hook", "Note Hook"]
           actions: [open, reopen, update, create]
           prompt: |
             Review !{object_attributes.iid} of {project.path_with_namespace}, head {review.head}.
@@ -79,7 +58,7 @@ platforms:
             mr_iid: "{object_attributes.iid}"
           policy:
             commands: { bot: hookpilot }
-`)
+`))
   const env: NodeJS.ProcessEnv = { GITLAB_TOKEN: api.token, AGENT_ANSWERS: dir }
   const cli = startCli(['serve', '--config', config, '--port', '0'], { env, cwd: dir })
   cleanup.push(async () => {

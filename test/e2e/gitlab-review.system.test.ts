@@ -13,8 +13,7 @@ import { afterEach, expect, it } from 'vitest'
 import { startFakeGitlab, type FakeGitlab } from '../../src/dev/gitlab/server.js'
 import type { FakeGitlabDiff } from '../../src/dev/gitlab/state.js'
 import { runCli, startCli, type RunningCli } from '../fixtures/cli.js'
-import { gitlabHeaders, mergeRequestHook, type MergeRequestAction } from '../fixtures/gitlab.js'
-import { fixtureAgent } from '../fixtures/process.js'
+import { gitlabHeaders, gitlabServeConfig, mergeRequestHook, type MergeRequestAction } from '../fixtures/gitlab.js'
 import { sha } from '../fixtures/reviews.js'
 
 const SECRET = 'gitlab-review-secret'
@@ -50,27 +49,7 @@ async function world(): Promise<World> {
   const api = await startFakeGitlab()
   cleanup.push(() => api.close())
   const config = join(dir, 'config.yaml')
-  await writeFile(config, `agent:
-  runner: command
-  command: ${JSON.stringify(fixtureAgent('review-document'))}
-  sandbox: off
-  timeout_seconds: 60
-  retry: { attempts: 1 }
-platforms:
-  gitlab:
-    enabled: true
-    token: \${GITLAB_TOKEN}
-    api_url: ${api.apiUrl}
-    timeout_seconds: 5
-  webhook:
-    extra:
-      host: 127.0.0.1
-      port: 0
-      shutdown_grace_seconds: 1
-      routes:
-        mr-review:
-          secret: ${SECRET}
-          events: ["Merge Request Hook"]
+  await writeFile(config, gitlabServeConfig(api.apiUrl, SECRET, `          events: ["Merge Request Hook"]
           actions: [open, reopen, update]
           prompt: "head {object_attributes.last_commit.id}"
           concurrency: { key: "{project.path_with_namespace}!{object_attributes.iid}" }
@@ -80,7 +59,7 @@ platforms:
             mr_iid: "{object_attributes.iid}"
             fail_on: critical
             status_url: https://hooks.example.com/status
-`)
+`))
   const env: NodeJS.ProcessEnv = { GITLAB_TOKEN: api.token, AGENT_ANSWERS: dir }
   return {
     api,

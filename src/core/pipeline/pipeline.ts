@@ -183,7 +183,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const admission = await admitJob(parts, route, job, fields, overLimit)
     // Acknowledged once stored (a duplicate is not): before any agent slot frees, whatever waits in the queue.
     if (command?.kind === 'command' && (admission.kind === 'accepted' || admission.kind === 'deferred')) {
-      await parts.commands?.acknowledge(route, command.command, stored)
+      await parts.commands?.acknowledge(route, command.command, stored, command.hostBudget)
     }
     return { kind: 'admitted', route: route.name, event: type, deliveryId, admission }
   }

@@ -16,7 +16,10 @@ import type { Clock, DeliveryTarget, JsonObject, Logger, Route, WebhookEvent } f
 import { pullRequestOf } from './host-of.js'
 import { setPause } from './pull-notes.js'
 
-/** How long the intake waits for the code host (a permission, a reaction): the sender's answer must not wait longer. */
+/**
+ * How long the intake waits for the code host, all its calls for one event together (a permission, a reaction,
+ * and GitLab's own user): the sender's answer, and the command's acknowledgement, must not wait longer (5 s).
+ */
 export const COMMAND_HOST_TIMEOUT_MS = 4000
 
 /**
@@ -41,21 +44,27 @@ export interface CommandIntakeParts {
 export type CommandCheck =
   | { readonly kind: 'pass' }
   | { readonly kind: 'ignored'; readonly reason: string }
-  /** `joinsGroup`: false for a command that only answers (`help`, `why`, `config`), which must not displace a queued review. */
-  | { readonly kind: 'command'; readonly command: PullCommand; readonly payload: JsonObject; readonly joinsGroup: boolean }
+  /**
+   * `joinsGroup`: false for a command that only answers (`help`, `why`, `config`), which must not displace a queued
+   * review. `hostBudget`: aborted when the intake's time with the code host for this event is up (the check's
+   * calls and the acknowledgement's share it).
+   */
+  | { readonly kind: 'command'; readonly command: PullCommand; readonly payload: JsonObject; readonly joinsGroup: boolean; readonly hostBudget: AbortSignal }
 
 /** Pull-request commands at intake. */
 export interface CommandIntake {
   /** Whether `event` on `route` is a command to take; asks the code host only for a commenter's permission. */
   check(event: WebhookEvent, route: Route): Promise<CommandCheck>
-  /** After the command's job is stored (not for a duplicate): its pause or resume, and the reaction. */
-  acknowledge(route: Route, command: PullCommand, payload: JsonObject): Promise<void>
+  /**
+   * After the command's job is stored (not for a duplicate): its pause or resume, and the reaction, within what is
+   * left of the check's `hostBudget`.
+   */
+  acknowledge(route: Route, command: PullCommand, payload: JsonObject, hostBudget: AbortSignal): Promise<void>
 }
 
 /** The intake over `parts`. */
 export function createCommandIntake(parts: CommandIntakeParts): CommandIntake {
   const { log } = parts
-  const bounded = () => AbortSignal.any([parts.signal, AbortSignal.timeout(COMMAND_HOST_TIMEOUT_MS)])
 
   return {
     async check(event, route) {
@@ -64,13 +73,14 @@ export function createCommandIntake(parts: CommandIntakeParts): CommandIntake {
       const command = commandOf(event.type, event.payload, commands)
       if (command === undefined) return { kind: 'ignored', reason: `not a command to @${commands.bot} on a pull request` }
       const payload = namingPullRequest(event.type, event.payload, command.number)
-      const taken = { kind: 'command', command, payload, joinsGroup: GROUP_COMMANDS.has(command.name) } as const
+      const hostBudget = AbortSignal.any([parts.signal, AbortSignal.timeout(COMMAND_HOST_TIMEOUT_MS)])
+      const taken = { kind: 'command', command, payload, joinsGroup: GROUP_COMMANDS.has(command.name), hostBudget } as const
       // The code host is asked when the event says nothing of the author (GitLab's), or when the route asks it
       // about one the event's word does not trust.
       let association = command.association
       let permission: RepoPermission | undefined
       if (association === undefined || (!commands.trusted.includes(association) && commands.askPermission)) {
-        permission = await permissionOf(route, command, payload)
+        permission = await permissionOf(route, command, payload, hostBudget)
         association ??= associationOf(permission)
       }
       if (trusts(commands, association, permission)) return taken
@@ -78,8 +88,8 @@ export function createCommandIntake(parts: CommandIntakeParts): CommandIntake {
       return { kind: 'ignored', reason: `the commenter may not command the bot (${said})` }
     },
 
-    async acknowledge(route, command, payload) {
-      const host = pullRequestOf(parts.targets, route, payload, bounded())
+    async acknowledge(route, command, payload, hostBudget) {
+      const host = pullRequestOf(parts.targets, route, payload, hostBudget)
       if (host === undefined) return
       try {
         if (parts.notes !== undefined && (command.name === 'pause' || command.name === 'resume')) {
@@ -93,8 +103,8 @@ export function createCommandIntake(parts: CommandIntakeParts): CommandIntake {
   }
 
   /** The code host's word on the command's author; `none` when it names no pull request or cannot be asked. */
-  async function permissionOf(route: Route, command: PullCommand, payload: JsonObject): Promise<RepoPermission> {
-    const host = pullRequestOf(parts.targets, route, payload, bounded())
+  async function permissionOf(route: Route, command: PullCommand, payload: JsonObject, hostBudget: AbortSignal): Promise<RepoPermission> {
+    const host = pullRequestOf(parts.targets, route, payload, hostBudget)
     if (host === undefined) return 'none'
     try {
       return await host.permission({ login: command.author, id: command.authorId })

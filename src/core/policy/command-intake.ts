@@ -15,6 +15,7 @@ import type { NoteStore } from '../jobs/lifecycle/notes.js'
 import type { Clock, DeliveryTarget, JsonObject, Logger, Route, WebhookEvent } from '../types.js'
 import { pullRequestOf } from './host-of.js'
 import { setPause } from './pull-notes.js'
+import { timeoutSignal } from '../../util/timeout-signal.js'
 
 /**
  * How long the intake waits for the code host, all its calls for one event together (a permission, a reaction,
@@ -73,7 +74,7 @@ export function createCommandIntake(parts: CommandIntakeParts): CommandIntake {
       const command = commandOf(event.type, event.payload, commands)
       if (command === undefined) return { kind: 'ignored', reason: `not a command to @${commands.bot} on a pull request` }
       const payload = namingPullRequest(event.type, event.payload, command.number)
-      const hostBudget = AbortSignal.any([parts.signal, AbortSignal.timeout(COMMAND_HOST_TIMEOUT_MS)])
+      const hostBudget = timeoutSignal(parts.signal, COMMAND_HOST_TIMEOUT_MS)
       const taken = { kind: 'command', command, payload, joinsGroup: GROUP_COMMANDS.has(command.name), hostBudget } as const
       // The code host is asked when the event says nothing of the author (GitLab's), or when the route asks it
       // about one the event's word does not trust.

@@ -1,6 +1,6 @@
 /**
- * Budgets across processes (issue 35, items 2 and 6): two `hookpilot serve` on one SQLite file share a pull
- * request's budget through the store's notes, so together they never start more runs than it has room for; the
+ * Budgets across processes (issue 35, items 2 and 6): two `hookpilot serve` on one SQLite file, and two on one
+ * Redis, share a pull request's budget through the store's notes, so together they never start more runs than it has room for; the
  * refusal is posted once on the pull request; a `kill -9` during a reserved run leaves a reservation that the
  * job's next run settles, not one held forever. The agent is a fake `claude -p --output-format json` that
  * reports each run's cost.
@@ -9,7 +9,10 @@ import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runCli, type RunningCli } from '../fixtures/cli.js'
-import { crash, durableSetup, type Durable } from '../fixtures/durable.js'
+import { crash, durableSetup, redisStateYaml, type Durable } from '../fixtures/durable.js'
+import { useRedis } from '../fixtures/redis.js'
+
+const redis = useRedis()
 
 const running: RunningCli[] = []
 afterEach(() => {
@@ -18,8 +21,19 @@ afterEach(() => {
 
 interface Listed { id: string; state: string; note?: string; usage?: { costUsd?: number } }
 const jobs = async (world: Durable): Promise<Listed[]> => JSON.parse((await runCli(['jobs', 'list', '--json', '--config', world.config], { env: world.env })).stdout) as Listed[]
+type BudgetNote = { spentUsd: number; reserved: Record<string, { usd: number }> }
+
+/** The pull request budget's note in Redis: the one note hash under `prefix` that holds a budget's spend. */
+async function redisBudgetNote(prefix: string): Promise<BudgetNote | undefined> {
+  for (const key of await redis.client.keys(`${prefix}:note:*`)) {
+    const value = await redis.client.hget(key, 'value')
+    if (value?.includes('"spentUsd"') === true) return JSON.parse(value) as BudgetNote
+  }
+  return undefined
+}
+
 /** The pull request budget's note, as stored in the SQLite file. */
-function budgetNote(world: Durable): { spentUsd: number; reserved: Record<string, { usd: number }> } | undefined {
+function budgetNote(world: Durable): BudgetNote | undefined {
   const db = new Database(join(world.dir, '.hookpilot', 'state.db'), { readonly: true, fileMustExist: true })
   try {
     const row = db.prepare<[], { value: string }>(`SELECT value FROM notes WHERE key LIKE 'budget/pull_request/%'`).get()
@@ -35,9 +49,10 @@ const costs = (usd: number, reserve: number) => `costs:
 `
 
 describe('budgets on a store shared by two instances', () => {
-  it('two instances together start only the runs the pull request\'s budget has room for; the refusal is posted once', async () => {
+  it.each(['sqlite', 'redis'] as const)('two instances on one %s store together start only the runs the pull request\'s budget has room for; the refusal is posted once', async (store) => {
+    const prefix = `budgets-${Date.now()}`
     // Each run costs $0.02 and reserves $0.02: a $0.05 budget has room for two, never three, whoever runs them.
-    const world = await durableSetup({ agent: 'fake-claude', agentMs: 1_500, concurrency: 4, extraYaml: costs(0.05, 0.02) })
+    const world = await durableSetup({ agent: 'fake-claude', agentMs: 1_500, concurrency: 4, extraYaml: costs(0.05, 0.02), ...(store === 'redis' ? { state: redisStateYaml(redis.url, prefix) } : {}) })
     const env = { CLAUDE_COST_USD: '0.02' }
     const a = await world.serve(env)
     const b = await world.serve(env)
@@ -50,7 +65,7 @@ describe('budgets on a store shared by two instances', () => {
     expect(skipped).toHaveLength(4)
     for (const job of skipped) expect(job.note).toMatch(/^budget pull_request of pull request .+#\d+ has no room: .*\(costs\.budgets\.pull_request\)$/)
     expect(world.agentLog().filter((e) => e.what === 'start')).toHaveLength(2)
-    const note = budgetNote(world)
+    const note = store === 'redis' ? await redisBudgetNote(prefix) : budgetNote(world)
     expect(note?.spentUsd).toBeCloseTo(0.04, 10)
     expect(note?.reserved).toEqual({})
     // Two reviews and one notice that reviews stopped, across both instances.

@@ -90,6 +90,14 @@ export type CreatedDiscussion = { readonly ok: true, readonly id: string } | { r
 /** A commit status's state (GitLab's names). */
 export type StatusState = 'pending' | 'running' | 'success' | 'failed' | 'canceled'
 
+/** A commit status as GitLab lists it. */
+export interface StatusRow {
+  readonly id: number
+  /** GitLab's state (`pending`, `running`, `success`, `failed`, `canceled`, `skipped`, ...). */
+  readonly status: string
+  readonly description: string | null
+}
+
 /** A commit status to write. */
 export interface StatusInput {
   readonly state: StatusState
@@ -128,6 +136,8 @@ export interface MergeRequestApi {
   compare(from: string, to: string): Promise<readonly string[] | undefined>
   /** Writes a commit status on `sha`. A repeat of the state the status is in (refused by older GitLab) is not an error. */
   setStatus(sha: string, status: StatusInput): Promise<void>
+  /** The statuses named `name` of `sha` on `ref`, every one (finished and not), newest first. */
+  statuses(sha: string, name: string, ref: string): Promise<readonly StatusRow[]>
 }
 
 /** Where the merge request is: the project (numeric id or `group/project` path) and the merge request's iid. */
@@ -256,6 +266,15 @@ export function mergeRequestApi(http: GitlabHttp, ref: MergeRequestRef, signal: 
       // from :running"); a retried delivery repeats it on purpose, and the status is then as asked.
       if (reply.status === 400 && /Cannot transition status/i.test(messageOf(reply.body))) return
       if (reply.status < 200 || reply.status > 299) throw http.failure(call, reply)
+    },
+    async statuses(sha, name, ref) {
+      const doing = `read the commit status ${name}`
+      const query = { name, all: 'true', per_page: PER_PAGE, ...(ref === '' ? {} : { ref }) }
+      return list(await get(`${project}/repository/commits/${encodeURIComponent(sha)}/statuses`, doing, query), doing).flatMap((row): StatusRow[] => {
+        const id = field(row, 'id')
+        const status = textField(row, 'status')
+        return typeof id === 'number' && status !== undefined ? [{ id, status, description: textField(row, 'description') ?? null }] : []
+      }).sort((a, b) => b.id - a.id)
     },
   }
 }

@@ -78,6 +78,33 @@ export interface EndedJob {
    */
   readonly outcome: 'skipped' | 'superseded' | 'failed'
   readonly reason: string
+  /**
+   * What this try's {@link DeliveryTarget.started} was given, when the try told it (the agent ran, or was about
+   * to): the values the target added to the prompt, e.g. `{review.head}`, so the ending names the head the start
+   * marked. Absent when the try did not reach the agent (a policy skip, a delivery tried again).
+   */
+  readonly variables?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * A job whose agent is about to run, as its route's target is told ({@link DeliveryTarget.started}): the job, and
+ * the values the target added to its prompt ({@link DeliveryTarget.promptVariables}), which name what the run is
+ * about (`{review.head}`: the head reviewed).
+ */
+export interface StartedJob {
+  readonly route: string
+  readonly event: string
+  readonly deliveryId: string
+  /** The job's id. */
+  readonly job: string
+  /** The route's `deliver_extra`, rendered from the payload. */
+  readonly extra: Readonly<Record<string, string>>
+  /** The event's payload (sender-controlled text: read values from it, never run or log them). */
+  readonly payload?: JsonObject | undefined
+  /** The job's try: 1 on its first, more on a retry or a try after a crash (an earlier try may have started it). */
+  readonly attempt: number
+  /** What {@link DeliveryTarget.promptVariables} answered for this try; empty for a target without it. */
+  readonly variables: Readonly<Record<string, string>>
 }
 
 /**
@@ -146,6 +173,14 @@ export interface DeliveryTarget {
    * runs. A failure fails the try like a failed agent run: a `DeliveryError` marked `retryable` is tried again later.
    */
   promptVariables?(request: PromptRequest, ctx: PromptContext): Promise<Readonly<Record<string, string>>>
+  /**
+   * Told once per try, right before the agent runs (after {@link promptVariables}), under the job's lease: a
+   * target that marks what is being reviewed (a check run `in_progress`, a `pending` or `running` status) marks it
+   * here, and completes it in {@link deliver} or {@link ended}. It runs beside the agent, so it never delays the
+   * run; the answer is delivered (or the ending told) only once it has returned. What it throws is logged and
+   * changes nothing: a mark that cannot be written must never fail or hold up a review.
+   */
+  started?(job: StartedJob, ctx: PluginContext): Promise<void>
   deliver(answer: AgentAnswer, ctx: DeliveryContext): Promise<void | DeliveryReceipt>
   /**
    * Told when a job of a route delivering here ends without a delivery that decided its ending itself: skipped

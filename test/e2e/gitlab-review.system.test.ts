@@ -4,9 +4,10 @@
  * review document, and the gitlab_mr target posting to the fake GitLab (src/dev/gitlab), which places positions
  * as GitLab does. One note and one set of discussions per head, across redeliveries, `jobs retry` and a `kill -9`
  * between a post and its record; a push edits the note and resolves what is not raised again; a `close` is not
- * reviewed; the token never reaches the gateway's output.
+ * reviewed; the token never reaches the gateway's output. The head's status is `running` while the agent runs,
+ * then the review's, and `failed` (never left running) when the agent fails for good.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
@@ -180,4 +181,28 @@ it('out of order: the update of B, then a late update of A (a redelivery after a
   expect(ownNotes(w)[0]!.body.split('\n')[1]).toContain(`head=${b}`)
   expect(w.api.discussions(PROJECT, 1).every((d) => d.notes[0]!.body.includes(`head=${b}`))).toBe(true)
   expect(w.api.statuses(PROJECT).map((s) => [s.sha, s.status])).toEqual([[b, 'failed']])
+}, 120_000)
+
+it('the status is running while the agent runs, then moved to the review\'s state; an agent that fails for good moves it to failed', async () => {
+  const w = await world()
+  const { port } = await w.serve()
+  const head = sha('gitlab-running')
+  await writeFile(join(w.dir, `${head}.hold`), '')
+  expect((await send(w, port, 'open', head, 'uuid-running')).status).toBe(202)
+  // The agent has started and is held: the merge request's head shows the review running.
+  await expect.poll(async () => (await readFile(join(w.dir, 'runs'), 'utf8').catch(() => '')).includes(head), { timeout: 30_000 }).toBe(true)
+  await expect.poll(() => w.api.statuses(PROJECT).map((s) => [s.sha, s.name, s.status]), { timeout: 30_000 }).toEqual([[head, 'hookpilot/mr-review', 'running']])
+  expect(ownNotes(w)).toEqual([])
+  await rm(join(w.dir, `${head}.hold`))
+  await expect.poll(async () => (await jobs(w)).map((j) => j.state), { timeout: 30_000 }).toEqual(['done'])
+  expect(w.api.statuses(PROJECT).map((s) => [s.sha, s.history])).toEqual([[head, ['running', 'failed']]])
+
+  // A push whose agent has no answer: it exits 1, tried once (agent.retry.attempts: 1), and the job fails.
+  const broken = sha('gitlab-running-fails')
+  w.api.push(PROJECT, 1, broken, DIFFS)
+  const body = JSON.stringify(mergeRequestHook('update', { project: PROJECT, iid: 1, head: broken }))
+  expect((await fetch(`http://127.0.0.1:${port}/webhooks/mr-review`, { method: 'POST', headers: gitlabHeaders(SECRET, 'uuid-fails'), body })).status).toBe(202)
+  await expect.poll(async () => (await jobs(w)).map((j) => j.state).sort(), { timeout: 30_000 }).toEqual(['done', 'failed'])
+  const status = w.api.statuses(PROJECT).find((s) => s.sha === broken)
+  expect([status?.history, status?.description?.startsWith('Not reviewed: the review failed')]).toEqual([['running', 'failed'], true])
 }, 120_000)

@@ -2,8 +2,9 @@
  * Review mode's check for the jobs that end without a review (issue 32, item 5): the target's `ended` hook,
  * as a GitHub App (the real Octokit against the fake GitHub) and through the real `gh` (a commit status). A head
  * that was not reviewed never reads `success`: `neutral` for a silent output, `cancelled` for a job its group
- * superseded, `failure` for a review that failed; a head the route has reviewed keeps its check. The check links
- * to its job on the status page when its address is configured.
+ * superseded, `failure` for a review that failed; the run the job's start marked `in_progress` is the one
+ * completed, never left running; a head the route has reviewed keeps its check. The check links to its job on the
+ * status page when its address is configured.
  */
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
@@ -15,6 +16,8 @@ import { fakeClock } from '../../src/testing/clock.js'
 import { deliveryContext, pluginContext } from '../../src/testing/context.js'
 import { startFakeGithub, type FakeGithub } from '../../src/dev/github/server.js'
 import { fakeGithubApp, type FakeGithubApp } from '../fixtures/fake-github-app.js'
+import { startedOf } from '../fixtures/started-job.js'
+import { ghStatuses } from '../../src/plugins/targets/github-comment/gh-statuses.js'
 
 const REPO = 'octo-org/hello-world'
 const REPO_ID = 1296269
@@ -54,6 +57,9 @@ function answer(head: string, job?: string): AgentAnswer {
   return { route: 'pr-review', event: 'pull_request', deliveryId: `d-${head}`, text: JSON.stringify({ summary: `review of ${head}`, findings: [] }), extra: extra(), payload: payloadOf(head), ...(job === undefined ? {} : { job }) }
 }
 
+/** What the start of `ended(head, ...)`'s job was told (its answer would be `answer(head, its job)`). */
+const startOf = (head: string) => startedOf(answer(head, `job-${head.slice(0, 6)}`), head)
+
 const asApp = (statusUrl?: string) => githubCommentDelivery({ app: createGithubApp({ appId: app.appId, privateKey: { pem: app.privateKey }, baseUrl: api.url, clock: clock.now }), statusUrl })
 const runsOn = (head: string) => api.checkRuns(REPO).filter((r) => r.headSha === head)
 
@@ -71,13 +77,32 @@ it.each([
   expect(api.reviews(REPO, pr)).toEqual([])
 })
 
-it('a head the route has reviewed keeps its check: a later job of it that ends skipped writes none', async () => {
+it.each([
+  ['skipped', 'neutral'],
+  ['superseded', 'cancelled'],
+  ['failed', 'failure'],
+] as const)('a job that marked its head in progress and ended %s completes that same run %s', async (outcome, conclusion) => {
+  const head = sha(`started-ended-${outcome}`)
+  push(head)
+  const target = asApp()
+  await target.started?.(startOf(head), pluginContext())
+  const [marked] = runsOn(head)
+  expect(marked?.status).toBe('in_progress')
+  await target.ended?.({ ...ended(head, outcome), variables: startOf(head).variables }, pluginContext())
+  expect(runsOn(head).map((r) => [r.id, r.createdAs, r.status, r.conclusion])).toEqual([[marked?.id, 'in_progress', 'completed', conclusion]])
+})
+
+it('a head the route has reviewed keeps its check: a later job of it that ends skipped writes none, and a run it marked ends as the check says', async () => {
   const head = sha('ended-after-review')
   push(head)
   const target = asApp()
   expect(await target.deliver(answer(head), deliveryContext())).toMatchObject({ posted: true })
   await target.ended?.(ended(head, 'skipped'), pluginContext())
   expect(runsOn(head).map((r) => r.conclusion)).toEqual(['success'])
+  // A later job of the same head whose start marked it (nothing remembered the review) and whose agent failed.
+  await target.started?.(startOf(head), pluginContext())
+  await target.ended?.({ ...ended(head, 'failed'), variables: startOf(head).variables }, pluginContext())
+  expect(runsOn(head).map((r) => [r.status, r.conclusion])).toEqual([['completed', 'success'], ['completed', 'success']])
 })
 
 it('writes nothing for a route that is not in review mode, a route without the check, or an event that names no head', async () => {
@@ -106,17 +131,18 @@ it('with the status page\'s address, the check links to the job (details_url), r
   expect(runsOn(plain).map((r) => r.detailsUrl)).toEqual([null])
 })
 
-it('a try after a crash between the post and its record (try 2, nothing recorded) finds the review and completes the check; a resend (try 1) does not', async () => {
+it('a try after a crash between the post and its record (try 2, nothing recorded) finds the review and completes the run its start marked; a resend (try 1, another job) leaves it to that job', async () => {
   const head = sha('ended-crash-window')
   push(head)
   const target = asApp()
+  await target.started?.(startedOf(answer(head, 'job-1'), head), pluginContext())
   // The first try: the review is created, the check is left in progress (the process died before the record).
   api.fail({ method: 'PATCH', path: /\/check-runs\/\d+$/, status: 502, body: { message: 'Bad Gateway' }, times: 1 })
-  await expect(target.deliver(answer(head), deliveryContext())).rejects.toThrow(/check run/)
-  expect(await target.deliver(answer(head), deliveryContext(1, 0))).toMatchObject({ posted: true })
+  await expect(target.deliver(answer(head, 'job-1'), deliveryContext())).rejects.toThrow(/check run/)
+  expect(await target.deliver(answer(head, 'job-2'), deliveryContext(1, 0))).toMatchObject({ posted: true })
   expect(runsOn(head).map((r) => r.status)).toEqual(['in_progress'])
-  expect(await target.deliver(answer(head), deliveryContext(2, 0))).toMatchObject({ posted: true })
-  expect(runsOn(head).map((r) => [r.status, r.conclusion])).toEqual([['in_progress', null], ['completed', 'success']])
+  expect(await target.deliver(answer(head, 'job-1'), deliveryContext(2, 0))).toMatchObject({ posted: true })
+  expect(runsOn(head).map((r) => [r.createdAs, r.status, r.conclusion])).toEqual([['in_progress', 'completed', 'success']])
   expect(api.reviews(REPO, pr)).toHaveLength(1)
 })
 
@@ -124,14 +150,31 @@ it('through gh: a commit status with the same rules (error where a check would b
   const head = sha('ended-gh')
   push(head)
   const target = githubCommentDelivery({ env: api.env(), statusUrl: STATUS_URL })
-  await target.ended?.(ended(head, 'skipped'), pluginContext())
+  // Pending from the agent's start; the ending is one more status (GitHub's newest of a context wins).
+  await target.started?.(startOf(head), pluginContext())
+  await target.ended?.({ ...ended(head, 'skipped'), variables: startOf(head).variables }, pluginContext())
   await target.ended?.(ended(head, 'failed'), pluginContext())
   const statuses = api.statuses(REPO).filter((s) => s.sha === head)
   expect(statuses.map((s) => [s.context, s.state, s.targetUrl])).toEqual([
     ['hookpilot/pr-review', 'pending', `${STATUS_URL}#job-job-${head.slice(0, 6)}`],
     ['hookpilot/pr-review', 'error', `${STATUS_URL}#job-job-${head.slice(0, 6)}`],
-    ['hookpilot/pr-review', 'pending', `${STATUS_URL}#job-job-${head.slice(0, 6)}`],
     ['hookpilot/pr-review', 'failure', `${STATUS_URL}#job-job-${head.slice(0, 6)}`],
+  ])
+})
+
+it('through gh: a pending status a job left on a head whose review stands is followed by the state before it', async () => {
+  const head = sha('gh-settle')
+  push(head)
+  const post = (state: string, description: string) => fetch(`${api.url}/repos/${REPO}/statuses/${head}`, { method: 'POST', headers: { authorization: `token ${api.token}` }, body: JSON.stringify({ state, context: 'hookpilot/pr-review', description }) })
+  await post('failure', '1 finding at major or above')
+  await post('pending', 'hookpilot is reviewing this head')
+  const checks = ghStatuses({ ghPath: 'gh', repo: REPO, prNumber: String(pr), timeoutMs: 20_000, env: api.env(), signal: new AbortController().signal })
+  const fallback = { conclusion: 'neutral' as const, title: 'fallback', summary: '', annotations: [] }
+  await checks.settleRunning('hookpilot/pr-review', head, fallback, {})
+  // Nothing is running any more: a second settle writes nothing.
+  await checks.settleRunning('hookpilot/pr-review', head, fallback, {})
+  expect(api.statuses(REPO).filter((s) => s.sha === head).map((s) => [s.state, s.description])).toEqual([
+    ['failure', '1 finding at major or above'], ['pending', 'hookpilot is reviewing this head'], ['failure', '1 finding at major or above'],
   ])
 })
 

@@ -11,7 +11,8 @@ import { gitlabMrDelivery } from '../../src/plugins/targets/gitlab-mr/gitlab-mr-
 import { payloadHead } from '../../src/plugins/targets/gitlab-mr/mr-payload.js'
 import type { AgentAnswer, DeliveryTarget } from '../../src/core/types.js'
 import { DeliveryError } from '../../src/core/errors.js'
-import { deliveryContext } from '../../src/testing/context.js'
+import { deliveryContext, pluginContext } from '../../src/testing/context.js'
+import { startedOf } from '../fixtures/started-job.js'
 import { mergeRequestHook } from '../fixtures/gitlab.js'
 import { sha } from '../fixtures/reviews.js'
 
@@ -66,6 +67,9 @@ function answer(text: string, head: string, options: { route?: string, delivery?
 it('posts one note and a discussion per placeable finding, each on the line GitLab names it by, the rest folded; zero position errors', async () => {
   const { api, target } = await world()
   const head = sha('head-1')
+  // The agent starts: the status is `running` while it runs.
+  await target.started?.(startedOf(answer(JSON.stringify(DOCUMENT), head), head), pluginContext())
+  expect(api.statuses(PROJECT).map((s) => [s.sha, s.status, s.ref])).toEqual([[head, 'running', 'feature-1']])
   const ctx = deliveryContext()
   const receipt = await target.deliver(answer(JSON.stringify(DOCUMENT), head), ctx)
   expect(receipt).toMatchObject({ posted: true })
@@ -100,7 +104,8 @@ it('posts one note and a discussion per placeable finding, each on the line GitL
   expect(body).toContain('&#47;approve')
   for (const text of ['Return None as before.', 'This line was the contract.', 'On an added file.']) expect(body).not.toContain(text)
 
-  // The status: running, then failed (a critical finding reaches fail_on), with the link, on the reviewed head.
+  // The status: running, then failed (a critical finding reaches fail_on): the same status, moved, with the link.
+  expect(api.statuses(PROJECT)).toHaveLength(1)
   const [status] = api.statuses(PROJECT)
   expect(status).toMatchObject({ sha: head, name: 'hookpilot/mr-review', status: 'failed', target_url: 'https://hooks.example.com/status', ref: 'feature-1' })
   expect(status!.history).toEqual(['running', 'failed'])

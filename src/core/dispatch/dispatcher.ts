@@ -97,6 +97,8 @@ export interface Dispatcher {
   readonly maxRuns: number
   /** Counts a job its backend ended without a try (see {@link JobWorker.ended}). */
   ended(job: JobRecord): void
+  /** Tells the route's target of a leased job the pool ended without running it (see {@link JobWorker.endedUnrun}). */
+  endedUnrun(leased: LeasedJob, outcome: JobOutcome): Promise<void>
 }
 
 /**
@@ -110,7 +112,7 @@ export interface Dispatcher {
  */
 export function workerOf(dispatcher: Dispatcher, runner: AgentRunner, environmentOf?: (leased: LeasedJob) => JobEnvironment | undefined): JobWorker {
   const work = (leased: LeasedJob) => dispatcher.dispatch(leased, runner, environmentOf?.(leased))
-  return Object.assign(work, { maxRuns: dispatcher.maxRuns, ended: dispatcher.ended })
+  return Object.assign(work, { maxRuns: dispatcher.maxRuns, ended: dispatcher.ended, endedUnrun: dispatcher.endedUnrun })
 }
 
 /** Runs the agent, its job's environment made first when it has one (`ctx.env` then holds it). */
@@ -215,6 +217,8 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
       reservation = decided.reserved
     }
     log.info('agent run started', { ...fields, runner: runner.name })
+    // The target marks the run (a check in progress) beside it, not before it: a slow code host delays no review.
+    const starting = tellStarted(leased, route, asked.variables, fields)
     // One controller and one timer per run, both dropped when the run ends (AbortSignal.any over a long-lived
     // signal plus AbortSignal.timeout left a timer and a dependant signal behind for every event).
     const run = new AbortController()
@@ -248,6 +252,8 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
         leased.signal.removeEventListener('abort', onStop)
         leased.superseded.removeEventListener('abort', onNewer)
       })
+    // Whatever the run's outcome, the mark is written before it is completed (the delivery, or the ending told).
+    await starting
     const cancelled = !result.ok && !timedOut && !leased.signal.aborted && leased.superseded.aborted && cancels()
     if (cancelled) {
       const why = closesRun(leased.superseded) ? 'its pull request was closed or merged' : 'a newer event of its group came (cancel_in_progress)'
@@ -444,6 +450,29 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     log[level](`follow-up job: ${added.kind}`, { ...fields, follow_up: deliveryId, ...('jobId' in added ? { follow_up_job: added.jobId } : {}), ...('reason' in added ? { reason: added.reason } : {}) })
   }
 
+  /** The prompt values each try gave its target's `started` (the leased job is the try: nothing to clear). */
+  const startedWith = new WeakMap<LeasedJob, Readonly<Record<string, string>>>()
+
+  /**
+   * Tells the route's target that the agent is about to run, under the lease, with the values it added to the
+   * prompt (the head reviewed). Never rejects: what the target throws is logged and changes nothing.
+   */
+  async function tellStarted(leased: LeasedJob, route: Route, variables: TemplateVariables, fields: Fields): Promise<void> {
+    const target = targets.get(route.deliver)
+    if (target?.started === undefined) return
+    const { job, payload } = leased
+    startedWith.set(leased, variables)
+    try {
+      await leased.confirmLease()
+      await target.started({
+        route: route.name, event: job.event, deliveryId: job.deliveryId, job: job.id, extra: renderExtra(route, payload), payload,
+        attempt: job.attempts, variables,
+      }, { signal: leased.signal, log })
+    } catch (err) {
+      log.warn('the delivery target could not be told that the agent started', { ...fields, target: target.name, reason: redact(messageOf(err)) })
+    }
+  }
+
   /**
    * Tells the route's target of a job that ended `skipped`, `superseded` or `failed` without a receipt that
    * decided it (the target knew of those), under the lease: a check it started, or a head it would otherwise
@@ -459,7 +488,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
       await leased.confirmLease()
       const ended: EndedJob = {
         route: route.name, event: job.event, deliveryId: job.deliveryId, job: job.id, extra: renderExtra(route, payload), payload,
-        outcome: outcome.kind, reason: outcome.reason,
+        outcome: outcome.kind, reason: outcome.reason, variables: startedWith.get(leased),
       }
       await target.ended(ended, { signal: leased.signal, log })
     } catch (err) {
@@ -551,9 +580,11 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
   const ended = (job: JobRecord) => {
     if (isFinal(job.state)) parts.events?.emit('jobFinished', { route: job.route, outcome: job.state })
   }
+  /** A job the pool ended without running it (a crash loop; past its start deadline): a check it started is completed. */
+  const endedUnrun = (leased: LeasedJob, outcome: JobOutcome) => tellEnded(leased, outcome, jobFields(leased.job))
   // Its own retries of failed runs must not look like a crash loop to the lifecycle (a run the gateway died in
   // counts against the same budget, never below MAX_RUNS).
-  return { dispatch, maxRuns: Math.max(MAX_RUNS, agentRetry.attempts), ended }
+  return { dispatch, maxRuns: Math.max(MAX_RUNS, agentRetry.attempts), ended, endedUnrun }
 }
 
 /** A wait for the model's limit up to this long is waited out in the run; a longer one in the queue. */

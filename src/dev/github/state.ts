@@ -120,6 +120,11 @@ export interface FakeCheckRun {
   status: 'queued' | 'in_progress' | 'completed'
   conclusion: string | null
   detailsUrl: string | null
+  /** The integrator's reference for the run (`external_id`). */
+  externalId: string | null
+  /** ISO 8601 times, as GitHub gives them: when the run started, and when it completed (set at completion when not sent). */
+  startedAt: string | null
+  completedAt: string | null
   output: { title: string, summary: string, text?: string | undefined } | null
   readonly annotations: FakeAnnotation[]
 }

@@ -75,6 +75,12 @@ export type JobWorker = ((job: LeasedJob) => Promise<JobOutcome>) & {
    * that ended (`hookpilot_jobs_finished_total`). Backends call it through the kit (`reportEnded`, `JobPool.ended`).
    */
   readonly ended?: ((job: JobRecord) => void) | undefined
+  /**
+   * Told of a leased job the kit ends without running this worker (a crash loop fails it; a job past its start
+   * deadline is skipped), under its lease, before the ending is stored: the gateway tells the route's target, so
+   * a check an earlier try of the job started is completed. It never rejects.
+   */
+  readonly endedUnrun?: ((job: LeasedJob, outcome: JobOutcome) => Promise<void>) | undefined
 }
 
 /**

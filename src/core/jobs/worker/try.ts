@@ -159,14 +159,20 @@ export function reportEnded(worker: JobWorker | undefined, jobs: readonly JobRec
  */
 export async function runTry(open: Try, worker: JobWorker, now: number): Promise<JobOutcome> {
   const reason = crashLoop(open.leased.job, worker.maxRuns)
-  if (reason !== undefined) return { kind: 'failed', reason }
+  if (reason !== undefined) return endedUnrun(open, worker, { kind: 'failed', reason })
   const late = expired(open.leased.job, now)
-  if (late !== undefined) return { kind: 'skipped', reason: late }
+  if (late !== undefined) return endedUnrun(open, worker, { kind: 'skipped', reason: late })
   try {
     return await worker(open.leased)
   } catch (err) {
     return { kind: 'failed', reason: `the worker threw: ${messageOf(err)}` }
   }
+}
+
+/** `outcome` of a try the kit ended without running the worker, once the worker was told of it. */
+async function endedUnrun(open: Try, worker: JobWorker, outcome: JobOutcome): Promise<JobOutcome> {
+  await worker.endedUnrun?.(open.leased, outcome).catch(() => undefined)
+  return outcome
 }
 
 /** A lease is renewed every third of its length, and given up a sixth of it before it runs out. */

@@ -15,7 +15,7 @@ import { PER_PAGE, type CommentApi } from './comment-api.js'
 import { errorStrings, RESOLVE_THREAD_MUTATION, REVIEW_PER_PAGE, REVIEW_THREADS_QUERY, threadPageOf, type ReviewApi } from './review-api.js'
 import type { AppPermissions } from '../../github-app/permissions.js'
 import type { ChangedFile } from '../../../core/review/diff-lines.js'
-import { annotationPages, type CheckApi } from './review-check.js'
+import { annotationPages, type CheckApi, type CheckConclusion, type CheckOptions, type CheckResult } from './review-check.js'
 
 /** What one delivery through the App needs. */
 export interface AppDelivery {
@@ -155,23 +155,79 @@ export function appComments(app: GithubApp, delivery: AppDelivery): CommentApi &
       call({ doing: `resolve review thread ${id}`, repeatable: true }, async (octokit, signal) => {
         await graphql(octokit, `resolve review thread ${id}`, RESOLVE_THREAD_MUTATION, { id, request: { signal } })
       }),
-    // A check run per reviewed head (Checks API: App only, `checks: write`).
-    startCheck: (name, head, link) =>
-      call({ doing: 'start the check run', repeatable: false }, async (octokit, signal) =>
-        String((await octokit.request('POST /repos/{owner}/{repo}/check-runs', { ...target, name, head_sha: head, status: 'in_progress', started_at: new Date().toISOString(), ...(link === undefined ? {} : { details_url: link }), request: { signal } })).data.id)),
-    async finishCheck(id, _name, _head, result) {
-      // The first request completes the run; GitHub appends the annotations of each further one (50 per request).
-      const [first = [], ...more] = annotationPages(result.annotations)
-      const output = (annotations: typeof first) => ({ title: result.title, summary: result.summary, annotations })
-      await call({ doing: `complete check run ${id}`, repeatable: true }, (octokit, signal) =>
-        octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', { ...target, check_run_id: Number(id), status: 'completed', conclusion: result.conclusion, completed_at: new Date().toISOString(), output: output(first), request: { signal } }))
-      for (const page of more) {
-        await call({ doing: `add annotations to check run ${id}`, repeatable: false }, (octokit, signal) =>
-          octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', { ...target, check_run_id: Number(id), output: output(page), request: { signal } }))
-      }
+    // A check run per reviewed head (Checks API: App only, `checks: write`): created in progress when the agent
+    // starts, and that same run completed, found again by listing the head's runs of the check's name.
+    async startCheck(name, head, { link, job, reuse }) {
+      if (reuse && (await runsOf(name, head)).running.some((r) => ownedBy(r, job))) return
+      await call({ doing: 'start the check run', repeatable: false }, (octokit, signal) =>
+        octokit.request('POST /repos/{owner}/{repo}/check-runs', { ...target, name, head_sha: head, status: 'in_progress', started_at: new Date().toISOString(), ...written({ link, job }), request: { signal } }))
+    },
+    async finishCheck(name, head, result, options) {
+      const { running } = await runsOf(name, head)
+      // The run this job marked is the one completed in full; the newest running one when it marked none.
+      const [newest, ...older] = [...running.filter((r) => ownedBy(r, options.job)), ...running.filter((r) => !ownedBy(r, options.job))]
+      await complete(newest?.id, name, head, result, options)
+      // Runs a job left in progress when it ended without a try (superseded while it waited, a crash) say the same.
+      for (const run of older) await complete(run.id, name, head, { ...result, annotations: [] }, options)
+    },
+    async settleRunning(name, head, fallback, options) {
+      const { running, done: [last] } = await runsOf(name, head)
+      const marked = running.find((r) => ownedBy(r, options.job))
+      if (marked === undefined) return
+      const conclusion = last?.conclusion
+      // The head's last completed check is what its standing review said.
+      const standing = conclusion === undefined || conclusion === null
+        ? fallback
+        : { conclusion, title: last?.output.title ?? fallback.title, summary: last?.output.summary ?? fallback.summary, annotations: [] }
+      await complete(marked.id, name, head, standing, options)
     },
   }
+
+  /**
+   * This App's check runs named `name` on `head`, newest first, running and completed apart: one request (GitHub
+   * lists 100 a page; a head has a handful of runs of one name).
+   */
+  async function runsOf(name: string, head: string) {
+    const slug = (await login()).replace(/\[bot\]$/, '')
+    const runs = await call({ doing: `list the check runs of ${head.slice(0, 7)}`, repeatable: true }, async (octokit, signal) =>
+      (await octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ...target, ref: head, check_name: name, filter: 'all', per_page: REVIEW_PER_PAGE, request: { signal } })).data.check_runs)
+    const own = runs.filter((r) => r.app?.slug === slug).map((r) => ({ ...r, id: Number(r.id) })).sort((a, b) => b.id - a.id)
+    return { running: own.filter((r) => r.status !== 'completed'), done: own.filter((r) => r.status === 'completed') }
+  }
+
+  /** Completes run `id` with `result`, or creates it completed when there is no run to complete. */
+  async function complete(id: number | undefined, name: string, head: string, result: CompletedCheck, options: CheckOptions): Promise<void> {
+    // The first request completes the run; GitHub appends the annotations of each further one (50 per request).
+    const [first = [], ...more] = annotationPages(result.annotations)
+    const output = (annotations: typeof first) => ({ title: result.title, summary: result.summary, annotations })
+    const done = { status: 'completed' as const, conclusion: result.conclusion, completed_at: new Date().toISOString(), output: output(first) }
+    let runId: number
+    if (id === undefined) {
+      // Not repeatable: a create that timed out may have been made; the next try completes the run it finds.
+      runId = await call({ doing: 'create the completed check run', repeatable: false }, async (octokit, signal) =>
+        Number((await octokit.request('POST /repos/{owner}/{repo}/check-runs', { ...target, name, head_sha: head, ...done, ...written(options), request: { signal } })).data.id))
+    } else {
+      runId = id
+      await call({ doing: `complete check run ${id}`, repeatable: true }, (octokit, signal) =>
+        octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', { ...target, check_run_id: id, ...done, ...linked(options.link), request: { signal } }))
+    }
+    for (const page of more) {
+      const patched = runId
+      await call({ doing: `add annotations to check run ${patched}`, repeatable: false }, (octokit, signal) =>
+        octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', { ...target, check_run_id: patched, output: output(page), request: { signal } }))
+    }
+  }
 }
+
+/** A completion as GitHub takes it: one of review mode's results, or a conclusion copied from a head's last run. */
+type CompletedCheck = Omit<CheckResult, 'conclusion'> & { readonly conclusion: CheckConclusion | 'action_required' | 'timed_out' }
+
+/** A check run's `details_url`, when there is a link. */
+const linked = (link: string | undefined) => (link === undefined ? {} : { details_url: link })
+/** A new check run's link and the job that marks it (`external_id`). */
+const written = ({ link, job }: CheckOptions) => ({ ...linked(link), ...(job === undefined ? {} : { external_id: job }) })
+/** Whether `run` was written by `job` (its `external_id`; none for a job without an id). */
+const ownedBy = (run: { readonly external_id: string | null }, job: string | undefined) => (run.external_id ?? undefined) === job
 
 /**
  * A GraphQL call. GitHub answers most failures with HTTP 200 and `errors[]` (Octokit throws them as a

@@ -1,5 +1,5 @@
 import { DeliveryError, messageOf } from '../../../core/errors.js'
-import type { AgentAnswer, Clock, DeliveryContext, DeliveryReceipt, DeliveryTarget, EndedJob, JsonObject, Logger, NoteStore, PluginContext, PromptRequest, Route } from '../../../core/types.js'
+import type { AgentAnswer, Clock, DeliveryContext, DeliveryReceipt, DeliveryTarget, EndedJob, JsonObject, Logger, NoteStore, PluginContext, PromptRequest, Route, StartedJob } from '../../../core/types.js'
 import { reviewPromptVariables, settleReview, type ReviewScope } from './review-memory-note.js'
 import { ownOpenThreads } from './review-threads.js'
 import type { GithubApp } from '../../github-app/app.js'
@@ -15,9 +15,10 @@ import type { ReviewApi } from './review-api.js'
 import type { ChangedFile } from '../../../core/review/diff-lines.js'
 import type { Severity } from '../../../core/review/document.js'
 import type { AppPermissions } from '../../github-app/permissions.js'
-import { checkName, endedCheck, NO_CHECK, reviewedCheck, supersededCheck, type CheckApi } from './review-check.js'
+import { checkName, endedCheck, NO_CHECK, reviewedCheck, standingCheck, supersededCheck, type CheckApi } from './review-check.js'
 import { ghStatuses } from './gh-statuses.js'
 import { appPullRequest } from './app-pull-request.js'
+import { headToMark } from '../../shared/review-start.js'
 
 /** Review mode's App token: reviews are pull requests' writes (the summary comment stays an issue's)... */
 const REVIEW_PERMISSIONS: AppPermissions = { issues: 'write', pull_requests: 'write' }
@@ -143,6 +144,7 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
       options.app === undefined ? undefined : appPullRequest(options.app, where, { timeoutMs, fromApp: options.appRoute?.(where.route) ?? true }),
     // Review mode takes a review document: a runner that can ask its model for the schema does.
     answerFormat: (route) => ((route.deliverExtra['mode'] ?? options.mode) === 'review' ? 'review' : 'text'),
+    started,
     ended,
     notesNeeded(route) {
       // A templated mode is known at delivery only: counted as review mode when the platform's mode is.
@@ -199,8 +201,9 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
    * - the answer is for an older head (the head moved during the agent run, or the event came late): nothing is
    *   posted (its diff is not the head's) and the job ends `superseded`, naming both heads; the older head's check
    *   ends `skipped`, never `success`; a follow-up job of the route reviews the new head (see docs/reviews.md);
-   * - otherwise the check starts (`in_progress`, or a `pending` status through gh), the review is posted, and the
-   *   check completes: `failure` when a finding reaches `deliver_extra.fail_on`, else `success`.
+   * - otherwise the review is posted, and the check the agent's start marked (`in_progress`, or a `pending` status
+   *   through gh; see {@link started}) completes: `failure` when a finding reaches `deliver_extra.fail_on`, else
+   *   `success`.
    */
   async function postReview(api: CommentApi, reviews: ReviewApi, checks: CheckApi, answer: AgentAnswer, payloadHeadSha: string | undefined, ctx: DeliveryContext): Promise<DeliveryReceipt> {
     const head = (await api.head()).toLowerCase()
@@ -213,8 +216,16 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     const scope = scopeOf(answer, ctx.notes, ctx.log)
     const base = payloadBase(answer.payload)
     if (answered !== head) {
-      if (existing !== undefined) return { posted: false, outcome: 'skipped', reason: `already reviewed: the pull request's head ${head.slice(0, 7)} has this route's review ${existing} (this answer was for ${answered.slice(0, 7)})` }
-      await checks.finishCheck(await checks.startCheck(name, answered, link), name, answered, supersededCheck(answered, head))
+      if (existing !== undefined) {
+        // The older head's check, if this job marked it running, ends as that head's standing check says. Best
+        // effort: the older head may be gone from GitHub (a force-push), and the answer is skipped either way.
+        await checks.settleRunning(name, answered, supersededCheck(answered, head), { link, job: answer.job }).catch((err: unknown) => {
+          if (DeliveryError.is(err) && err.retryable) throw err
+          ctx.log.warn('the older head\'s check could not be completed', { ...fields, answered, reason: messageOf(err) })
+        })
+        return { posted: false, outcome: 'skipped', reason: `already reviewed: the pull request's head ${head.slice(0, 7)} has this route's review ${existing} (this answer was for ${answered.slice(0, 7)})` }
+      }
+      await checks.finishCheck(name, answered, supersededCheck(answered, head), { link, job: answer.job })
       // The push of the new head may never come (lost, or accepted elsewhere before this run): a follow-up job of
       // the route reviews it.
       return {
@@ -231,8 +242,10 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
       // This job posted it and stopped before its check was complete: it recorded the post (progress 1), or an
       // earlier try of it died or lost the answer between the post and its record (a later try: a crash between
       // the two is recovered as try 2). The answer is the one posted. Another job's answer for the head (a
-      // redelivery, a resend: try 1, nothing recorded) leaves the check that job completed.
-      if (ctx.progress >= 1 || ctx.attempt > 1) await checks.finishCheck(await checks.startCheck(name, head, link), name, head, reviewedCheck(parseReview(answer.text), head, existing, failOn))
+      // redelivery, a resend: try 1, nothing recorded) leaves the check that job completed, and a check this job
+      // marked running ends as that one says.
+      if (ctx.progress >= 1 || ctx.attempt > 1) await checks.finishCheck(name, head, reviewedCheck(parseReview(answer.text), head, existing, failOn), { link, job: answer.job })
+      else await checks.settleRunning(name, head, standingCheck(head, existing), { link, job: answer.job })
       ctx.log.debug('review already posted', { ...fields, url: existing })
       return { posted: true, url: existing }
     }
@@ -242,7 +255,6 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
       ctx.log.warn('the review threads could not be read; findings already open may be posted again', { ...fields, reason: messageOf(err) })
       return []
     })
-    const check = await checks.startCheck(name, head, link)
     const repoPr = `${answer.extra['repo'] ?? ''}#${answer.extra['pr_number'] ?? ''}`
     const receipt = await createPullReview(reviews, () => filesAt(`${repoPr}@${head}`, reviews), {
       route: answer.route,
@@ -253,33 +265,62 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     // Recorded under the lease (saveProgress confirms it) before anything is settled for this head.
     await ctx.saveProgress(1)
     await settleReview(reviews, scope, login, head, base, document)
-    await checks.finishCheck(check, name, head, reviewedCheck(document, head, receipt.url, failOn))
+    // The run marked in progress when the agent started is completed (one is created when none was marked).
+    await checks.finishCheck(name, head, reviewedCheck(document, head, receipt.url, failOn), { link, job: answer.job })
     ctx.log.debug('review posted', { ...fields, url: receipt.url })
     return receipt
   }
 
   /**
-   * A job of a review-mode route ended without a review (silent output, superseded in its group, failed): the
-   * head its event named gets a completed check saying so (`neutral`, `cancelled`, `failure`; review-check.ts),
-   * never `success`, and an in-progress check of it is not left open. A head this route has reviewed keeps its
-   * check; an event that names no head, or a route without the check, writes nothing.
+   * Review mode, when the agent is about to run: the head it reviews (`{review.head}`) gets its check marked
+   * running (a check run `in_progress`, a `pending` status), which the delivery or the job's ending completes. Not
+   * marked: a head the delivery will not conclude, or one this route has reviewed already (headToMark); a route
+   * without the check.
+   */
+  async function started(job: StartedJob, ctx: PluginContext): Promise<void> {
+    const mode = (job.extra['mode'] as CommentMode | undefined) ?? options.mode ?? 'new'
+    if (mode !== 'review' || job.extra['check'] === 'false') return
+    const head = headToMark(job.variables, payloadHead(job.payload))
+    const parts = checksOf(job, ctx.signal)
+    if (head === undefined || parts === undefined) return
+    // A later try (a retry, or a try after a crash) keeps the run an earlier try marked.
+    await parts.checks.startCheck(checkName(job.route), head, { link: jobLink(job.job), job: job.job, reuse: job.attempt > 1 })
+    ctx.log.debug('check marked running', { route: job.route, delivery: job.deliveryId, head })
+  }
+
+  /** The check of a job's pull request, as the App or through gh; undefined when its extra names none. */
+  function checksOf(job: StartedJob | EndedJob, signal: AbortSignal) {
+    const repo = job.extra['repo'] ?? ''
+    const prNumber = job.extra['pr_number'] ?? ''
+    if ((repoProblem(repo) ?? prNumberProblem(prNumber)) !== undefined) return undefined
+    const runner = { ghPath, repo, prNumber, timeoutMs, env: options.env, cwd: options.cwd, signal }
+    const app = options.app === undefined
+      ? undefined
+      : appComments(options.app, { repo, prNumber, payload: job.payload, timeoutMs, signal, route: job.route, fromApp: options.appRoute?.(job.route) ?? true, permissions: CHECKED_REVIEW_PERMISSIONS })
+    return { checks: app ?? ghStatuses(runner), reviews: app ?? ghReviews(runner), api: app ?? ghComments(runner) }
+  }
+
+  /**
+   * A job of a review-mode route ended without a review (silent output, a policy filter, superseded in its group,
+   * failed): the head it was about (the one its start marked, else the event's) gets its check completed saying so
+   * (`neutral`, `cancelled`, `failure`; review-check.ts), never `success`: the run marked in progress is updated,
+   * or a completed one written. A head this route has reviewed keeps its check (one this job marked running ends
+   * as it says). An event that names no head, or a route without the check, writes nothing.
    */
   async function ended(job: EndedJob, ctx: PluginContext): Promise<void> {
     const mode = (job.extra['mode'] as CommentMode | undefined) ?? options.mode ?? 'new'
-    const head = payloadHead(job.payload)?.toLowerCase()
-    if (mode !== 'review' || job.extra['check'] === 'false' || head === undefined) return
-    const repo = job.extra['repo'] ?? ''
-    const prNumber = job.extra['pr_number'] ?? ''
-    if ((repoProblem(repo) ?? prNumberProblem(prNumber)) !== undefined) return
-    const runner = { ghPath, repo, prNumber, timeoutMs, env: options.env, cwd: options.cwd, signal: ctx.signal }
-    const app = options.app === undefined
-      ? undefined
-      : appComments(options.app, { repo, prNumber, payload: job.payload, timeoutMs, signal: ctx.signal, route: job.route, fromApp: options.appRoute?.(job.route) ?? true, permissions: CHECKED_REVIEW_PERMISSIONS })
-    const api: CommentApi = app ?? ghComments(runner)
-    if (await findOwnReview(app ?? ghReviews(runner), pullReviewMarker(job.route, head), await ownLogin(api)) !== undefined) return
-    const checks = app ?? ghStatuses(runner)
+    if (mode !== 'review' || job.extra['check'] === 'false') return
+    const head = (headToMark(job.variables, payloadHead(job.payload)) ?? payloadHead(job.payload))?.toLowerCase()
+    const parts = checksOf(job, ctx.signal)
+    if (head === undefined || parts === undefined) return
     const name = checkName(job.route)
-    await checks.finishCheck(await checks.startCheck(name, head, jobLink(job.job)), name, head, endedCheck(job.outcome, head, job.reason))
+    const result = endedCheck(job.outcome, head, job.reason)
+    const link = { link: jobLink(job.job), job: job.job }
+    if (await findOwnReview(parts.reviews, pullReviewMarker(job.route, head), await ownLogin(parts.api)) !== undefined) {
+      await parts.checks.settleRunning(name, head, result, link)
+      return
+    }
+    await parts.checks.finishCheck(name, head, result, link)
     ctx.log.debug('check completed for a job that ended without a review', { route: job.route, delivery: job.deliveryId, head, outcome: job.outcome })
   }
 

@@ -16,7 +16,9 @@
  * The last three are written when the job ends ({@link endedCheck}, the target's `ended`), and only for a head
  * the route has no review of: a head already reviewed keeps its check.
  *
- * Statuses have four states: `success` and `failure` as above, `pending` while the review is posted, `error`
+ * The check is marked running when the agent starts (the target's `started`: a run `in_progress`), and that same
+ * run is completed: the head's running check is found and updated, a completed one created only when none is
+ * running. Statuses have four states: `success` and `failure` as above, `pending` while the review runs, `error`
  * where a check would be `skipped`, `cancelled` or `neutral`.
  */
 import type { ReviewDocument, Severity } from '../../../core/review/document.js'
@@ -44,21 +46,41 @@ export interface CheckResult {
   readonly annotations: readonly CheckAnnotation[]
 }
 
+/** What a check is written with besides its result. */
+export interface CheckOptions {
+  /** The page people follow from the check (the job on the status page), when its address is configured. */
+  readonly link?: string | undefined
+  /** The job that writes it: a check run carries it (`external_id`), so a job finds the run it marked. */
+  readonly job?: string | undefined
+}
+
 /** The check of one pull request's heads, as one account. Failures are DeliveryErrors, as CommentApi's. */
 export interface CheckApi {
   /**
-   * Starts the check `name` of `head` (in progress, or a pending status); the id {@link finishCheck} is given.
-   * `link`: the page people follow from the check (the job on the status page), when there is one.
+   * Marks the check `name` of `head` as running (a check run `in_progress`, a `pending` status). With `reuse` (a
+   * later try of a job, which an earlier try may have marked), a run the job marked and is still running is kept,
+   * not doubled.
    */
-  startCheck(name: string, head: string, link?: string): Promise<string>
-  /** Completes it; annotations go {@link ANNOTATIONS_PER_REQUEST} per request (a status carries none). */
-  finishCheck(id: string, name: string, head: string, result: CheckResult): Promise<void>
+  startCheck(name: string, head: string, options: CheckOptions & { readonly reuse: boolean }): Promise<void>
+  /**
+   * Completes the check `name` of `head` with `result`: every run of it still in progress (the one the job marked,
+   * and any an ended job left), the newest with the annotations, {@link ANNOTATIONS_PER_REQUEST} per request; a
+   * completed one is created when none is running. A status carries no annotations.
+   */
+  finishCheck(name: string, head: string, result: CheckResult, options: CheckOptions): Promise<void>
+  /**
+   * For a head whose review stands (another job's): a run of the check that this job marked and is still running
+   * is completed as the head's last completed check says (its conclusion, title and summary), or as `fallback`
+   * when it has none. Nothing is written when none is: the head keeps its check.
+   */
+  settleRunning(name: string, head: string, fallback: CheckResult, options: CheckOptions): Promise<void>
 }
 
 /** No check at all (`deliver_extra.check: false`, for an App installed without `checks: write`). */
 export const NO_CHECK: CheckApi = {
-  startCheck: (_name, head) => Promise.resolve(head),
+  startCheck: () => Promise.resolve(),
   finishCheck: () => Promise.resolve(),
+  settleRunning: () => Promise.resolve(),
 }
 
 /** GitHub's cap on annotations in one request; each further update appends. */
@@ -105,6 +127,15 @@ export function supersededCheck(answered: string, head: string): CheckResult {
     summary: `This answer was for ${answered}, but the pull request's head moved to ${head} before it was posted; nothing was posted for ${answered}.`,
     annotations: [],
   }
+}
+
+/**
+ * The check of a head whose review another job posted, for a run this job marked, when the head has no completed
+ * check to copy (the reviewing job has not completed its own yet, and does when it is tried again): `neutral`,
+ * naming the review. Never `success`: this job does not know what the review found.
+ */
+export function standingCheck(head: string, url: string): CheckResult {
+  return { conclusion: 'neutral', title: 'Reviewed by another job', summary: `Head ${head} has this route's review ([the review](${url})); this job posted nothing.`, annotations: [] }
 }
 
 /** How a job of the route ended without a review ({@link EndedJob.outcome}), as its head's check says. */

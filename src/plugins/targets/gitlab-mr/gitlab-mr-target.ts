@@ -5,16 +5,18 @@
  */
 import { DeliveryError } from '../../../core/errors.js'
 import type { Severity } from '../../../core/review/document.js'
-import type { Clock, DeliveryTarget, Logger, PromptRequest, Route } from '../../../core/types.js'
+import type { Clock, DeliveryTarget, EndedJob, Logger, PluginContext, PromptRequest, Route, StartedJob } from '../../../core/types.js'
 import type { NoteStore } from '../../../core/note-types.js'
 import { TARGET, gitlabHttp } from './gitlab-http.js'
 import { gitlabUsers } from './gitlab-users.js'
-import { mergeRequestApi } from './mr-api.js'
+import { mergeRequestApi, type MergeRequestApi } from './mr-api.js'
 import { payloadHead } from './mr-payload.js'
 import { mrPullRequest } from './mr-pull-request.js'
 import { postMrReview } from './mr-review.js'
 import { mrPromptVariables, rememberedIn, type MrReviewScope } from './mr-review-memory.js'
 import { extraProblem, optionProblem, statusUrlProblem } from './validate.js'
+import { settleRunning, statusName, type StatusPlace } from './mr-status.js'
+import { headToMark } from '../../shared/review-start.js'
 
 /** The public GitLab's API root, the default of `platforms.gitlab.api_url`. */
 export const GITLAB_API_URL = 'https://gitlab.com/api/v4'
@@ -52,6 +54,10 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
   const http = gitlabHttp({ apiUrl: options.apiUrl ?? GITLAB_API_URL, token: options.token, timeoutMs: options.timeoutMs ?? 30_000, fetch: options.fetch, ...options.http })
   const clock = options.clock ?? Date.now
   const users = gitlabUsers(http)
+  // Each merge request's source branch, as read right before its runs (a merge request keeps its source branch):
+  // GitLab keys a running status by it, so the start writes under the branch the delivery writes under.
+  const branches = new Map<string, string>()
+  const branchKey = (extra: Readonly<Record<string, string>>) => `${extra['project'] ?? ''}!${extra['mr_iid'] ?? ''}`
 
   return {
     name: TARGET,
@@ -71,7 +77,17 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
       const problem = extraProblem(request.extra)
       if (problem !== undefined) throw new DeliveryError(TARGET, `${problem}; the agent was not run`)
       const api = mergeRequestApi(http, { project: request.extra['project']!, iid: request.extra['mr_iid']! }, ctx.signal)
-      return mrPromptVariables(api, scopeOf(request, ctx.notes, ctx.log))
+      const remembering: MergeRequestApi = {
+        ...api,
+        async mergeRequest() {
+          const mr = await api.mergeRequest()
+          branches.delete(branchKey(request.extra))
+          branches.set(branchKey(request.extra), mr.sourceBranch)
+          if (branches.size > BRANCHES_KEPT) branches.delete(branches.keys().next().value!)
+          return mr
+        },
+      }
+      return mrPromptVariables(remembering, scopeOf(request, ctx.notes, ctx.log))
     },
     async deliver(answer, ctx) {
       const problem = extraProblem(answer.extra)
@@ -90,8 +106,53 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
         memory: scopeOf(answer, ctx.notes, ctx.log),
       }, ctx)
     },
+    started,
+    ended,
+  }
+
+  /** The merge request of a job's route, and where its status is written; undefined for a route without one. */
+  async function statusOf(job: StartedJob | EndedJob, signal: AbortSignal): Promise<{ api: MergeRequestApi, place: StatusPlace } | undefined> {
+    if (job.extra['status'] === 'false' || extraProblem(job.extra) !== undefined) return undefined
+    const api = mergeRequestApi(http, { project: job.extra['project']!, iid: job.extra['mr_iid']! }, signal)
+    // The delivery writes under the merge request's source branch: the same ref, or GitLab keeps two statuses.
+    const ref = branches.get(branchKey(job.extra)) ?? (await api.mergeRequest()).sourceBranch
+    return { api, place: { name: statusName(job.route), ref, targetUrl: job.extra['status_url'] } }
+  }
+
+  /**
+   * When the agent is about to run: the head it reviews (`{review.head}`) gets the status `running`, which the
+   * delivery moves to `success`/`failed` (or `canceled`) and the job's ending completes. Not marked: a head the
+   * delivery will not conclude, or one this route has reviewed already (headToMark); a route with `status: "false"`.
+   * A later try finds it running: GitLab refuses `running` again, which is taken as done.
+   */
+  async function started(job: StartedJob, ctx: PluginContext): Promise<void> {
+    const head = headToMark(job.variables, payloadHead(job.payload))
+    const where = head === undefined ? undefined : await statusOf(job, ctx.signal)
+    if (head === undefined || where === undefined) return
+    await where.api.setStatus(head, { state: 'running', description: 'Reviewing this head', ...where.place })
+    ctx.log.debug('status set to running', { route: job.route, delivery: job.deliveryId, head })
+  }
+
+  /**
+   * A job that ended without a review (a silent output, a policy's filter, superseded, failed): a status its start
+   * left `running` ends as the head's last finished status says (the review that stands on it), else `canceled`
+   * (skipped, superseded) or `failed`; a head without a status gets `failed` when the review failed for good, and
+   * nothing otherwise. A finished status is left as it is. Never `success`.
+   */
+  async function ended(job: EndedJob, ctx: PluginContext): Promise<void> {
+    const head = headToMark(job.variables, payloadHead(job.payload)) ?? payloadHead(job.payload)
+    const where = head === undefined ? undefined : await statusOf(job, ctx.signal)
+    if (head === undefined || where === undefined) return
+    const why = job.reason.length > 200 ? `${job.reason.slice(0, 200)}…` : job.reason
+    const end = job.outcome === 'failed' ? { state: 'failed' as const, description: `Not reviewed: the review failed: ${why}` } : { state: 'canceled' as const, description: `Not reviewed: ${why}` }
+    const found = await settleRunning(where.api, head, where.place, end)
+    if (found === 'none' && job.outcome === 'failed') await where.api.setStatus(head, { ...end, ...where.place })
+    ctx.log.debug('status completed for a job that ended without a review', { route: job.route, delivery: job.deliveryId, head, outcome: job.outcome, found })
   }
 }
+
+/** Merge requests whose source branch is kept (the oldest go first). */
+const BRANCHES_KEPT = 1_000
 
 /** Where a delivery's merge request's reviews are remembered. */
 function scopeOf(request: PromptRequest, notes: NoteStore | undefined, log: Logger): MrReviewScope {

@@ -106,6 +106,14 @@ export type CreatedDiscussion = { readonly ok: true, readonly id: string } | { r
 /** A commit status's state (GitLab's names). */
 export type StatusState = 'pending' | 'running' | 'success' | 'failed' | 'canceled'
 
+/** A commit status as GitLab lists it. */
+export interface StatusRow {
+  readonly id: number
+  /** GitLab's state (`pending`, `running`, `success`, `failed`, `canceled`, `skipped`, ...). */
+  readonly status: string
+  readonly description: string | null
+}
+
 /** A commit status to write. */
 export interface StatusInput {
   readonly state: StatusState
@@ -151,6 +159,8 @@ export interface MergeRequestApi {
   member(id: number): Promise<ProjectMember | undefined>
   /** Awards emoji `name` to note `noteId` of the merge request; an award this user already gave is not an error. */
   awardEmoji(noteId: number, name: string): Promise<void>
+  /** The statuses named `name` of `sha` on `ref`, every one (finished and not), newest first. */
+  statuses(sha: string, name: string, ref: string): Promise<readonly StatusRow[]>
 }
 
 /** Where the merge request is: the project (numeric id or `group/project` path) and the merge request's iid. */
@@ -317,6 +327,15 @@ export function mergeRequestApi(http: GitlabHttp, ref: MergeRequestRef, signal: 
       // GitLab answers a refused award with a 404 that says why: this user's same emoji on the note is already there.
       if (reply.status === 404 && /has already been taken/i.test(messageOf(reply.body))) return
       if (reply.status < 200 || reply.status > 299) throw http.failure(call, reply)
+    },
+    async statuses(sha, name, ref) {
+      const doing = `read the commit status ${name}`
+      const query = { name, all: 'true', per_page: PER_PAGE, ...(ref === '' ? {} : { ref }) }
+      return list(await get(`${project}/repository/commits/${encodeURIComponent(sha)}/statuses`, doing, query), doing).flatMap((row): StatusRow[] => {
+        const id = field(row, 'id')
+        const status = textField(row, 'status')
+        return typeof id === 'number' && status !== undefined ? [{ id, status, description: textField(row, 'description') ?? null }] : []
+      }).sort((a, b) => b.id - a.id)
     },
   }
 }

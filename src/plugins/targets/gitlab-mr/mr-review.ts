@@ -29,6 +29,7 @@ import { changedFilesOf, gitlabSuggestion, textPosition } from './mr-positions.j
 import { markerRoute } from '../../shared/hidden-markers.js'
 import { payloadWithHead } from './mr-payload.js'
 import { rememberMrReview, type MrReviewScope } from './mr-review-memory.js'
+import { settleRunning, statusName, type StatusEnd } from './mr-status.js'
 
 /** Pages of notes, and of discussions, searched for the gateway's own: 2,000 of each. */
 export const MAX_PAGES = 20
@@ -61,11 +62,6 @@ export interface MrReviewRequest {
   readonly memory?: MrReviewScope | undefined
 }
 
-/** The commit status's name for a route: `hookpilot/<route>`, what a merge check names. */
-export function statusName(route: string): string {
-  return `hookpilot/${route}`
-}
-
 /** Posts the review of the merge request's head now (see the module's comment). `me` is the token's user. */
 export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer: AgentAnswer, request: MrReviewRequest, ctx: DeliveryContext): Promise<DeliveryReceipt> {
   const mr = await api.mergeRequest()
@@ -74,17 +70,28 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
   const note = await findOwnNote(api, noteMarker(request.route), me)
   const reviewed = parseReviewedLine(note?.body.split('\n')[1])
   const noteUrl = (id: number) => `${mr.webUrl}#note_${id}`
+  const place = { name: statusName(request.route), ref: mr.sourceBranch, targetUrl: request.statusUrl }
   const status = async (sha: string, state: StatusState, description: string) => {
-    if (request.status) await api.setStatus(sha, { state, name: statusName(request.route), description, targetUrl: request.statusUrl, ref: mr.sourceBranch })
+    if (request.status) await api.setStatus(sha, { state, description, ...place })
   }
+  // A head whose review stands (another job's): a status this job marked running ends as the head's last one says.
+  const settle = async (sha: string, fallback: StatusEnd) => {
+    if (request.status) await settleRunning(api, sha, place, fallback)
+  }
+  const supersededBy = `Superseded: the head moved to ${head.slice(0, 7)} before this review was posted`
+  // Best effort: the older head may be gone from GitLab (a force-push); the answer is superseded either way.
+  const olderHead = (write: Promise<unknown>) => write.catch((error: unknown) => {
+    if (DeliveryError.is(error) && error.retryable) throw error
+    ctx.log.warn('the superseded head\'s status could not be set', { route: request.route, head: answered, reason: String(error) })
+  })
 
   if (answered !== head) {
-    if (reviewed?.head === head) return { posted: false, outcome: 'skipped', reason: `already reviewed: the merge request's head ${head.slice(0, 7)} has this route's review ${noteUrl(note!.id)} (this answer was for ${answered.slice(0, 7)})` }
-    // Best effort: the older head may be gone from GitLab (a force-push); the answer is superseded either way.
-    await status(answered, 'canceled', `Superseded: the head moved to ${head.slice(0, 7)} before this review was posted`).catch((error: unknown) => {
-      if (DeliveryError.is(error) && error.retryable) throw error
-      ctx.log.warn('the superseded head\'s status could not be set', { route: request.route, head: answered, reason: String(error) })
-    })
+    if (reviewed?.head === head) {
+      // A status this job's start left running on the older head ends; a finished one is left as it is.
+      await olderHead(settle(answered, { state: 'canceled', description: supersededBy }))
+      return { posted: false, outcome: 'skipped', reason: `already reviewed: the merge request's head ${head.slice(0, 7)} has this route's review ${noteUrl(note!.id)} (this answer was for ${answered.slice(0, 7)})` }
+    }
+    await olderHead(status(answered, 'canceled', supersededBy))
     // The push of the new head may never come (lost, or accepted before this run): a follow-up job of the route
     // reviews it, named for the merge request and that head so it is queued once (the dispatcher skips it when a
     // newer event of the group was accepted), as the GitHub target's.
@@ -107,11 +114,13 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
       }
       return { posted: true, url: noteUrl(note!.id) }
     }
+    // Without a finished status to copy (the reviewing job completes its own when tried again): not this job's success.
+    await settle(head, { state: 'canceled', description: `Reviewed by another job (${noteUrl(note!.id)})` })
     return { posted: false, outcome: 'skipped', reason: `already reviewed: head ${head.slice(0, 7)} has this route's review ${noteUrl(note!.id)}` }
   }
 
   const document = parseReviewAnswer(TARGET, answer.text)
-  await status(head, 'running', 'Reviewing this head')
+  // The status went `running` when the agent started (the target's `started`); it is moved to its end below.
   const version = await versionOf(api, head)
   const files = changedFilesOf(await api.versionDiffs(version.id))
   const review = inertReview(document)

@@ -58,16 +58,17 @@ it('running while the agent runs (a later try finds it running), then moved to i
 })
 
 it.each([
-  ['skipped', 'canceled'],
-  ['superseded', 'canceled'],
-  ['failed', 'failed'],
-] as const)('a job that marked its head running and ended %s moves that status to %s, never success', async (outcome, state) => {
+  ['skipped', 'canceled', 'Not reviewed: nothing to post'],
+  ['superseded', 'canceled', 'Not reviewed: a newer event of this pull request came first'],
+  ['failed', 'failed', 'Not reviewed: the review failed; the operator can see why'],
+] as const)('a job that marked its head running and ended %s moves that status to %s, never success, saying why in public words', async (outcome, state, said) => {
   const head = sha(`status-ended-${outcome}`)
   const { api, target } = await world(head)
   await target.started?.(startedOf(answer(head), head), pluginContext())
   await target.ended?.(ended(answer(head), head, outcome), pluginContext())
   expect(statuses(api)).toEqual([[head.slice(0, 6), state, `running>${state}`, 'feature-1']])
-  expect(api.statuses(PROJECT)[0]?.description).toContain(`the reason for ${outcome}`)
+  // The job's own reason is the operator's (it may quote the agent or a setting): never on the merge request.
+  expect(api.statuses(PROJECT)[0]?.description).toBe(said)
 })
 
 it('a job that ended before its agent ran: failed for a review that failed for good, nothing for a skip (a filter, a pause)', async () => {

@@ -24,6 +24,7 @@
 import type { ReviewDocument, Severity } from '../../../core/review/document.js'
 import { SEVERITIES } from '../../../core/review/schema.js'
 import { reaches } from '../../../core/review/severity.js'
+import { publicEnding } from '../../../core/policy/public-ending.js'
 
 /** The conclusions review mode gives (a subset of GitHub's). */
 export type CheckConclusion = 'success' | 'failure' | 'neutral' | 'cancelled' | 'skipped'
@@ -140,7 +141,9 @@ export function standingCheck(head: string, url: string): CheckResult {
 
 /** How a job of the route ended without a review ({@link EndedJob.outcome}), as its head's check says. */
 export function endedCheck(outcome: 'skipped' | 'superseded' | 'failed', head: string, reason: string): CheckResult {
-  const why = reason.length > 1_000 ? `${reason.slice(0, 1_000)}…` : reason
+  // A check is public to whoever reads the pull request: the job's own reason is the operator's.
+  const said = publicEnding(outcome, reason)
+  const why = said.length > 1_000 ? `${said.slice(0, 1_000)}…` : said
   const [conclusion, title]: [CheckConclusion, string] =
     outcome === 'skipped' ? ['neutral', 'Not reviewed: nothing to post']
       : outcome === 'superseded' ? ['cancelled', 'Cancelled: a newer event came']

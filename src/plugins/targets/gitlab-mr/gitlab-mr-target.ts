@@ -17,6 +17,7 @@ import { mrPromptVariables, rememberedIn, type MrReviewScope } from './mr-review
 import { extraProblem, optionProblem, statusUrlProblem } from './validate.js'
 import { settleRunning, statusName, type StatusPlace } from './mr-status.js'
 import { headToMark } from '../../shared/review-start.js'
+import { publicEnding } from '../../../core/policy/public-ending.js'
 
 /** The public GitLab's API root, the default of `platforms.gitlab.api_url`. */
 export const GITLAB_API_URL = 'https://gitlab.com/api/v4'
@@ -143,8 +144,10 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
     const head = headToMark(job.variables, payloadHead(job.payload)) ?? payloadHead(job.payload)
     const where = head === undefined ? undefined : await statusOf(job, ctx.signal)
     if (head === undefined || where === undefined) return
-    const why = job.reason.length > 200 ? `${job.reason.slice(0, 200)}…` : job.reason
-    const end = job.outcome === 'failed' ? { state: 'failed' as const, description: `Not reviewed: the review failed: ${why}` } : { state: 'canceled' as const, description: `Not reviewed: ${why}` }
+    // A status is public to whoever reads the merge request: the job's own reason is the operator's.
+    const said = publicEnding(job.outcome, job.reason)
+    const why = said.length > 200 ? `${said.slice(0, 200)}…` : said
+    const end = job.outcome === 'failed' ? { state: 'failed' as const, description: `Not reviewed: ${why}` } : { state: 'canceled' as const, description: `Not reviewed: ${why}` }
     const found = await settleRunning(where.api, head, where.place, end)
     if (found === 'none' && job.outcome === 'failed') await where.api.setStatus(head, { ...end, ...where.place })
     ctx.log.debug('status completed for a job that ended without a review', { route: job.route, delivery: job.deliveryId, head, outcome: job.outcome, found })

@@ -106,7 +106,7 @@ export { definePlugin } from './core/plugin-api/plugin.js'
 export type { GatewayEvents, GatewayEventMap } from './core/events.js'
 export type {
   Source, Verifier, RawRequest, VerifyResult, WebhookEvent, EventFilter, RateLimiter, RateDecision, AgentRunner, AgentInput, AgentContext,
-  AgentResult, DeliveryTarget, DeliveryContext, DeliveryReceipt, AgentAnswer, AnswerFormat, EndedJob, FollowUp, PromptContext, PromptRequest, StartedJob, Route, Clock, Logger, JsonObject, RunUsage, UsageBound,
+  AgentResult, DeliveryTarget, DeliveryContext, DeliveryReceipt, AgentAnswer, AnswerFormat, EndedJob, FollowUp, PromptContext, PromptRequest, StartedJob, TargetJob, Route, Clock, Logger, JsonObject, RunUsage, UsageBound,
 } from './core/types.js'
 export type { RoutePolicy, RouteCommands } from './core/route-types.js'
 export type { PullRequestHost, PullRequestWhere, PullFacts, HostFile, CommentRef, Commenter, Reaction, RepoPermission } from './core/code-host-types.js'

@@ -61,8 +61,8 @@ export interface FollowUp {
   readonly event?: string | undefined
 }
 
-/** How a job ended without its answer delivered, as its route's target is told ({@link DeliveryTarget.ended}). */
-export interface EndedJob {
+/** A job as its route's target is told of it when it starts or ends ({@link StartedJob}, {@link EndedJob}). */
+export interface TargetJob {
   readonly route: string
   readonly event: string
   readonly deliveryId: string
@@ -72,6 +72,10 @@ export interface EndedJob {
   readonly extra: Readonly<Record<string, string>>
   /** The event's payload (sender-controlled text: read values from it, never run or log them). */
   readonly payload?: JsonObject | undefined
+}
+
+/** How a job ended without its answer delivered, as its route's target is told ({@link DeliveryTarget.ended}). */
+export interface EndedJob extends TargetJob {
   /**
    * `skipped`: nothing to deliver (a silent output); `superseded`: a newer event of its concurrency group came
    * before its answer was posted; `failed`: the agent run or the delivery failed for good.
@@ -91,16 +95,7 @@ export interface EndedJob {
  * the values the target added to its prompt ({@link DeliveryTarget.promptVariables}), which name what the run is
  * about (`{review.head}`: the head reviewed).
  */
-export interface StartedJob {
-  readonly route: string
-  readonly event: string
-  readonly deliveryId: string
-  /** The job's id. */
-  readonly job: string
-  /** The route's `deliver_extra`, rendered from the payload. */
-  readonly extra: Readonly<Record<string, string>>
-  /** The event's payload (sender-controlled text: read values from it, never run or log them). */
-  readonly payload?: JsonObject | undefined
+export interface StartedJob extends TargetJob {
   /** The job's try: 1 on its first, more on a retry or a try after a crash (an earlier try may have started it). */
   readonly attempt: number
   /** What {@link DeliveryTarget.promptVariables} answered for this try; empty for a target without it. */

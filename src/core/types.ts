@@ -12,7 +12,7 @@ export type {
   AgentContext, AgentEnvironment, AgentEnvironmentSource, AgentInput, AgentJob, AgentResult, AgentRunner, AgentSandbox, AgentUser,
   ModelLimits, PromptParts, StartupFinding,
 } from './agent-types.js'
-export type { AgentAnswer, AnswerFormat, DeliveryContext, DeliveryReceipt, DeliveryTarget, EndedJob, FollowUp, PromptContext, PromptRequest, StartedJob } from './delivery-types.js'
+export type { AgentAnswer, AnswerFormat, DeliveryContext, DeliveryReceipt, DeliveryTarget, EndedJob, FollowUp, PromptContext, PromptRequest, StartedJob, TargetJob } from './delivery-types.js'
 export type { Note, NotePutOptions, NoteStore } from './note-types.js'
 export type { CommentRef, HostFile, PullFacts, PullRequestHost, PullRequestWhere, Reaction, RepoPermission } from './code-host-types.js'
 export type { RunUsage, UsageBound } from './usage.js'

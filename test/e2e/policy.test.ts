@@ -7,7 +7,6 @@
  * tightens the gateway's for it alone (its refusal said once on the pull request, and on each refused head's
  * check), and its longer debounce holds its reviews until its pushes settle.
  */
-import { createHash } from 'node:crypto'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,6 +19,7 @@ import type { AgentInput, AgentResult } from '../../src/core/types.js'
 import { fakeGithubApp, type FakeGithubApp } from '../fixtures/fake-github-app.js'
 import { SECRET, testGateway, type TestGateway } from '../fixtures/gateway.js'
 import { githubHeaders } from '../fixtures/github.js'
+import { sha } from '../fixtures/reviews.js'
 
 const REPO = 'octo-org/hello-world'
 const REPO_ID = 1296269
@@ -27,10 +27,6 @@ const OTHER = 'octo-org/other'
 const OTHER_ID = 1296270
 const BASE = sha('base')
 const REVIEW = JSON.stringify({ summary: 'Looks fine.', findings: [] })
-
-function sha(text: string): string {
-  return createHash('sha1').update(text).digest('hex')
-}
 
 let app: FakeGithubApp
 let api: FakeGithub

@@ -5,22 +5,18 @@
  * completes it `failure`; a review skipped for a silent output, or by the repository's policy filter, gets a
  * `neutral` check; an event the route's `actions` drop is no job and gets no check at all.
  */
-import { createHash } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { startFakeGithub, type FakeGithub } from '../../src/dev/github/server.js'
 import type { AgentResult } from '../../src/core/types.js'
 import { fakeGithubApp, type FakeGithubApp } from '../fixtures/fake-github-app.js'
 import { SECRET, testGateway, type TestGateway } from '../fixtures/gateway.js'
 import { githubHeaders } from '../fixtures/github.js'
+import { sha } from '../fixtures/reviews.js'
 
 const REPO = 'octo-org/hello-world'
 const REPO_ID = 1296269
 const BASE = sha('check-life-base')
 const PATCH = '@@ -1,3 +1,4 @@\n const a = 1\n-const b = 2\n+const b = 3\n+const c = 4\n const d = 5'
-
-function sha(text: string): string {
-  return createHash('sha1').update(text).digest('hex')
-}
 
 let app: FakeGithubApp
 let api: FakeGithub

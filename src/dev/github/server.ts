@@ -5,7 +5,7 @@
  * (users.ts, pulls.ts, issue-comments.ts, graphql.ts, and the fake's own admin.ts); a test adds more of GitHub
  * through {@link FakeGithubExtension}s (a GitHub App's endpoints, a hook's deliveries).
  *
- * Each request is reported once answered ({@link FakeGithubOptions.onRequest}), without its token.
+ * Each request is reported as it is answered ({@link FakeGithubOptions.onRequest}), without its token.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -85,7 +85,10 @@ export interface FakeGithubOptions {
   /** The account that token stands for; {@link DEFAULT_FAKE_LOGIN} by default. */
   readonly login?: string | undefined
   readonly extensions?: readonly FakeGithubExtension[] | undefined
-  /** Called once per request, after its answer was written. */
+  /**
+   * Called once per request, once its answer is decided (GitHub's state already changed) and before the answer is
+   * written: a test that kills the client here kills it between GitHub's change and the client's reading of it.
+   */
   readonly onRequest?: ((record: FakeRequestRecord) => void) | undefined
 }
 
@@ -210,9 +213,9 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
           answered = { answer: [500, { message: `the fake GitHub failed: ${String(error)}` }] }
         }
         const [status, json, headers] = answered.answer
-        reply(res, status, json, headers)
         const record: FakeRequestRecord = { method, target, status }
         options.onRequest?.({ ...record, ...(answered.login === undefined ? {} : { login: answered.login }), ...(notes.length === 0 ? {} : { note: notes.join('; ') }) })
+        reply(res, status, json, headers)
       },
       () => reply(res, 400, { message: 'the request body could not be read' }),
     )

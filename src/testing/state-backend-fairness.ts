@@ -62,6 +62,37 @@ export function fairnessCases({ it, setup, recorder }: FairnessCases): void {
       expect(leased.map((j) => j.deliveryId)).toEqual(['busy-0', 'busy-1', 'busy-2', 'late', 'busy-3', 'busy-4'])
     })
 
+    it('a failed job queued again (an operator\'s retry, a redelivery) takes a new turn, after its key\'s queued jobs', async () => {
+      const { backend, settled } = await setup({ concurrency: 1 })
+      const old = await add(backend, keyed('old', 'A'))
+      const redelivered = await add(backend, keyed('redelivered', 'A'))
+      let release = () => {}
+      const blocking = new Promise<void>((resolve) => (release = resolve))
+      const { leased, worker } = recorder(async (job) => {
+        const id = job.job.deliveryId
+        const first = leased.filter((j) => j.deliveryId === id).length === 1
+        if (first && (id === 'old' || id === 'redelivered')) return { kind: 'failed', reason: 'exit 1' }
+        if (id === 'blocker') await blocking
+        return { kind: 'done' }
+      })
+      backend.queue.start(worker)
+      await settled()
+      // The queue is empty: the rounds start again. While one job runs, A's new jobs take turns 0 and 1, and A's
+      // failed jobs, queued again, the turns after them.
+      await add(backend, keyed('blocker', 'Z'))
+      await expect.poll(() => leased.map((j) => j.deliveryId)).toContain('blocker')
+      await add(backend, keyed('a1', 'A'))
+      await add(backend, keyed('a2', 'A'))
+      expect(await backend.jobs.retry(idOf(old))).toMatchObject({ state: 'queued', turn: 2 })
+      expect(await add(backend, keyed('redelivered', 'A'))).toMatchObject({ status: 'accepted', id: idOf(redelivered) })
+      expect(await backend.jobs.get(idOf(old))).toMatchObject({ state: 'queued', turn: 2 })
+      expect(await backend.jobs.get(idOf(redelivered))).toMatchObject({ state: 'queued', turn: 3 })
+      await add(backend, keyed('b1', 'B'))
+      release()
+      await settled()
+      expect(leased.map((j) => j.deliveryId)).toEqual(['old', 'redelivered', 'blocker', 'a1', 'b1', 'a2', 'old', 'redelivered'])
+    })
+
     it('a job not started by its deadline ends skipped (expired) without running; one within it runs', async () => {
       const { backend, clock, settled } = await setup()
       const t = clock.now()

@@ -53,13 +53,18 @@ const prOf = (prompt: string) => Number(prompt.replace(/^review /, ''))
 const starts = (world: Durable, instance?: string) =>
   world.agentLog().filter((e) => e.what === 'start' && (instance === undefined || e.instance === instance)).map((e) => prOf(e.prompt))
 
-/** BullMQ's lists of the world's queue, read straight from Redis: what is waiting, running and done. */
+/**
+ * BullMQ's lists of the world's queue, read straight from Redis: what is waiting (a job's fair turn is its
+ * priority, so BullMQ keeps it in its prioritized set; one taken over from a dead instance is back on its wait
+ * list), running and done.
+ */
 async function queueState(world: RedisWorld): Promise<{ waiting: number; active: number; completed: number; failed: number }> {
   const key = (name: string) => `${world.prefix}:jobs:${name}`
-  const [waiting, active, completed, failed] = await Promise.all([
-    redis.client.llen(key('wait')), redis.client.llen(key('active')), redis.client.zcard(key('completed')), redis.client.zcard(key('failed')),
+  const [wait, prioritized, active, completed, failed] = await Promise.all([
+    redis.client.llen(key('wait')), redis.client.zcard(key('prioritized')), redis.client.llen(key('active')), redis.client.zcard(key('completed')),
+    redis.client.zcard(key('failed')),
   ])
-  return { waiting, active, completed, failed }
+  return { waiting: wait + prioritized, active, completed, failed }
 }
 
 /** Waits until every PR in `prs` has a comment. */

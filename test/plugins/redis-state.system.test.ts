@@ -40,12 +40,6 @@ stateBackendContract('redisState', {
       'a live instance in this process keeps its BullMQ lock, so its job is never taken over; the order of a takeover is BullMQ\'s (test/e2e/redis-instances.system.test.ts kills an instance)',
     'a job outdated while it ran, whose worker died, ends superseded when recovered, and is reported as ended':
       'an instance in this process keeps renewing its BullMQ lock, so its job never stalls; test/e2e/redis-instances.system.test.ts kills one',
-    'jobs are leased round-robin across fairness keys: the first of every key, then the second of every key':
-      'BullMQ leases its wait list first in, first out; the Redis backend stores each job\'s fairness key but does not lease by turn yet (docs/costs.md)',
-    'with 100 jobs of one key queued before 1 of another, the other\'s job starts among the first `concurrency` leases':
-      'BullMQ leases its wait list first in, first out; the Redis backend stores each job\'s fairness key but does not lease by turn yet (docs/costs.md)',
-    'a job accepted while a key\'s backlog runs takes the round the queue is at, not the end of the backlog':
-      'BullMQ leases its wait list first in, first out; the Redis backend stores each job\'s fairness key but does not lease by turn yet (docs/costs.md)',
     'a try whose lease another worker took writes nothing more, and its confirmLease rejects':
       'the same: a live instance keeps its lock; the fenced write is tested below by taking the lock away',
   },

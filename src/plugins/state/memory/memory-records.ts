@@ -1,11 +1,14 @@
 /**
  * The memory backend's records and the indexes kept in step with them: every job by id (a finished one as a
- * compact {@link FinishedEntry}), de-dup keys, finish times, the queued ids, concurrency groups, and the
- * queued and running counts. What a job's next record is, the lifecycle decides; this only stores it.
+ * compact {@link FinishedEntry}), de-dup keys, finish times, the queued jobs in lease order and each fairness
+ * key's queued turns, concurrency groups, and the queued and running counts. What a job's next record is, the
+ * lifecycle decides; this only stores it.
  */
 import type { JobRecord } from '../../../core/jobs/lifecycle/job-record.js'
 import type { JobState } from '../../../core/job-state.js'
-import { isFinal } from '../../../core/jobs/lifecycle/transitions.js'
+import { isFinal, leaseOrder } from '../../../core/jobs/lifecycle/transitions.js'
+import { turnOf } from '../../../core/jobs/lifecycle/fairness.js'
+import { SortedArray } from '../../../util/sorted.js'
 import type { JsonObject } from '../../../core/types.js'
 import { FinishedEntry, packable } from './finished-entry.js'
 
@@ -30,13 +33,17 @@ export function memoryRecords() {
   const jobs = new Map<string, Kept>()
   const keys = new Map<string, string>() // de-dup key -> job id
   const finishedAt = new Map<string, number>() // job id -> finished at, oldest first
-  const waiting = new Set<string>() // queued job ids, so a lease never walks the finished ones
+  // The queued jobs' records in the lifecycle's lease order (turn, due, id): a lease walks from the first until it
+  // has its jobs, instead of every queued job at every lease, and the lowest queued turn is the first's.
+  const waiting = new SortedArray<JobRecord>(leaseOrder)
+  // Each fairness key's queued turns, in order: an add's fair turn reads its key's last without a walk.
+  const turnsOfKey = new Map<string, SortedArray<number>>()
   const active = new Set<string>() // running job ids, so an add's fair turn never walks the finished ones
   const withPayload = new Set<string>() // done jobs that still hold their payload, oldest first
   const groups = new Map<string, Set<string>>() // concurrency group -> its queued and running job ids
   const busy = new Set<string>() // groups with a running job
   const records = {
-    jobs, keys, finishedAt, waiting, active, groups, busy,
+    jobs, keys, finishedAt, waiting, turnsOfKey, active, groups, busy,
     queued: 0,
     running: 0,
     /**
@@ -67,8 +74,8 @@ export function memoryRecords() {
       }
       // In the same place in the map (list() walks it in order of ids); a job already forgotten stays so.
       if (next !== e && jobs.has(job.id)) jobs.set(job.id, next)
-      if (job.state === 'queued') waiting.add(job.id)
-      else waiting.delete(job.id)
+      if (was.state === 'queued') unqueue(was)
+      if (job.state === 'queued') enqueue(job)
       if (job.state === 'running') active.add(job.id)
       else active.delete(job.id)
       finishedAt.delete(job.id) // re-inserted at the young end
@@ -87,12 +94,22 @@ export function memoryRecords() {
       }
       return next
     },
+    /**
+     * Files a new job's entry, its job queued and in no group yet (`put` then files it as its record says), with
+     * its de-dup key.
+     */
+    add(e: Entry): void {
+      jobs.set(e.job.id, e)
+      if (e.job.dedupKey !== undefined) keys.set(e.job.dedupKey, e.job.id)
+      enqueue(e.job)
+      records.queued++
+    },
     /** Forgets job `id` and its de-dup key. */
     remove(id: string): void {
       const gone = jobs.get(id)
       finishedAt.delete(id)
       withPayload.delete(id)
-      waiting.delete(id)
+      if (gone && stateOf(gone) === 'queued') unqueue(gone.job)
       active.delete(id)
       jobs.delete(id)
       const key = gone?.job.dedupKey
@@ -103,6 +120,22 @@ export function memoryRecords() {
       const e = jobs.get(id)
       return e instanceof FinishedEntry ? undefined : e
     },
+  }
+  /** Files queued record `job` in the queue's indexes. */
+  function enqueue(job: JobRecord): void {
+    waiting.add(job)
+    if (job.fairKey === undefined) return
+    const turns = turnsOfKey.get(job.fairKey) ?? new SortedArray<number>((a, b) => a - b)
+    turns.add(turnOf(job))
+    turnsOfKey.set(job.fairKey, turns)
+  }
+  /** Takes queued record `job` (as it was filed) out of the queue's indexes. */
+  function unqueue(job: JobRecord): void {
+    waiting.delete(job, (held) => held.id === job.id)
+    if (job.fairKey === undefined) return
+    const turns = turnsOfKey.get(job.fairKey)
+    turns?.delete(turnOf(job))
+    if (turns?.size === 0) turnsOfKey.delete(job.fairKey)
   }
   function count(state: JobState, delta: number): void {
     if (state === 'queued') records.queued += delta

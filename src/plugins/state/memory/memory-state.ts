@@ -12,7 +12,7 @@ import type { JobCounts } from '../../../core/jobs/lifecycle/jobs-view.js'
 import type { JobRecord } from '../../../core/jobs/lifecycle/job-record.js'
 import type { StateBackend } from '../../../core/jobs/lifecycle/state-backend.js'
 import { addJob, purgeJobs, retryJob } from '../../../core/jobs/worker/store-writes.js'
-import { checkedRetention, DEDUP_WINDOW_MS, isFinal, leased, leaseOrder, purgeable, retentionCutoff } from '../../../core/jobs/lifecycle/transitions.js'
+import { checkedRetention, DEDUP_WINDOW_MS, isFinal, leased, purgeable, retentionCutoff } from '../../../core/jobs/lifecycle/transitions.js'
 import { leasable } from '../../../core/jobs/lifecycle/groups.js'
 import { turnOf } from '../../../core/jobs/lifecycle/fairness.js'
 import { dedupKeyOf } from '../../../core/jobs/lifecycle/dedup-key.js'
@@ -55,7 +55,7 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
   const retention = checkedRetention({ windowMs, keepDoneMs: keep, keepFailedMs: keep })
   const maxFinished = Math.max(1, options.maxFinished ?? 100_000)
   const records = memoryRecords()
-  const { jobs, keys, finishedAt, waiting, groups, busy, put, remove, liveEntry } = records
+  const { jobs, keys, finishedAt, waiting, turnsOfKey, groups, busy, put, remove, liveEntry } = records
   const book = reservationBook()
   let seq = 0
   let tokens = 0
@@ -71,26 +71,27 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
     }
   }
 
-  /** The first `max` queued jobs leasable at `t`, in lease order, no two of one concurrency group. */
+  /**
+   * The first `max` queued jobs leasable at `t`, in lease order, no two of one concurrency group: a walk of the
+   * queue in that order from its first job, which stops once it has them (only the jobs not due yet, or of a
+   * busy group, that come before them are looked at too).
+   */
   const firstLeasable = (max: number, t: number): Entry[] => {
-    const best: Entry[] = []
-    for (const id of waiting) {
-      const e = liveEntry(id)
+    const picked: Entry[] = []
+    const groupsPicked = new Set<string>()
+    for (const queued of waiting.items) {
+      if (picked.length >= max) break
+      const e = liveEntry(queued.id)
       if (!e || !leasable(e.job, busy, t)) continue
-      const last = best.at(-1)
-      if (best.length >= max && last && leaseOrder(e.job, last.job) >= 0) continue
       // Of two jobs of one group (an operator retried an old one beside a newer one) only the first may go.
-      const rival = e.job.group === undefined ? -1 : best.findIndex((b) => b.job.group === e.job.group)
-      if (rival >= 0) {
-        if (leaseOrder(e.job, best[rival]!.job) >= 0) continue
-        best.splice(rival, 1)
+      const group = e.job.group
+      if (group !== undefined) {
+        if (groupsPicked.has(group)) continue
+        groupsPicked.add(group)
       }
-      let at = best.length
-      while (at > 0 && leaseOrder(e.job, best[at - 1]!.job) < 0) at--
-      best.splice(at, 0, e)
-      if (best.length > max) best.pop()
+      picked.push(e)
     }
-    return best
+    return picked
   }
 
   const table: LeaseTable = {
@@ -98,7 +99,7 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
       const rows: LeasedRow[] = []
       // The first `max` leasable jobs in the lifecycle's lease order (as the SQL backends' ORDER BY turn,
       // not_before, id: the keys of fair_by take turns, a job the gateway stopped during its run goes first), at
-      // most one of a group, picked in one walk of the queued jobs instead of sorting them all at every lease.
+      // most one of a group, read from the queue kept in that order.
       for (const e of firstLeasable(max, t)) {
         put(e, leased(e.job, t)) // a live entry whose job stays unfinished is changed in place
         e.token = String(++tokens)
@@ -122,9 +123,8 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
     },
     nextDue() {
       let due: number | undefined
-      for (const id of waiting) {
-        const job = jobs.get(id)?.job
-        if (!job || (job.group !== undefined && busy.has(job.group))) continue
+      for (const job of waiting.items) {
+        if (job.group !== undefined && busy.has(job.group)) continue
         if (due === undefined || job.notBefore < due) due = job.notBefore
       }
       return due
@@ -159,10 +159,7 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
       // Stored queued without its group first: `put` then files it into its group's indexes and counts like any
       // record (one stored already ended, a closing event's job, moves from queued to its state there).
       const entry: Entry = { job: { ...record, id, group: undefined, state: 'queued' }, payload, token: undefined }
-      jobs.set(id, entry)
-      if (record.dedupKey !== undefined) keys.set(record.dedupKey, id)
-      waiting.add(id)
-      records.queued++
+      records.add(entry)
       put(entry, { ...record, id })
       return id
     },
@@ -178,23 +175,16 @@ export function memoryState(options: MemoryStateOptions): StateBackend {
     },
     queued: () => records.queued,
     turns(fairKey) {
-      // A walk of the queued and running jobs (never the finished ones): the memory backend keeps no index by
-      // turn, and its lease sorts the queued ones anyway.
-      let firstQueued: number | undefined
+      // The queue is kept in lease order (turn first) and each key's queued turns in order: only the running jobs,
+      // at most the agents' slots, are walked.
       let lastRunning: number | undefined
-      let lastOfKey: number | undefined
       for (const id of records.active) {
         const turn = turnOf(liveEntry(id)?.job ?? {})
         lastRunning = Math.max(lastRunning ?? turn, turn)
       }
-      for (const id of waiting) {
-        const job = liveEntry(id)?.job
-        if (!job) continue
-        const turn = turnOf(job)
-        firstQueued = Math.min(firstQueued ?? turn, turn)
-        if (fairKey !== undefined && job.fairKey === fairKey) lastOfKey = Math.max(lastOfKey ?? turn, turn)
-      }
-      return { firstQueued, lastRunning, lastOfKey }
+      const first = waiting.first()
+      const ofKey = fairKey === undefined ? undefined : turnsOfKey.get(fairKey)?.last()
+      return { firstQueued: first && turnOf(first), lastRunning, lastOfKey: ofKey }
     },
     purge(cutoff) {
       let n = 0

@@ -18,8 +18,9 @@ import { closingMark, groupWait, superseded } from '../../../core/jobs/lifecycle
 import { handOver } from './dedup.js'
 import type { RedisGroups, RedisJoin } from './groups.js'
 import type { Keys } from './keys.js'
-import { dataOf, MARK_FIELD, newData, type BullJob, type JobData } from './records.js'
+import { dataOf, MARK_FIELD, newData, priorityOf, type BullJob, type JobData } from './records.js'
 import { luaScript } from './script.js'
+import { TAKE_TURN } from './turns.js'
 
 /**
  * The room check every write that queues a job makes (the lifecycle's rule: a new or re-queued job needs
@@ -36,10 +37,13 @@ local room = queued < tonumber(ARGV[3])`
 /**
  * A new job: its de-dup key (KEYS[6]) must still be owned by ARGV[4] ('' for none), the queue must have room;
  * then the next id, in this data set's epoch (KEYS[7] sequence, KEYS[8] epoch, created from ARGV[5] when Redis
- * lost it, so an id never repeats one issued before a data loss), is bound to the key for ARGV[6] s and the
- * admission (the id) is counted until the job is stored. Answers {'ok', id}, {'changed', owner} or {'full'}.
+ * lost it, so an id never repeats one issued before a data loss), is bound to the key for ARGV[6] s, the
+ * admission (the id) is counted until the job is stored, and the job takes its fair turn (turns.ts: KEYS[9] the
+ * unfinished jobs by turn, KEYS[10] its fairness key's, '' for none, KEYS[11] BullMQ's active list, ARGV[7] BullMQ's
+ * key of a job less its id). Answers {'ok', id, turn}, {'changed', owner} or {'full'}.
  */
 const INSERT = luaScript(`${ROOM}
+${TAKE_TURN}
 if KEYS[6] ~= '' then
   local owner = redis.call('GET', KEYS[6]) or ''
   if owner ~= ARGV[4] then return {'changed', owner} end
@@ -53,19 +57,22 @@ end
 local id = 'j' .. redis.call('INCR', KEYS[7]) .. '-' .. epoch
 if KEYS[6] ~= '' then redis.call('SET', KEYS[6], id, 'EX', ARGV[6]) end
 redis.call('ZADD', KEYS[5], ARGV[1], id)
-return {'ok', id}`)
+return {'ok', id, take_turn(KEYS[9], KEYS[10], KEYS[11], KEYS[5], ARGV[7], id)}`)
 
 /**
  * A failed job queued again: it must still be in the failed set (KEYS[6], member ARGV[4]) and the queue must
  * have room; then its data (KEYS[7] field `data`) becomes ARGV[5], and its mark (records.ts, MARK_FIELD) is
- * cleared as the lifecycle's `queuedAgain` clears it, before BullMQ moves it. Answers 'ok', 'changed' or 'full'.
+ * cleared as the lifecycle's `queuedAgain` clears it, before BullMQ moves it. It takes a new fair turn, as a new
+ * job does (turns.ts, `requeued`: KEYS[8..10] and ARGV[6] as INSERT's KEYS[9..11] and ARGV[7]), which BullMQ's
+ * move reads from its priority. Answers {'ok', turn}, 'changed' or 'full'.
  */
 const REQUEUE = luaScript(`${ROOM}
+${TAKE_TURN}
 if not redis.call('ZSCORE', KEYS[6], ARGV[4]) then return 'changed' end
 if not room then return 'full' end
 redis.call('HSET', KEYS[7], 'data', ARGV[5])
 redis.call('HDEL', KEYS[7], '${MARK_FIELD}')
-return 'ok'`)
+return {'ok', requeued(KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[5], ARGV[6], ARGV[4])}`)
 
 /**
  * Admission ARGV[1] is over (its job stored, or refused): it no longer counts in KEYS[1]; and the request's hold
@@ -114,15 +121,18 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, re
   const roomKeys = [keys.bull('wait'), keys.bull('paused'), keys.bull('delayed'), keys.bull('prioritized'), keys.admitting]
   // An admission's age is a timer, like BullMQ's: on the machine's clock, not the records'.
   const roomArgs = () => [Date.now(), ADMITTING_MS, options.maxQueue]
+  /** The keys a job's fair turn is taken from (turns.ts): the unfinished jobs', its key's, BullMQ's active list. */
+  const turnKeys = (fairKey: string | undefined) => [keys.turns, keys.keyTurns(fairKey), keys.bull('active')]
 
   async function insert(job: NewJob, owner: string, reservation: Reservation | undefined): Promise<AddResult | { changed: string }> {
     // Six random hex digits (randomUUID's first six: its version digit comes later), from a cached pool.
     const epoch = randomUUID().slice(0, 6)
     const keyOwner = job.dedupKey === undefined ? '' : keys.keyOwner(job.dedupKey)
-    const answer = (await INSERT(redis(), [...roomKeys, keyOwner, keys.sequence, keys.epoch], [...roomArgs(), owner, epoch, options.keyTtlSeconds])) as [string, string?]
+    const answer = (await INSERT(redis(), [...roomKeys, keyOwner, keys.sequence, keys.epoch, ...turnKeys(job.fairKey)], [...roomArgs(), owner, epoch, options.keyTtlSeconds, keys.bull('')])) as [string, string?, number?]
     if (answer[0] === 'full') return { status: 'full' }
     if (answer[0] === 'changed') return { changed: answer[1] ?? '' }
     const id = answer[1] ?? ''
+    const turn = answer[2] ?? 0
     let joined: RedisJoin | undefined
     try {
       // keyMoved: the key's previous holder (done past the window) no longer holds it.
@@ -137,7 +147,8 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, re
         data = { ...data, group: job.group.key, burstAt: joined.burstAt, covers: joined.covers, notBefore }
       }
       const delay = data.notBefore - t
-      await options.queue().add('job', data, { jobId: id, delay })
+      // Its turn is its priority: BullMQ leases by it (turns.ts), a delayed job too once it falls due.
+      await options.queue().add('job', data, { jobId: id, delay, priority: priorityOf(turn) })
     } finally {
       // Counted in BullMQ's lists from here on; an admission left behind stops counting after ADMITTING_MS. The
       // key is bound to the stored job: a copy waiting on the hold now finds the job (one command for both).
@@ -170,7 +181,7 @@ export function redisAdmission(options: RedisAdmissionOptions): (job: NewJob, re
   async function requeue(failed: { job: BullJob; record: JobRecord }, runAt: number | undefined): Promise<AddResult | 'changed'> {
     const again = queuedAgain(failed.record, now(), runAt)
     const data = JSON.stringify(dataOf(again, failed.job.data.payload))
-    const answer = await REQUEUE(redis(), [...roomKeys, keys.bull('failed'), keys.bull(again.id)], [...roomArgs(), again.id, data])
+    const answer = await REQUEUE(redis(), [...roomKeys, keys.bull('failed'), keys.bull(again.id), ...turnKeys(again.fairKey)], [...roomArgs(), again.id, data, keys.bull('')])
     if (answer === 'full') return { status: 'full' }
     if (answer === 'changed') return 'changed'
     // Another writer (an operator's retry) may move it first: then it is theirs, and this is decided again.

@@ -28,6 +28,10 @@ export interface Keys {
   rate(key: string): string
   /** A note's hash (redis-notes.ts): its value, version and expiry. */
   note(key: string): string
+  /** The unfinished jobs by fair turn (turns.ts): a sorted set of job ids. */
+  readonly turns: string
+  /** The unfinished jobs of fairness key `fairKey` by turn (turns.ts); '' for no key. */
+  keyTurns(fairKey: string | undefined): string
   readonly subscriptions: string
   /** The channel a change of the subscriptions is announced on. */
   readonly subscriptionsChanged: string
@@ -47,6 +51,8 @@ export function keysOf(prefix: string): Keys {
     rate: (key) => `${prefix}:rate:${hash(key)}`,
     group: (key) => `${prefix}:group:${hash(key)}`,
     note: (key) => `${prefix}:note:${hash(key)}`,
+    turns: `${prefix}:turns`,
+    keyTurns: (fairKey) => (fairKey === undefined ? '' : `${prefix}:turns:${hash(fairKey)}`),
     subscriptions: `${prefix}:subscriptions`,
     subscriptionsChanged: `${prefix}:subscriptions:changed`,
   }

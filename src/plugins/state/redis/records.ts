@@ -1,6 +1,7 @@
 /**
  * A hookpilot job as a BullMQ job, one record with each fact in one place: the state is BullMQ's own list the
- * job is in (derived, never stored twice: see {@link stateOf}); the record's other fields live in the job's data
+ * job is in (derived, never stored twice: see {@link stateOf}), its fair turn BullMQ's priority less one (the
+ * order BullMQ leases in: turns.ts); the record's other fields live in the job's data
  * (BullMQ keeps it as JSON, written whole by the job's one writer at a time: the admission, then the try that
  * holds the lock); and the one fact another writer adds while a try runs, the newer job of its concurrency group
  * that outdates it, is a field of its own on BullMQ's job hash ({@link MARK_FIELD}), so no script ever reads or
@@ -54,12 +55,34 @@ export interface JobData {
   /** The event's page and the GitHub webhook that delivered it, set when the job is accepted. */
   readonly link?: string | undefined
   readonly hook?: string | undefined
-  /** The fairness key and the start deadline, set when the job is accepted; the turn the lifecycle gave it. */
+  /** The fairness key and the start deadline, set when the job is accepted (its turn is BullMQ's priority). */
   readonly fairKey?: string | undefined
-  readonly turn?: number | undefined
   readonly startBy?: number | undefined
   /** What the job's agent runs used (core/usage.ts); absent before any run reported it. */
   readonly usage?: RunUsage | undefined
+}
+
+/**
+ * The highest priority BullMQ takes (its `PRIORITY_LIMIT`, 2^21 - 1: its score is the priority times 2^32 plus a
+ * counter, exact in a double up to there).
+ */
+const MAX_PRIORITY = 2 ** 21 - 1
+
+/**
+ * The highest turn Redis gives (turns.ts): a job whose turn would be higher takes this one. A round goes back to
+ * 0 whenever the queue is empty (nothing queued, nothing running), so only a queue that never empties through two
+ * million rounds reaches it; past it, its jobs are leased first due, first served.
+ */
+export const MAX_TURN = MAX_PRIORITY - 1
+
+/** The BullMQ priority of a job of turn `turn`: a job's turn is its priority less one (turns.ts). */
+export function priorityOf(turn: number): number {
+  return Math.min(turn, MAX_TURN) + 1
+}
+
+/** The turn of a job BullMQ holds with priority `priority` (0, or none: a job stored before turns, turn 0). */
+export function turnOfPriority(priority: number | undefined): number {
+  return priority !== undefined && Number.isFinite(priority) && priority > 0 ? priority - 1 : 0
 }
 
 /** The BullMQ job type of every hookpilot job. */
@@ -83,7 +106,7 @@ export function newData(job: NewJob, now: number): JobData {
   return {
     route: job.route, event: job.event, deliveryId: job.deliveryId, dedupKey: job.dedupKey, payload: encodePayload(job.payloadJson),
     receivedAt: job.receivedAt, stage: 'run', progress: 0, attempts: 0, notBefore: Math.max(now, job.runAt ?? now), updatedAt: now,
-    link: job.link, hook: job.hook, fairKey: job.fairKey, turn: 0, startBy: job.startBy,
+    link: job.link, hook: job.hook, fairKey: job.fairKey, startBy: job.startBy,
   }
 }
 
@@ -171,7 +194,7 @@ export function recordOf(job: BullJob, listed: JobState, mark: string | undefine
     link: d.link,
     hook: d.hook,
     fairKey: d.fairKey,
-    turn: d.turn ?? 0,
+    turn: turnOfPriority(job.priority),
     startBy: d.startBy,
     usage: usageOf(d.usage),
   }
@@ -188,6 +211,6 @@ export function dataOf(record: JobRecord, payload: string): JobData {
     attempts: record.attempts, notBefore: record.notBefore, lastError: record.lastError, updatedAt: record.updatedAt,
     finishedAt: record.finishedAt, outcome: record.state === 'skipped' || record.state === 'superseded' ? record.state : undefined,
     group: record.group, burstAt: record.burstAt, covers: record.covers, note: record.note, url: record.url,
-    runs: record.runs, link: record.link, hook: record.hook, fairKey: record.fairKey, turn: record.turn, startBy: record.startBy, usage: record.usage,
+    runs: record.runs, link: record.link, hook: record.hook, fairKey: record.fairKey, startBy: record.startBy, usage: record.usage,
   }
 }

@@ -10,7 +10,8 @@ import type { JobRecord } from '../../../core/jobs/lifecycle/job-record.js'
 import type { JobState } from '../../../core/job-state.js'
 import type { RedisGroups } from './groups.js'
 import type { Keys } from './keys.js'
-import { BULL_STATES, dataOf, MARK_FIELD, marksOf, readJob, recordOf, stateOf, type BullJob, type JobData } from './records.js'
+import { BULL_STATES, dataOf, marksOf, readJob, recordOf, stateOf, type BullJob, type JobData } from './records.js'
+import { RETAKE_TURN } from './turns.js'
 
 /** The states listed one BullMQ list at a time (done stands for the completed list: done, skipped, superseded). */
 const LISTS: readonly JobState[] = ['queued', 'running', 'done', 'failed']
@@ -115,13 +116,13 @@ export function redisJobsView(options: RedisViewOptions): JobsView {
         if (joined.newer !== undefined) next = { ...next, supersededBy: joined.newer }
       }
       await current.job.updateData(dataOf(next, current.job.data.payload))
-      // The mark is the job's own field: queued again, the job is outdated only by what rejoining found.
-      if (next.supersededBy !== current.record.supersededBy) {
-        if (next.supersededBy === undefined) await options.redis().hdel(keys.bull(next.id), MARK_FIELD)
-        else await options.redis().hset(keys.bull(next.id), MARK_FIELD, next.supersededBy)
-      }
+      // A new fair turn, as on every backend (the lifecycle's takeTurn, in the script), which BullMQ's move reads;
+      // and the mark, the job's own field: queued again, the job is outdated only by what rejoining found.
+      const marked = next.supersededBy !== current.record.supersededBy ? '1' : '0'
+      const turn = Number(await RETAKE_TURN(options.redis(), [keys.turns, keys.keyTurns(next.fairKey), keys.bull('active'), keys.admitting, keys.bull(next.id)],
+        [next.id, keys.bull(''), marked, next.supersededBy ?? '']))
       await current.job.retry(current.record.state === 'failed' ? 'failed' : 'completed')
-      return next
+      return { ...next, turn }
     },
     async purge(before) {
       // Decided on the records (the lifecycle's purgeable, on their clock), a page of finished jobs at a time.

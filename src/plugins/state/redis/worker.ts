@@ -25,19 +25,24 @@ import type { RedisOutage } from './outage.js'
 import { LEASED_BY, leaseHolder, reportStale, takeoverReport } from './takeover.js'
 import { dataOf, decodePayload, MARK_FIELD, recordOf, type BullJob, type JobData } from './records.js'
 import { luaScript } from './script.js'
+import { leaveTurns } from './turns.js'
 
 /**
  * A try's write: the job's data (KEYS[2], field `data`) becomes ARGV[2] only while its lock (KEYS[1]) is still
  * the try's token (ARGV[1]), and the lock is extended to ARGV[3] ms (0: left as it is); field ARGV[4] names the
  * lease's holder (ARGV[5]), for a takeover to say whose jobs it took. The record's mark (ARGV[6], '' for none) is
  * written to its own field (records.ts, MARK_FIELD), where a mark a newer job of the group left (groups.ts) is
- * kept. Answers 1, {1, the newer job} when the job is marked outdated, or 0 when the lock is another's or gone
- * (the job was taken over, or Redis lost it).
+ * kept. A record that ends the job (ARGV[7] = '1') takes job ARGV[8] out of the fair turns' sets (turns.ts: KEYS[3]
+ * the unfinished jobs, KEYS[4] its fairness key's, '' for none). Answers 1, {1, the newer job} when the job is
+ * marked outdated, or 0 when the lock is another's or gone (the job was taken over, or Redis lost it).
  */
 const FENCED_WRITE = luaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[2], 'data', ARGV[2], ARGV[4], ARGV[5])
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], '${MARK_FIELD}', ARGV[6]) end
+if ARGV[7] == '1' then
+  ${leaveTurns('KEYS[3]', 'KEYS[4]', 'ARGV[8]')}
+end
 if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 local mark = redis.call('HGET', KEYS[2], '${MARK_FIELD}')
 if mark then return {1, mark} end
@@ -114,7 +119,10 @@ export function redisWorker(options: RedisWorkerOptions): RedisWorker {
         let ok: unknown
         try {
           const data = JSON.stringify(dataOf(next, job.data.payload))
-          ok = await FENCED_WRITE(options.connection(), [keys.bull(`${id}:lock`), keys.bull(id)], [token, data, extend, LEASED_BY, leaseHolder(token), next.supersededBy ?? ''])
+          // Only the write that ends the job names its key's set (a hash of the key: not paid at every write).
+          const ends = isFinal(next.state)
+          ok = await FENCED_WRITE(options.connection(), [keys.bull(`${id}:lock`), keys.bull(id), keys.turns, keys.keyTurns(ends ? next.fairKey : undefined)],
+            [token, data, extend, LEASED_BY, leaseHolder(token), next.supersededBy ?? '', ends ? '1' : '0', id])
         } catch (err) {
           const said = options.outage.failed('jobs', err)
           throw new GatewayError('ERR_STATE', `job ${id}'s progress was not stored: ${messageOf(said)}; the job is tried again later`, { cause: err })

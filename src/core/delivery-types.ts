@@ -25,6 +25,12 @@ export interface AgentAnswer {
   readonly covers?: number | undefined
   /** The job's id, as `hookpilot jobs show` and the status page name it (a check's link to the job). */
   readonly job?: string | undefined
+  /**
+   * What this try's {@link DeliveryTarget.started} was given, when the agent ran in this try: the values the target
+   * added to the prompt, e.g. `{review.head}`, the head the answer is about when the event names none (a comment's
+   * command). Absent for an answer delivered again without a run (a resend, a try after a crash).
+   */
+  readonly variables?: Readonly<Record<string, string>> | undefined
 }
 
 /**

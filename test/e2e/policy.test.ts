@@ -48,7 +48,7 @@ async function start(
   agent: (input: AgentInput) => AgentResult | Promise<AgentResult> = () => ({ ok: true, text: REVIEW }),
   concurrency = 4,
   state?: (now: Clock) => StateBackend,
-  route: { policy?: Record<string, unknown>; deliver_extra?: Record<string, string>; debounce?: number; costs?: Record<string, unknown> } = {},
+  route: { policy?: Record<string, unknown>; deliver_extra?: Record<string, string>; debounce?: number; costs?: Record<string, unknown>; prompt?: string } = {},
 ): Promise<TestGateway> {
   current = await testGateway({
     agent,
@@ -66,7 +66,7 @@ async function start(
       review: {
         secret: SECRET,
         events: ['pull_request', 'issue_comment'],
-        prompt: 'Review #{number} of {repository.full_name}.\nInstructions: {review.instructions}',
+        prompt: route.prompt ?? 'Review #{number} of {repository.full_name}.\nInstructions: {review.instructions}',
         deliver: 'github_comment',
         deliver_extra: route.deliver_extra ?? { repo: '{repository.full_name}', pr_number: '{number}', check: 'false' },
         concurrency: { key: '{repository.full_name}#{number}', debounce_seconds: route.debounce ?? 0 },
@@ -200,6 +200,25 @@ describe('commands', () => {
     expect(gw.runs).toHaveLength(1)
     release()
     await expect.poll(() => api.reviews(REPO, 7).length).toBe(1)
+  })
+
+  it("a command's review is of the head its agent read: a head pushed during the run gets no review of the older diff, and a follow-up reviews it", async () => {
+    const [read, pushed] = [sha('command-read'), sha('command-pushed')]
+    const gw = await start((input) => {
+      // The first run reads `read` (its prompt's review.head); a push lands on GitHub while it runs.
+      if (input.prompt.includes(read)) pullRequest(REPO, 12, pushed, ['src/a.ts'])
+      return { ok: true, text: REVIEW }
+    }, 4, undefined, { prompt: 'Review #{number} at {review.head}.' })
+    pullRequest(REPO, 12, read, ['src/a.ts'])
+    await send(gw, 'issue_comment', comment(REPO, 12, '@hookpilot review'))
+    await expect.poll(() => api.reviews(REPO, 12).length).toBe(1)
+    await gw.idle()
+    // Before, the event named no head and the answer about `read` was posted on `pushed`.
+    expect(api.reviews(REPO, 12).map((r) => r.commitId)).toEqual([pushed])
+    expect(gw.runs.map((r) => r.prompt)).toEqual([`Review #12 at ${read}.`, `Review #12 at ${pushed}.`])
+    const jobs = await jobsOf(gw)
+    expect(jobs.find((j) => !j.deliveryId.startsWith('follow-up:'))).toMatchObject({ state: 'superseded', note: expect.stringContaining(`the answer is for ${read.slice(0, 7)}, but the pull request's head moved to ${pushed.slice(0, 7)}`) as unknown })
+    expect(jobs.find((j) => j.deliveryId === `follow-up:${REPO}#12@${pushed}`)).toMatchObject({ state: 'done' })
   })
 
   it('pause, three pushes: no run, one notice; resume: one review, of the newest head; why names each outcome', async () => {

@@ -375,7 +375,8 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     } catch (err) {
       return fail(tried, 'delivery failed', `cannot render deliver_extra: ${messageOf(err)}`)
     }
-    const answer = { route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra, payload, covers: job.group === undefined ? undefined : job.covers, job: job.id }
+    const variables = startedWith.get(leased)
+    const answer = { route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra, payload, covers: job.group === undefined ? undefined : job.covers, job: job.id, ...(variables === undefined ? {} : { variables }) }
     const progress = job.stage === 'deliver' ? job.progress : 0
     try {
       // The post is made only while the store still confirms this try's lease (a worker that lost its job to

@@ -23,3 +23,14 @@ export function headToMark(variables: Readonly<Record<string, string>> | undefin
   if (variables?.['review.previous_head']?.toLowerCase() === head) return undefined
   return head
 }
+
+/**
+ * The head an answer is about: the one its event names, else the one the prompt named (`{review.head}`, read when
+ * the agent started) for an event that names none (a comment's `@bot review`); undefined when neither is known
+ * (the delivery then takes the pull request's head as it is now).
+ */
+export function answeredHead(variables: Readonly<Record<string, string>> | undefined, eventHead: string | undefined): string | undefined {
+  if (eventHead !== undefined) return eventHead
+  const head = variables?.['review.head']
+  return head !== undefined && SHA.test(head) ? head.toLowerCase() : undefined
+}

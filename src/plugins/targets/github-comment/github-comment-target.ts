@@ -18,7 +18,7 @@ import type { AppPermissions } from '../../github-app/permissions.js'
 import { checkName, endedCheck, NO_CHECK, reviewedCheck, standingCheck, supersededCheck, type CheckApi } from './review-check.js'
 import { ghStatuses } from './gh-statuses.js'
 import { appPullRequest } from './app-pull-request.js'
-import { headToMark } from '../../shared/review-start.js'
+import { answeredHead, headToMark } from '../../shared/review-start.js'
 
 /** Review mode's App token: reviews are pull requests' writes (the summary comment stays an issue's)... */
 const REVIEW_PERMISSIONS: AppPermissions = { issues: 'write', pull_requests: 'write' }
@@ -175,7 +175,7 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
         : appComments(options.app, { repo, prNumber, payload: answer.payload, timeoutMs, signal: ctx.signal, route: answer.route, fromApp: options.appRoute?.(answer.route) ?? true, ...(mode === 'review' ? { permissions: checked ? CHECKED_REVIEW_PERMISSIONS : REVIEW_PERMISSIONS } : {}) })
       const api: CommentApi = app ?? ghComments(runner)
       const checkHead = answer.extra['check_head'] === undefined ? options.checkHead === true : answer.extra['check_head'] === 'true'
-      const head = payloadHead(answer.payload)
+      const head = answeredHead(answer.variables, payloadHead(answer.payload))
       // Review mode always reads the head and decides itself (postReview), check_head or not.
       if (mode === 'review') return postReview(api, app ?? ghReviews(runner), checked ? app ?? ghStatuses(runner) : NO_CHECK, answer, head, ctx)
 

@@ -16,7 +16,7 @@ import { postMrReview } from './mr-review.js'
 import { mrPromptVariables, rememberedIn, type MrReviewScope } from './mr-review-memory.js'
 import { extraProblem, optionProblem, statusUrlProblem } from './validate.js'
 import { settleRunning, statusName, type StatusPlace } from './mr-status.js'
-import { headToMark } from '../../shared/review-start.js'
+import { answeredHead, headToMark } from '../../shared/review-start.js'
 import { publicEnding } from '../../../core/policy/public-ending.js'
 
 /** The public GitLab's API root, the default of `platforms.gitlab.api_url`. */
@@ -98,7 +98,7 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
         route: answer.route,
         project: answer.extra['project']!,
         iid: answer.extra['mr_iid']!,
-        answeredHead: payloadHead(answer.payload),
+        answeredHead: answeredHead(answer.variables, payloadHead(answer.payload)),
         failOn: answer.extra['fail_on'] as Severity | undefined,
         statusUrl: answer.extra['status_url'],
         status: answer.extra['status'] !== 'false',

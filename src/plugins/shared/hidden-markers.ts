@@ -20,3 +20,11 @@ export function inertMarkers(text: string): string {
 export function markerRoute(route: string): string {
   return route.replace(/[^A-Za-z0-9._-]/g, (c) => encodeURIComponent(c).replace(/[!'()*~]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`))
 }
+
+/**
+ * The hidden first line of a route's sticky summary (GitHub's sticky comment, GitLab's sticky note): the same on
+ * every code host, so a route's comment is found the same way wherever it is.
+ */
+export function stickyMarker(route: string): string {
+  return `<!-- hookpilot:review route=${markerRoute(route)} -->`
+}

@@ -3,7 +3,7 @@
  * hidden marker that names the route (how the gateway finds its own comment again) and a footer the agent does
  * not write (the head it reviewed, when, and how many pushes it covered).
  */
-import { inertMarkers, markerRoute } from '../../shared/hidden-markers.js'
+import { inertMarkers, stickyMarker } from '../../shared/hidden-markers.js'
 import { reviewFooter, type ReviewFooter } from '../../shared/review-footer.js'
 import { EMPTY_ANSWER } from '../chat/chat-target.js'
 
@@ -11,19 +11,11 @@ import { EMPTY_ANSWER } from '../chat/chat-target.js'
 export const GITHUB_COMMENT_LIMIT = 65_536
 
 /**
- * The hidden first line of a sticky comment for `route`. The name is percent-encoded past letters, digits,
- * `.`, `_` and `-`, so no route name can end the HTML comment or look like another route's marker.
- */
-export function reviewMarker(route: string): string {
-  return `<!-- hookpilot:review route=${markerRoute(route)} -->`
-}
-
-/**
  * A sticky comment: the route's marker, the answer (cut so the whole fits GitHub's limit, its own markers made
  * inert) and the footer. Only the first line is ever matched, so nothing the agent writes can pass for a marker.
  */
 export function stickyBody(text: string, route: string, footer: ReviewFooter): string {
-  const head = `${reviewMarker(route)}\n`
+  const head = `${stickyMarker(route)}\n`
   const tail = `\n\n---\n${reviewFooter(footer)}`
   return head + commentBody(text, head.length + tail.length) + tail
 }

@@ -5,7 +5,7 @@ import { ownOpenThreads } from './review-threads.js'
 import type { GithubApp } from '../../github-app/app.js'
 import { appComments } from './app-comments.js'
 import type { CommentApi } from './comment-api.js'
-import { commentBody, stickyBody, reviewMarker } from './comment-body.js'
+import { commentBody, stickyBody } from './comment-body.js'
 import { ghComments } from './gh-comments.js'
 import { headFollowUp, payloadHead, staleHead } from './head-check.js'
 import { writeSticky } from './sticky-comment.js'
@@ -15,7 +15,7 @@ import type { ReviewApi } from './review-api.js'
 import type { ChangedFile } from '../../../core/review/diff-lines.js'
 import type { Severity } from '../../../core/review/document.js'
 import type { AppPermissions } from '../../github-app/permissions.js'
-import { checkName, endedCheck, NO_CHECK, reviewedCheck, standingCheck, supersededCheck, type CheckApi } from './review-check.js'
+import { endedCheck, NO_CHECK, reviewedCheck, standingCheck, supersededCheck, type CheckApi } from './review-check.js'
 import { ghStatuses } from './gh-statuses.js'
 import { appPullRequest } from './app-pull-request.js'
 import { answeredHead, headToMark } from '../../shared/review-start.js'
@@ -28,6 +28,8 @@ const CHECKED_REVIEW_PERMISSIONS: AppPermissions = { ...REVIEW_PERMISSIONS, chec
 /** Heads whose changed files are kept: a review reads a head's diff once, a retry of it reads none. */
 const FILES_CACHE_HEADS = 64
 import { overrideProblem, prNumberProblem, repoProblem, type CommentMode } from './validate.js'
+import { stickyMarker } from '../../shared/hidden-markers.js'
+import { reviewStatusName } from '../../shared/review-status-name.js'
 
 export { commentBody, GITHUB_COMMENT_LIMIT } from './comment-body.js'
 
@@ -208,7 +210,7 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
   async function postReview(api: CommentApi, reviews: ReviewApi, checks: CheckApi, answer: AgentAnswer, payloadHeadSha: string | undefined, ctx: DeliveryContext): Promise<DeliveryReceipt> {
     const head = (await api.head()).toLowerCase()
     const answered = (payloadHeadSha ?? head).toLowerCase()
-    const name = checkName(answer.route)
+    const name = reviewStatusName(answer.route)
     const login = await ownLogin(api)
     const existing = await findOwnReview(reviews, pullReviewMarker(answer.route, head), login)
     const fields = { route: answer.route, delivery: answer.deliveryId, head }
@@ -284,7 +286,7 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     const parts = checksOf(job, ctx.signal)
     if (head === undefined || parts === undefined) return
     // A later try (a retry, or a try after a crash) keeps the run an earlier try marked.
-    await parts.checks.startCheck(checkName(job.route), head, { link: jobLink(job.job), job: job.job, reuse: job.attempt > 1 })
+    await parts.checks.startCheck(reviewStatusName(job.route), head, { link: jobLink(job.job), job: job.job, reuse: job.attempt > 1 })
     ctx.log.debug('check marked running', { route: job.route, delivery: job.deliveryId, head })
   }
 
@@ -313,7 +315,7 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
     const head = (headToMark(job.variables, payloadHead(job.payload)) ?? payloadHead(job.payload))?.toLowerCase()
     const parts = checksOf(job, ctx.signal)
     if (head === undefined || parts === undefined) return
-    const name = checkName(job.route)
+    const name = reviewStatusName(job.route)
     const result = endedCheck(job.outcome, head, job.reason)
     const link = { link: jobLink(job.job), job: job.job }
     if (await findOwnReview(parts.reviews, pullReviewMarker(job.route, head), await ownLogin(parts.api)) !== undefined) {
@@ -326,7 +328,7 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
 
   async function postSticky(api: CommentApi, answer: AgentAnswer, head: string | undefined): Promise<string> {
     const body = stickyBody(answer.text, answer.route, { head, at: clock(), covers: answer.covers ?? 1 })
-    return writeSticky(api, reviewMarker(answer.route), await ownLogin(api), body)
+    return writeSticky(api, stickyMarker(answer.route), await ownLogin(api), body)
   }
 }
 

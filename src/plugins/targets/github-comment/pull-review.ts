@@ -21,8 +21,8 @@ import { findingMarker, openThreadOf, type OwnThread } from './review-threads.js
 import { REVIEW_BODY_LIMIT, renderReview } from '../../../core/review/render.js'
 import { reaches } from '../../../core/review/severity.js'
 import { inertReview, parseReviewAnswer } from '../../shared/review-answer.js'
-import { reviewMarker } from './comment-body.js'
 import { REVIEW_PER_PAGE, type ReviewApi, type ReviewInput } from './review-api.js'
+import { stickyMarker } from '../../shared/hidden-markers.js'
 
 /** Pages of changed files read at most: 3,000 files, all GitHub lists of a pull request. */
 export const MAX_FILE_PAGES = 30
@@ -53,7 +53,7 @@ export const STILL_OPEN_HEADING = '### Still open from an earlier review'
  * the reviews of one route are told apart by head and no agent text can pass for one (only the first line counts).
  */
 export function pullReviewMarker(route: string, head: string): string {
-  return reviewMarker(route).replace(' -->', ` head=${head.toLowerCase()} -->`)
+  return stickyMarker(route).replace(' -->', ` head=${head.toLowerCase()} -->`)
 }
 
 /** The answer as a review document; a DeliveryError (not retried) with its issues when it does not validate. */

@@ -87,10 +87,6 @@ export const NO_CHECK: CheckApi = {
 /** GitHub's cap on annotations in one request; each further update appends. */
 export const ANNOTATIONS_PER_REQUEST = 50
 
-/** The check's name (a status's context): `hookpilot/<route>`, what branch protection names as required. */
-export function checkName(route: string): string {
-  return `hookpilot/${route}`
-}
 
 const LEVELS: Readonly<Record<Severity, CheckAnnotation['annotation_level']>> = { critical: 'failure', major: 'failure', minor: 'warning', nit: 'notice' }
 const MESSAGE_LIMIT = 60_000

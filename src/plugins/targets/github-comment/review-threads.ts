@@ -12,8 +12,8 @@
  */
 import type { Finding } from '../../../core/review/document.js'
 import { findingKey } from '../../../core/review/review-memory.js'
-import { reviewMarker } from './comment-body.js'
 import type { ReviewApi } from './review-api.js'
+import { stickyMarker } from '../../shared/hidden-markers.js'
 
 /** Pages of 100 threads read at most: 2,000 threads. */
 export const MAX_THREAD_PAGES = 20
@@ -33,7 +33,7 @@ export interface OwnThread {
 
 /** The hidden first line of an inline comment of `route` about the finding with `key`. */
 export function findingMarker(route: string, key: string): string {
-  return reviewMarker(route).replace('hookpilot:review ', 'hookpilot:finding ').replace(' -->', ` key=${key} -->`)
+  return stickyMarker(route).replace('hookpilot:review ', 'hookpilot:finding ').replace(' -->', ` key=${key} -->`)
 }
 
 /** A login as both APIs can be compared on: an App's `[bot]` suffix (REST's, not GraphQL's) dropped, case ignored. */

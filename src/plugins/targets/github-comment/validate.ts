@@ -3,6 +3,7 @@
  * whoever opened the pull request controls, so only GitHub's own shapes pass: nothing that could read as an
  * option (`--repo=x`), a path (`../x`) or anything but a number.
  */
+import { quote } from '../../shared/quote.js'
 
 // GitHub owners: letters, digits and single hyphens, not at the start, at most 39. Repositories: letters,
 // digits, `.`, `_`, `-`, at most 100, and not `.` or `..`.
@@ -22,10 +23,6 @@ export function prNumberProblem(prNumber: string): string | undefined {
   return PR_NUMBER.test(prNumber) ? undefined : `pr_number ${quote(prNumber)} is not a positive integer (check deliver_extra.pr_number, e.g. "{number}")`
 }
 
-/** A value for an error message: quoted, one line, short (it came from a payload). */
-export function quote(value: string): string {
-  return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)
-}
 
 /**
  * How `github_comment` posts: a new comment each time, one comment per route and pull request (edited), or one

@@ -15,7 +15,8 @@ import { mrPullRequest } from './mr-pull-request.js'
 import { postMrReview } from './mr-review.js'
 import { mrPromptVariables, rememberedIn, type MrReviewScope } from './mr-review-memory.js'
 import { extraProblem, optionProblem, statusUrlProblem } from './validate.js'
-import { settleRunning, statusName, type StatusPlace } from './mr-status.js'
+import { settleRunning, type StatusPlace } from './mr-status.js'
+import { reviewStatusName } from '../../shared/review-status-name.js'
 import { answeredHead, headToMark } from '../../shared/review-start.js'
 import { publicEnding } from '../../../core/policy/public-ending.js'
 
@@ -117,7 +118,7 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
     const api = mergeRequestApi(http, { project: job.extra['project']!, iid: job.extra['mr_iid']! }, signal)
     // The delivery writes under the merge request's source branch: the same ref, or GitLab keeps two statuses.
     const ref = branches.get(branchKey(job.extra)) ?? (await api.mergeRequest()).sourceBranch
-    return { api, place: { name: statusName(job.route), ref, targetUrl: job.extra['status_url'] } }
+    return { api, place: { name: reviewStatusName(job.route), ref, targetUrl: job.extra['status_url'] } }
   }
 
   /**

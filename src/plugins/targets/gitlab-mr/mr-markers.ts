@@ -8,10 +8,6 @@
  */
 import { markerRoute } from '../../shared/hidden-markers.js'
 
-/** The sticky note's first line for `route`. */
-export function noteMarker(route: string): string {
-  return `<!-- hookpilot:review route=${markerRoute(route)} -->`
-}
 
 /**
  * The first line of the route's policy notice (why a merge request got no review): a note of its own beside the

@@ -24,12 +24,14 @@ import { PER_PAGE, type MergeRequestApi, type MrDiscussion, type MrNote, type Mr
 // A finding is the same one in a later review by the review memory's key (its file and title): one identity for
 // what a discussion holds and what the note remembers.
 import { findingKey } from '../../../core/review/review-memory.js'
-import { findingMarker, noteMarker, parseFindingMarker, parseReviewedLine, reviewedLine, sameDelivery, withoutQuickActions } from './mr-markers.js'
+import { findingMarker, parseFindingMarker, parseReviewedLine, reviewedLine, sameDelivery, withoutQuickActions } from './mr-markers.js'
 import { changedFilesOf, gitlabSuggestion, textPosition } from './mr-positions.js'
 import { markerRoute } from '../../shared/hidden-markers.js'
 import { payloadWithHead } from './mr-payload.js'
 import { rememberMrReview, type MrReviewScope } from './mr-review-memory.js'
-import { settleRunning, statusName, type StatusEnd } from './mr-status.js'
+import { settleRunning, type StatusEnd } from './mr-status.js'
+import { reviewStatusName } from '../../shared/review-status-name.js'
+import { stickyMarker } from '../../shared/hidden-markers.js'
 
 /** Pages of notes, and of discussions, searched for the gateway's own: 2,000 of each. */
 export const MAX_PAGES = 20
@@ -67,10 +69,10 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
   const mr = await api.mergeRequest()
   const head = mr.sha
   const answered = (request.answeredHead ?? head).toLowerCase()
-  const note = await findOwnNote(api, noteMarker(request.route), me)
+  const note = await findOwnNote(api, stickyMarker(request.route), me)
   const reviewed = parseReviewedLine(note?.body.split('\n')[1])
   const noteUrl = (id: number) => `${mr.webUrl}#note_${id}`
-  const place = { name: statusName(request.route), ref: mr.sourceBranch, targetUrl: request.statusUrl }
+  const place = { name: reviewStatusName(request.route), ref: mr.sourceBranch, targetUrl: request.statusUrl }
   const status = async (sha: string, state: StatusState, description: string) => {
     if (request.status) await api.setStatus(sha, { state, description, ...place })
   }
@@ -129,7 +131,7 @@ export async function postMrReview(api: MergeRequestApi, me: GitlabUser, answer:
   const posted = await postDiscussions(api, anchored, files, version, own, request.route, head)
   const final = refold(anchored, posted.refused)
 
-  const marker = noteMarker(request.route)
+  const marker = stickyMarker(request.route)
   const second = reviewedLine(head, answer.deliveryId)
   const footer = `\n\n---\n${reviewFooter({ head, at: request.now, covers: answer.covers ?? 1 })}`
   const rendered = renderReview(final, NOTE_LIMIT - marker.length - second.length - footer.length - 2)

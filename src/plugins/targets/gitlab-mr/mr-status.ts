@@ -10,10 +10,6 @@
  */
 import type { MergeRequestApi, StatusState } from './mr-api.js'
 
-/** The commit status's name for a route: `hookpilot/<route>`, what a merge check names. */
-export function statusName(route: string): string {
-  return `hookpilot/${route}`
-}
 
 /** Where a route's status is written: its name, the merge request's source branch, and its link. */
 export interface StatusPlace {

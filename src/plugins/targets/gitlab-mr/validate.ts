@@ -3,6 +3,7 @@
  * whoever opened the merge request controls, so only GitLab's own shapes pass.
  */
 import { SEVERITIES } from '../../../core/review/schema.js'
+import { quote } from '../../shared/quote.js'
 
 // A numeric project id, or a namespace path: groups and the project, letters, digits, `.`, `_`, `-`, `/`.
 const PROJECT = /^(?:[1-9][0-9]{0,12}|[A-Za-z0-9_][A-Za-z0-9._-]*(?:\/[A-Za-z0-9_][A-Za-z0-9._-]*)+)$/
@@ -48,7 +49,3 @@ export function statusUrlProblem(url: string | undefined): string | undefined {
   return url.length > 255 ? 'deliver_extra.status_url is longer than the 255 characters GitLab keeps' : undefined
 }
 
-/** A value for an error message: quoted, one line, short (it came from a payload). */
-export function quote(value: string): string {
-  return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)
-}

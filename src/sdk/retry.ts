@@ -4,6 +4,7 @@
  * themselves are the shared backoff (`src/util/backoff.ts`), which the gateway's retries use too.
  */
 import type { Backoff } from '../util/backoff.js'
+import { abortableSleep } from '../util/abortable-sleep.js'
 
 /** How the client retries reads that failed with 429, 5xx, a throttled body, a timeout or a network error. */
 export interface RetryOptions {
@@ -35,17 +36,4 @@ export function retryPolicy(options: RetryOptions | number | false | undefined):
 }
 
 /** A timer-based wait that stops early, rejecting with the signal's reason, when the signal aborts. */
-export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}
+export const sleep = abortableSleep

@@ -14,6 +14,7 @@
 import { updateNote, type NoteStore } from '../jobs/lifecycle/notes.js'
 import type { JsonValue } from '../types.js'
 import type { ModelLimits } from '../agent-types.js'
+import { abortableSleep } from '../../util/abortable-sleep.js'
 
 /** One model's limits, as configured. */
 export interface ModelLimit {
@@ -43,23 +44,6 @@ function paceOf(value: JsonValue | undefined): Pace {
 }
 
 const valueOf = (p: Pace): JsonValue => ({ requestsAt: p.requestsAt, tokensAt: p.tokensAt, pausedUntil: p.pausedUntil })
-
-/** Waits `ms`, or rejects with the signal's reason once it aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve()
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error)
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason as Error)
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-}
 
 /**
  * The model limits over `notes` (every instance on the store shares them), with `now` as the clock. A model
@@ -94,7 +78,7 @@ export function createModelLimits(notes: NoteStore, limits: Readonly<Record<stri
         const at = nextSlot(pace)
         return { value: valueOf({ ...pace, requestsAt: at + step.request, tokensAt: at + Math.max(0, tokens) * step.token }), result: at }
       }, { ttlMs: NOTE_TTL_MS })
-      await sleep(slot - now(), signal)
+      await abortableSleep(slot - now(), signal)
       const late = now()
       // Sent later than booked (a stalled process): the requests booked after it count from when it really went.
       if (step.request > 0 && late - slot > 1) {

@@ -13,6 +13,7 @@ import { readBounded } from '../../../util/read-bounded.js'
 import { parseRetryAfter } from '../../../util/retry-after.js'
 import { field, parseJson, textField } from '../../shared/json-body.js'
 import { redact, safeCause } from '../../shared/redact.js'
+import { abortableSleep } from '../../../util/abortable-sleep.js'
 
 /** The target's name, in every error it throws. */
 export const TARGET = 'gitlab_mr'
@@ -175,17 +176,9 @@ export function messageOf(body: unknown): string {
   return textField(body, 'error') ?? 'no message'
 }
 
+/** Waits `ms`; a shutdown stops the wait with the target's error. */
 function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new DeliveryError(TARGET, 'aborted: the gateway is shutting down'))
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(new DeliveryError(TARGET, 'aborted: the gateway is shutting down'))
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
+  return abortableSleep(ms, signal).catch(() => {
+    throw new DeliveryError(TARGET, 'aborted: the gateway is shutting down')
   })
 }

@@ -14,30 +14,30 @@ export interface DeliveryHarness {
   readonly extra?: Readonly<Record<string, string>>
   /** The texts the destination received so far, in order. */
   delivered(): readonly string[] | Promise<readonly string[]>
-  /** Makes the destination fail from now on; `deliver` must then reject with a DeliveryError. */
+  /**
+   * Makes the destination fail from now on; `deliver` must then reject with a DeliveryError. Give it, and pass
+   * `{ breakable: true }`, for the failure case to be registered: without it that case does not apply.
+   */
   breakDestination?(): void | Promise<void>
-  /** Credentials that must never appear in an error or a log line. */
+  /**
+   * Credentials that must never appear in an error or a log line: every delivery's log, and the failure's error
+   * and log, are checked for each. A target with no credentials (the log target) gives none: it has none to leak.
+   */
   readonly secrets?: readonly string[]
   close?(): void | Promise<void>
 }
 
 /** Options of {@link deliveryTargetContract}. */
 export interface DeliveryContractOptions {
-  /** The harness can make its destination fail (`breakDestination`): runs the failure test. */
+  /** The harness can make its destination fail (`breakDestination`): registers the failure case. */
   readonly breakable?: boolean | undefined
 }
 
-/** Why the failure case is listed as skipped without `{ breakable: true }`. */
-const NOT_BREAKABLE = 'the harness cannot make its destination fail: give it breakDestination and pass { breakable: true }'
-/** Why the secret checks are skipped when the harness gives no `secrets`. */
-const NO_SECRETS = 'the harness names no secrets: give it `secrets` to check that none reaches an error or a log line'
-
 /**
  * Runs the delivery-target contract; `make(log)` builds a fresh harness per test around the logger that the
- * target's context carries. A case the harness cannot run is listed as skipped with the reason, never left out:
- * the failure case without `{ breakable: true }` (in its title), the secret checks when the harness names no
- * `secrets` (as the test's skip note). The secret checks of a successful delivery run whenever `secrets` are
- * given, breakable or not.
+ * target's context carries. Every case it registers checks something: the failure case only with
+ * `{ breakable: true }` (a destination the harness cannot break has no failure to check; it does not apply),
+ * and the secrets in the cases that deliver, for each secret the harness gives.
  */
 export function deliveryTargetContract(
   name: string,
@@ -71,11 +71,12 @@ export function deliveryTargetContract(
       for (const alias of harness.target.aliases ?? []) expect(alias).toMatch(/^[a-z0-9_-]+$/)
     })
 
-    it('delivers the answer text once, as it is', async () => {
+    it('delivers the answer text once, as it is, and writes none of the harness\'s secrets to the log', async () => {
       const { ctx, harness, answer } = await setup()
       const text = 'Looks good 👍\n\n- `src/a.ts`: a <b>bold</b> & "quoted" claim; ünïcödé'
       await harness.target.deliver(answer(text), ctx)
       expect(await harness.delivered()).toEqual([text])
+      for (const secret of harness.secrets ?? []) expect(ctx.log.text()).not.toContain(secret)
     })
 
     it('delivers an empty answer and a bare SKIP (the gateway decides what is silent, not the target)', async () => {
@@ -85,22 +86,12 @@ export function deliveryTargetContract(
       const delivered = await harness.delivered()
       expect(delivered).toHaveLength(2)
       expect(delivered[0]).toBe('SKIP')
+      for (const secret of harness.secrets ?? []) expect(ctx.log.text()).not.toContain(secret)
     })
 
-    it('writes no secret to the log while it delivers', async (test) => {
-      const { ctx, harness, answer } = await setup()
-      const secrets = harness.secrets ?? []
-      if (secrets.length === 0) return test.skip(NO_SECRETS)
-      await harness.target.deliver(answer('hello'), ctx)
-      for (const secret of secrets) expect(ctx.log.text()).not.toContain(secret)
-    })
-
-    const failureCase = 'fails with a DeliveryError that names the target and no secret'
-    if (options.breakable !== true) {
-      it.skip(`${failureCase} (cannot: ${NOT_BREAKABLE})`, () => {})
-      return
-    }
-    it(failureCase, async () => {
+    // A destination the harness cannot break has no failure to check: the case does not apply.
+    if (options.breakable !== true) return
+    it('fails with a DeliveryError that names the target and no secret', async () => {
       const { ctx, harness, answer } = await setup()
       expect(harness.breakDestination).toBeTypeOf('function')
       await harness.breakDestination?.()
@@ -110,7 +101,6 @@ export function deliveryTargetContract(
       )
       expect(GatewayError.is(error) && error.code === 'ERR_DELIVERY').toBe(true)
       expect(String((error as Error).message)).toContain(harness.target.name)
-      // Without secrets this part checks nothing; the case above is then listed as skipped, which says so.
       for (const secret of harness.secrets ?? []) {
         expect(String((error as Error).message)).not.toContain(secret)
         expect(ctx.log.text()).not.toContain(secret)

@@ -8,7 +8,7 @@ import { newJob, type contractWorld } from './state-backend-harness.js'
 import type { WritersCases } from './state-backend-writers.js'
 
 /** Registers the cases. */
-export function dedupCases({ it, setup, recorder, WINDOW, RETRY }: Pick<WritersCases, 'it' | 'setup' | 'recorder'> & Pick<ReturnType<typeof contractWorld>, 'WINDOW' | 'RETRY'>): void {
+export function dedupCases({ it, setup, recorder, timedRecorder, WINDOW, RETRY }: Pick<WritersCases, 'it' | 'setup' | 'recorder'> & Pick<ReturnType<typeof contractWorld>, 'WINDOW' | 'RETRY' | 'timedRecorder'>): void {
   describe('de-dup', () => {
     it('a new key is accepted once; its next reservation is a duplicate naming the job', async () => {
       const { backend, accept } = await setup()
@@ -102,15 +102,16 @@ export function dedupCases({ it, setup, recorder, WINDOW, RETRY }: Pick<WritersC
     })
 
     it('a failed job queued again for its booked moment runs once the clock reaches it', async () => {
-      const { backend, accept, settled, clock } = await setup()
+      const { backend, accept, settled, clock, DELAY, reach, dueWithin } = await setup({}, { delays: true })
       const added = await accept('booked')
-      const { leased, worker } = recorder(() => (leased.length === 1 ? { kind: 'failed', reason: 'exit 1' } : { kind: 'done' }))
+      const { leased, leasedAt, worker } = timedRecorder(clock, () => (leased.length === 1 ? { kind: 'failed', reason: 'exit 1' } : { kind: 'done' }))
       backend.queue.start(worker)
       await settled()
-      const runAt = clock.now() + RETRY
+      const runAt = clock.now() + DELAY
       await backend.queue.add({ ...newJob('booked'), runAt }, await backend.dedup.reserve('pr\u0000booked'))
-      clock.advance(RETRY)
-      await expect.poll(() => leased.length).toBe(2)
+      reach(runAt)
+      await expect.poll(() => leased.length, dueWithin).toBe(2)
+      expect(leasedAt[1]).toBeGreaterThanOrEqual(runAt) // not before its booked moment
       await settled()
       expect(await backend.jobs.get(added.status === 'accepted' ? added.id : '')).toMatchObject({ state: 'done' })
     })

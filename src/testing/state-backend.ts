@@ -2,8 +2,10 @@
  * The contract every {@link StateBackend} honours (memory, SQLite, Redis, and any a plugin ships): de-dup as a
  * state machine over jobs, a queue that leases, retries at a time and stops within a grace period, and the jobs
  * view. Time is a seam: the suite moves a fake clock (`options.now`) and the backend's pool polls every few
- * milliseconds; a case that needs a timer the backend keeps on the machine's clock is one it `cannot` meet
- * here, with its reason. Its world is in state-backend-harness.ts.
+ * milliseconds; a backend whose delayed jobs fall due on the machine's clock (`clock: 'machine'`) has those
+ * cases run on it, with short delays the suite waits for. A case that needs what the harness does not give
+ * (a `peer`, a takeover, a restart) does not apply and is not registered; one the harness says it `cannot`
+ * meet is listed as skipped with its reason. Its world is in state-backend-harness.ts.
  */
 import { afterEach, describe, expect, it as test } from 'vitest'
 import type { JobOutcome } from '../core/jobs/lifecycle/state-backend.js'
@@ -23,7 +25,7 @@ export { newJob, type BackendOptions, type StateBackendHarness } from './state-b
 /** Runs the state-backend contract. */
 export function stateBackendContract(name: string, harness: StateBackendHarness): void {
   describe(`${name} (StateBackend contract)`, () => {
-    const { WINDOW, RETRY, GAP, setup, recorder, restart, peer, closeAll } = contractWorld(harness)
+    const { WINDOW, RETRY, GAP, setup, recorder, timedRecorder, heldAWhile, restart, peer, closeAll } = contractWorld(harness)
     afterEach(closeAll)
     /** A case, or, when the harness says this backend cannot meet it, the case listed as skipped with why. */
     const it = (title: string, fn: () => Promise<void>) => {
@@ -32,7 +34,7 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
       else test.skip(`${title} (cannot: ${reason})`, fn)
     }
 
-    dedupCases({ it, setup, recorder, WINDOW, RETRY })
+    dedupCases({ it, setup, recorder, timedRecorder, WINDOW, RETRY })
 
     describe('queue', () => {
       it('runs each job once, counting one attempt per lease, and stores done with its finish time', async () => {
@@ -67,14 +69,14 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
       })
 
       it('holds a job answered `retry` until its time, then leases it again with the answer and progress it saved', async () => {
-        const { backend, accept, settled, clock } = await setup()
+        const { backend, accept, settled, clock, DELAY, reach, dueWithin } = await setup({}, { delays: true })
         await accept('r')
         let at = 0
-        const { leased, worker } = recorder(async (job) => {
+        const { leased, leasedAt, worker } = timedRecorder(clock, async (job) => {
           if (job.job.attempts > 1) return { kind: 'done' }
           await job.saveAnswer('stored')
           await job.saveProgress(2)
-          at = clock.now() + RETRY
+          at = clock.now() + DELAY
           return { kind: 'retry', at, reason: 'HTTP 503' }
         })
         backend.queue.start(worker)
@@ -82,10 +84,10 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
         await settled()
         const waiting = (await backend.jobs.list())[0]
         expect(waiting).toMatchObject({ state: 'queued', stage: 'deliver', answer: 'stored', progress: 2, lastError: 'HTTP 503', notBefore: at })
-        await new Promise((resolve) => setTimeout(resolve, 30))
-        expect(leased).toHaveLength(1) // not before its time
-        clock.advance(at - clock.now())
-        await expect.poll(() => leased.length).toBe(2)
+        await heldAWhile(clock, at, leased, 1)
+        reach(at)
+        await expect.poll(() => leased.length, dueWithin).toBe(2)
+        expect(leasedAt[1]).toBeGreaterThanOrEqual(at) // not before its time
         expect(leased[1]).toMatchObject({ stage: 'deliver', answer: 'stored', progress: 2, attempts: 2 })
         await settled()
         expect((await backend.jobs.list())[0]?.state).toBe('done')
@@ -107,37 +109,37 @@ export function stateBackendContract(name: string, harness: StateBackendHarness)
       })
 
       it('holds a job answered `wait` until its time, neither its try nor its run counted', async () => {
-        const { backend, accept, settled, clock } = await setup()
+        const { backend, accept, settled, clock, DELAY, reach, dueWithin } = await setup({}, { delays: true })
         await accept('w')
         let at = 0
-        const { leased, worker } = recorder(async () => {
+        const { leased, leasedAt, worker } = timedRecorder(clock, async () => {
           if (leased.length > 1) return { kind: 'done' }
-          at = clock.now() + RETRY
+          at = clock.now() + DELAY
           return { kind: 'wait', at, reason: 'the model API\'s requests per minute are used up' }
         })
         backend.queue.start(worker)
         await expect.poll(() => leased.length).toBe(1)
         await settled()
         expect((await backend.jobs.list())[0]).toMatchObject({ state: 'queued', attempts: 0, runs: 0, notBefore: at })
-        await new Promise((resolve) => setTimeout(resolve, 30))
-        expect(leased).toHaveLength(1) // not before its time
-        clock.advance(at - clock.now())
-        await expect.poll(() => leased.length).toBe(2)
+        await heldAWhile(clock, at, leased, 1)
+        reach(at)
+        await expect.poll(() => leased.length, dueWithin).toBe(2)
+        expect(leasedAt[1]).toBeGreaterThanOrEqual(at) // not before its time
         expect(leased[1]).toMatchObject({ attempts: 1, runs: 1 })
         await settled()
       })
 
       it('holds a deferred job (added with `runAt`, the moment its rate limit booked) until then', async () => {
-        const { backend, clock, settled } = await setup()
-        const runAt = clock.now() + RETRY
+        const { backend, clock, settled, DELAY, reach, dueWithin } = await setup({}, { delays: true })
+        const runAt = clock.now() + DELAY
         await backend.queue.add({ ...newJob('deferred'), runAt }, await backend.dedup.reserve('pr\u0000deferred'))
-        const { leased, worker } = recorder()
+        const { leased, leasedAt, worker } = timedRecorder(clock)
         backend.queue.start(worker)
         expect((await backend.jobs.list())[0]).toMatchObject({ state: 'queued', notBefore: runAt })
-        await new Promise((resolve) => setTimeout(resolve, 30))
-        expect(leased).toHaveLength(0) // not before its time
-        clock.advance(RETRY)
-        await expect.poll(() => leased.length).toBe(1)
+        await heldAWhile(clock, runAt, leased, 0)
+        reach(runAt)
+        await expect.poll(() => leased.length, dueWithin).toBe(1)
+        expect(leasedAt[0]).toBeGreaterThanOrEqual(runAt) // not before its time
         await settled()
       })
 

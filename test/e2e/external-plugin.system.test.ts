@@ -58,6 +58,7 @@ describe('a plugin package from outside', () => {
     expect(run.status, run.stdout + run.stderr).toBe(0)
     expect(run.stdout).toMatch(/audit \(DeliveryTarget contract\)/)
     expect(run.stdout).toMatch(/Tests\s+\d+ passed/)
+    expect(run.stdout).not.toMatch(/\d+ skipped/) // a case that does not apply (no breakDestination) is not registered
   }, 60_000)
 
   it('is loaded by hookpilot serve from plugins:, keeps its secret out of logs and children, and closes on SIGTERM', async () => {

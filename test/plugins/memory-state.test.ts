@@ -4,16 +4,9 @@ import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
 import { fakeClock } from '../../src/testing/clock.js'
 import { newJob, stateBackendContract } from '../../src/testing/state-backend.js'
 
-const ONE_PROCESS = 'the memory backend lives in one process: no second instance or process can share its jobs'
+// No `peer`: the memory backend lives in one process, so the cases of a second instance do not apply.
 stateBackendContract('memoryState', {
   make: (options) => memoryState({ ...options, keepFinishedMs: options.keepDoneMs }),
-  cannot: {
-    'two instances reserving one delivery at once store one job': ONE_PROCESS,
-    'max_queue is never overshot by two instances adding at once': ONE_PROCESS,
-    'a job whose worker died is recovered and counted; past MAX_RUNS starts it fails with one reason, unrun': ONE_PROCESS,
-    'a job whose worker died goes before the jobs queued after it, and every start of its agent counts': ONE_PROCESS,
-    'a try whose lease another worker took writes nothing more, and its confirmLease rejects': ONE_PROCESS,
-  },
 })
 
 describe('memoryState', () => {

@@ -258,6 +258,8 @@ describe('commands', () => {
     await expect.poll(() => api.comments(REPO, 9).length).toBe(2)
     const bodies = api.comments(REPO, 9).map((c) => c.body).join('\n')
     expect(bodies).toContain('`@hookpilot full review`: review the whole pull request again')
+    // Who may command, from the route's trusted list (the default), in words that hold on GitLab too.
+    expect(bodies).toContain("Commands (from the repository's owners, members (on GitLab, Maintainers), collaborators (on GitLab, Developers)):")
     expect(bodies).toContain(`\`.hookpilot.yml\` at ${base.slice(0, 7)} (the base branch)`)
     expect(bodies).toContain('skip_drafts: true')
     expect(gw.runs).toHaveLength(0)

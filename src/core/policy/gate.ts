@@ -87,7 +87,7 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
     const bot = policy.commands?.bot ?? 'hookpilot'
     switch (command.name) {
       case 'help':
-        return done(await host.reply(helpReply(bot)))
+        return done(await host.reply(helpReply(policy.commands ?? { bot, trusted: [], askPermission: false })))
       case 'config': {
         const facts = await host.facts()
         return done(await host.reply(configReply(await reader.read(host, facts.repo, facts.baseSha, policy))))

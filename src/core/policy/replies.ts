@@ -8,6 +8,7 @@ import type { JobRecord } from '../jobs/lifecycle/job-record.js'
 import { COMMAND_HELP, COMMANDS } from './commands.js'
 import { issueLines } from './policy-file.js'
 import type { ReadPolicy } from './policy-reader.js'
+import type { RouteCommands } from '../route-types.js'
 
 /** Marks every text the policy posts, so the bot's own comments are never read as commands. */
 export const POLICY_MARK = '<!-- hookpilot:policy -->'
@@ -57,10 +58,29 @@ export function invalidPolicyNotice(read: ReadPolicy): string {
   return `${POLICY_MARK}\n**The policy file does not apply:** ${where} has problems, so this review uses the gateway's settings.\n\n${lines}`
 }
 
-/** `help`: the commands. */
-export function helpReply(bot: string): string {
+/**
+ * Who an association names, on both code hosts (a GitLab role is read as one: Owner, Maintainer, Developer; see
+ * commands.ts's associationOf).
+ */
+const TRUSTED_WORDS: Readonly<Record<string, string>> = {
+  OWNER: 'owners',
+  MEMBER: 'members (on GitLab, Maintainers)',
+  COLLABORATOR: 'collaborators (on GitLab, Developers)',
+  CONTRIBUTOR: 'earlier contributors',
+  FIRST_TIME_CONTRIBUTOR: 'first-time contributors',
+  FIRST_TIMER: 'first-timers',
+  MANNEQUIN: 'mannequins',
+  NONE: 'anyone',
+}
+
+/** `help`: the commands, and who may give them (the route's `trusted` list, and the permission asked). */
+export function helpReply(commands: Pick<RouteCommands, 'bot' | 'trusted' | 'askPermission'>): string {
+  const { bot } = commands
+  const who = commands.trusted.map((association) => TRUSTED_WORDS[association] ?? association.toLowerCase())
+  if (commands.askPermission) who.push('anyone the code host says may write')
+  const from = who.length === 0 ? 'nobody: this route trusts no commenter' : `the repository's ${who.join(', ')}`
   const lines = COMMANDS.map((name) => `- \`@${bot} ${name}\`: ${COMMAND_HELP[name]}`)
-  return `${POLICY_MARK}\nCommands (from the repository's owners, members and collaborators):\n\n${lines.join('\n')}\n- \`@${bot} ignore\` in the description: never review this pull request`
+  return `${POLICY_MARK}\nCommands (from ${from}):\n\n${lines.join('\n')}\n- \`@${bot} ignore\` in the description: never review this pull request`
 }
 
 /** `config`: the policy as this review reads it (only what the repository wrote and the gateway let through). */

@@ -392,7 +392,9 @@ describe('what the gateway lets a repository decide', () => {
     for (const n of [2, 3]) {
       const check = api.checkRuns(REPO).find((r) => r.headSha === sha(`${REPO}-budget-${n}`))
       expect(check?.conclusion).toBe('neutral')
+      expect(check?.output?.title).toBe('Not reviewed: a budget has no room')
       expect(check?.output?.summary).toContain("(budgets.pull_request of the repository's policy file)")
+      expect(check?.output?.summary).not.toContain('$0.')
     }
 
     await send(gw, 'issue_comment', comment(REPO, 18, '@hookpilot config'))

@@ -125,7 +125,7 @@ it('a review the repository\'s policy filter skips: a neutral check, created com
   await send(gw, 4, head)
   await expect.poll(() => jobStates(gw)).toEqual(['skipped'])
   expect(gw.runs).toEqual([])
-  expect(runsOn(head)).toEqual([{ id: expect.any(Number), createdAs: 'completed', status: 'completed', conclusion: 'neutral', title: 'Not reviewed: nothing to post' }])
+  expect(runsOn(head)).toEqual([{ id: expect.any(Number), createdAs: 'completed', status: 'completed', conclusion: 'neutral', title: "Not reviewed: skipped by the repository's policy" }])
   expect(api.checkRuns(REPO).find((r) => r.headSha === head)?.output?.summary).toContain('filters.ignore_paths')
 })
 

@@ -138,12 +138,12 @@ export function standingCheck(head: string, url: string): CheckResult {
 /** How a job of the route ended without a review ({@link EndedJob.outcome}), as its head's check says. */
 export function endedCheck(outcome: 'skipped' | 'superseded' | 'failed', head: string, reason: string): CheckResult {
   // A check is public to whoever reads the pull request: the job's own reason is the operator's.
-  const said = publicEnding(outcome, reason)
+  const { short, said } = publicEnding(outcome, reason)
   const why = said.length > 1_000 ? `${said.slice(0, 1_000)}…` : said
   const [conclusion, title]: [CheckConclusion, string] =
-    outcome === 'skipped' ? ['neutral', 'Not reviewed: nothing to post']
-      : outcome === 'superseded' ? ['cancelled', 'Cancelled: a newer event came']
-        : ['failure', 'Not reviewed: the review failed']
+    outcome === 'skipped' ? ['neutral', `Not reviewed: ${short}`]
+      : outcome === 'superseded' ? ['cancelled', `Cancelled: ${short}`]
+        : ['failure', `Not reviewed: ${short}`]
   return { conclusion, title, summary: `Head ${head} was not reviewed: ${why}`, annotations: [] }
 }
 

@@ -146,7 +146,7 @@ export function gitlabMrDelivery(options: GitlabMrOptions): DeliveryTarget {
     const where = head === undefined ? undefined : await statusOf(job, ctx.signal)
     if (head === undefined || where === undefined) return
     // A status is public to whoever reads the merge request: the job's own reason is the operator's.
-    const said = publicEnding(job.outcome, job.reason)
+    const { said } = publicEnding(job.outcome, job.reason)
     const why = said.length > 200 ? `${said.slice(0, 200)}…` : said
     const end = job.outcome === 'failed' ? { state: 'failed' as const, description: `Not reviewed: ${why}` } : { state: 'canceled' as const, description: `Not reviewed: ${why}` }
     const found = await settleRunning(where.api, head, where.place, end)

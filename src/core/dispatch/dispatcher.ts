@@ -459,10 +459,11 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
    * prompt (the head reviewed). Never rejects: what the target throws is logged and changes nothing.
    */
   async function tellStarted(leased: LeasedJob, route: Route, variables: TemplateVariables, fields: Fields): Promise<void> {
+    // Kept for this try's delivery and ending whether or not the target marks starts (AgentAnswer.variables).
+    startedWith.set(leased, variables)
     const target = targets.get(route.deliver)
     if (target?.started === undefined) return
     const { job, payload } = leased
-    startedWith.set(leased, variables)
     try {
       await leased.confirmLease()
       await target.started({

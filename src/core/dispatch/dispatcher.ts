@@ -375,8 +375,12 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     } catch (err) {
       return fail(tried, 'delivery failed', `cannot render deliver_extra: ${messageOf(err)}`)
     }
+    // The values the target added to this try's prompt, when it added any (a target without promptVariables: none).
     const variables = startedWith.get(leased)
-    const answer = { route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra, payload, covers: job.group === undefined ? undefined : job.covers, job: job.id, ...(variables === undefined ? {} : { variables }) }
+    const answer = {
+      route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra, payload, covers: job.group === undefined ? undefined : job.covers, job: job.id,
+      ...(variables === undefined || Object.keys(variables).length === 0 ? {} : { variables }),
+    }
     const progress = job.stage === 'deliver' ? job.progress : 0
     try {
       // The post is made only while the store still confirms this try's lease (a worker that lost its job to

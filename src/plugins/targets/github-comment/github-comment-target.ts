@@ -182,7 +182,7 @@ export function githubCommentDelivery(options: GithubCommentOptions = {}): Deliv
       if (mode === 'review') return postReview(api, app ?? ghReviews(runner), checked ? app ?? ghStatuses(runner) : NO_CHECK, answer, head, ctx)
 
       if (checkHead && head !== undefined) {
-        const stale = await staleHead(api, head, answer)
+        const stale = await staleHead(api, head, answer, mode === 'sticky')
         if (stale !== undefined) return stale
       } else if (checkHead) {
         ctx.log.debug('check_head: the payload names no pull_request.head.sha; posting unchecked', { route: answer.route, delivery: answer.deliveryId })

@@ -20,18 +20,18 @@ export function payloadHead(payload: JsonObject | undefined): string | undefined
 }
 
 /**
- * The receipt of a dropped answer when the pull request's head is no longer `head`, with the follow-up job that
- * reviews the head it moved to; undefined when it still is (post).
+ * The receipt of a dropped answer when the pull request's head is no longer `head`; undefined when it still is
+ * (post). With `followUp` (sticky mode, whose one comment a second answer for the head only edits) it asks for the
+ * follow-up job that reviews the head it moved to; new mode asks for none, since the new head's own event, when it
+ * comes on a route without a concurrency group, would post a second comment beside the follow-up's.
  */
-export async function staleHead(api: CommentApi, head: string, answer: AgentAnswer): Promise<DeliveryReceipt | undefined> {
+export async function staleHead(api: CommentApi, head: string, answer: AgentAnswer, followUp: boolean): Promise<DeliveryReceipt | undefined> {
   const current = (await api.head()).toLowerCase()
   if (current === head.toLowerCase()) return undefined
-  return {
-    posted: false,
-    outcome: 'superseded',
-    reason: `the pull request's head moved to ${current.slice(0, 7)} after this event (${head.slice(0, 7)}); ${current.slice(0, 7)} is reviewed next`,
-    followUp: headFollowUp(answer, current),
-  }
+  const moved = `the pull request's head moved to ${current.slice(0, 7)} after this event (${head.slice(0, 7)})`
+  return followUp
+    ? { posted: false, outcome: 'superseded', reason: `${moved}; ${current.slice(0, 7)} is reviewed next`, followUp: headFollowUp(answer, current) }
+    : { posted: false, outcome: 'superseded', reason: moved }
 }
 
 /**

@@ -9,7 +9,9 @@ import { expect, it } from 'vitest'
 import type { JobOutcome, LeasedJob } from '../../src/core/jobs/lifecycle/state-backend.js'
 import { runTry, type Try } from '../../src/core/jobs/worker/try.js'
 import { MAX_RUNS } from '../../src/core/jobs/lifecycle/transitions.js'
-import type { DeliveryTarget, EndedJob, JsonObject, StartedJob } from '../../src/core/types.js'
+import type { AgentAnswer, DeliveryTarget, EndedJob, JsonObject, StartedJob } from '../../src/core/types.js'
+import { DeliveryError } from '../../src/core/errors.js'
+import { memoryState } from '../../src/plugins/state/memory/memory-state.js'
 import { recordingLogger } from '../../src/testing/context.js'
 import { leasedRecord, routeTable, testRoute, testWorker } from '../fixtures/dispatch.js'
 
@@ -113,4 +115,35 @@ it('a job the kit ends without running it (a crash loop) is told to its target, 
   expect(outcome).toMatchObject({ kind: 'failed', reason: expect.stringContaining(`during each of ${runs} runs`) })
   expect(events).toEqual(['lease confirmed', 'ended failed'])
   expect(endings[0]).toMatchObject({ job: '1', outcome: 'failed', reason: outcome.kind === 'failed' ? outcome.reason : '' })
+})
+
+it("a later try that delivers the saved answer without a run is given the run's values from the notes, and so is its ending", async () => {
+  const notes = memoryState({ concurrency: 1, maxQueue: 10 }).notes
+  if (notes === undefined) throw new Error('the memory backend keeps notes')
+  const events: string[] = []
+  const answers: AgentAnswer[] = []
+  const { target, endings } = recordingTarget(events)
+  let refuse = true
+  const flaky: DeliveryTarget = {
+    ...target,
+    async deliver(answer) {
+      answers.push(answer)
+      // GitHub answered 502 on the first try: the answer is saved and delivered again later, without a run.
+      if (refuse) throw new DeliveryError('t', 'HTTP 502', { retryable: true })
+    },
+  }
+  const run = testWorker({
+    routes: routeTable([testRoute({ deliverExtra: { repo: '{repository.full_name}' } })]),
+    runner: { name: 'fake', run: async () => (events.push('agent runs'), { ok: true, text: 'review' }) },
+    targets: new Map([['t', flaky]]), log: recordingLogger(), skillsDir: '/nonexistent', timeoutMs: 5000, clock: () => 0, notes,
+  })
+  expect((await run(leasedJob(events))).kind).toBe('retry')
+  refuse = false
+  const later = leasedJob([], { stage: 'deliver', answer: 'review', attempts: 2 })
+  expect((await run(later)).kind).toBe('done')
+  expect(events.filter((e) => e === 'agent runs')).toHaveLength(1)
+  expect(answers.map((a) => a.variables)).toEqual([{ 'review.head': 'abc123' }, { 'review.head': 'abc123' }])
+  // A try the pool ends unrun (a crash loop) tells its ending the same values.
+  await run.endedUnrun?.(leasedJob([], { stage: 'deliver', answer: 'review', attempts: 9 }), { kind: 'failed', reason: 'crash loop' })
+  expect(endings.at(-1)?.variables).toEqual({ 'review.head': 'abc123' })
 })

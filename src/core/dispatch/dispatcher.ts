@@ -28,6 +28,7 @@ import type { PullRequestHost } from '../code-host-types.js'
 import { priced, usageOf, usageText, type PriceTable, type RunUsage } from '../usage.js'
 import type { Budgets, Refusal, RepositoryBudgets, Reservation } from './budgets.js'
 import { budgetSubjects } from './budget-subjects.js'
+import { updateNote } from '../jobs/lifecycle/notes.js'
 
 /** What the dispatcher is composed of. */
 export interface DispatcherParts {
@@ -375,8 +376,9 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
     } catch (err) {
       return fail(tried, 'delivery failed', `cannot render deliver_extra: ${messageOf(err)}`)
     }
-    // The values the target added to this try's prompt, when it added any (a target without promptVariables: none).
-    const variables = startedWith.get(leased)
+    // The values the target added to the prompt of the job's run, when it added any (a target without
+    // promptVariables: none).
+    const variables = await runValues(leased)
     const answer = {
       route: route.name, event: job.event, deliveryId: job.deliveryId, text, extra, payload, covers: job.group === undefined ? undefined : job.covers, job: job.id,
       ...(variables === undefined || Object.keys(variables).length === 0 ? {} : { variables }),
@@ -459,12 +461,36 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
   const startedWith = new WeakMap<LeasedJob, Readonly<Record<string, string>>>()
 
   /**
+   * The prompt values of the job's last run: this try's, or, for a later try that did not run the agent (a
+   * delivery tried again after a retryable error or a crash, an ending the pool decided), those its run kept in the
+   * notes. Undefined when none were kept (a backend without notes, a run before this was kept).
+   */
+  async function runValues(leased: LeasedJob): Promise<Readonly<Record<string, string>> | undefined> {
+    const here = startedWith.get(leased)
+    if (here !== undefined || parts.notes === undefined) return here
+    const route = routes.get(leased.job.route)
+    if (route === undefined || targets.get(route.deliver)?.promptVariables === undefined) return undefined
+    const kept = await parts.notes.get(runValuesKey(leased.job.id)).catch(() => undefined)
+    const value = kept?.value
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+      : undefined
+  }
+
+  /**
    * Tells the route's target that the agent is about to run, under the lease, with the values it added to the
    * prompt (the head reviewed). Never rejects: what the target throws is logged and changes nothing.
    */
   async function tellStarted(leased: LeasedJob, route: Route, variables: TemplateVariables, fields: Fields): Promise<void> {
-    // Kept for this try's delivery and ending whether or not the target marks starts (AgentAnswer.variables).
+    // Kept for this try's delivery and ending whether or not the target marks starts (AgentAnswer.variables), and
+    // in the notes for a later try that delivers the saved answer without running the agent again: the answer is
+    // about the head this run read, not the one GitHub reports then.
     startedWith.set(leased, variables)
+    if (parts.notes !== undefined && Object.keys(variables).length > 0) {
+      const notes = parts.notes
+      await updateNote(notes, runValuesKey(leased.job.id), () => ({ value: { ...variables }, result: undefined }), { ttlMs: RUN_VALUES_TTL_MS })
+        .catch((err: unknown) => log.warn("the run's prompt values could not be kept for a later delivery", { ...fields, reason: redact(messageOf(err)) }))
+    }
     const target = targets.get(route.deliver)
     if (target?.started === undefined) return
     const { job, payload } = leased
@@ -494,7 +520,7 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
       await leased.confirmLease()
       const ended: EndedJob = {
         route: route.name, event: job.event, deliveryId: job.deliveryId, job: job.id, extra: renderExtra(route, payload), payload,
-        outcome: outcome.kind, reason: outcome.reason, variables: startedWith.get(leased),
+        outcome: outcome.kind, reason: outcome.reason, variables: await runValues(leased),
       }
       await target.ended(ended, { signal: leased.signal, log })
     } catch (err) {
@@ -595,6 +621,10 @@ export function createDispatcher(parts: DispatcherParts): Dispatcher {
 
 /** A wait for the model's limit up to this long is waited out in the run; a longer one in the queue. */
 const IN_RUN_WAIT_MS = 2_000
+/** The note keeping a job's last run's prompt values (what its answer is about), for a later try's delivery. */
+const runValuesKey = (job: string) => `run-values/${job}`
+/** How long a run's prompt values are kept: past every delivery retry of its answer. */
+const RUN_VALUES_TTL_MS = 14 * 86_400_000
 /** How long a try waits when the budgets' store could not be asked. */
 const BUDGET_STORE_WAIT_MS = 30_000
 /** How long a pull request's budget notice is remembered: about as long as its budget note. */

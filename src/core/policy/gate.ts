@@ -13,7 +13,7 @@ import type { JobRecord } from '../jobs/lifecycle/job-record.js'
 import type { NoteStore } from '../jobs/lifecycle/notes.js'
 import type { JobOutcome } from '../jobs/lifecycle/state-backend.js'
 import type { JobsView } from '../jobs/lifecycle/jobs-view.js'
-import type { Clock, JsonObject, Logger, Route, RoutePolicy } from '../types.js'
+import type { Clock, JsonObject, Logger, Route, RouteCommands, RoutePolicy } from '../types.js'
 import { groupWait } from '../jobs/lifecycle/groups.js'
 import { groupOf } from '../routes/concurrency.js'
 import { commandOf, ignoredByDescription, type PullCommand } from './commands.js'
@@ -83,11 +83,12 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
 
   const skipped = (reason: string): PolicyDecision => ({ kind: 'end', outcome: { kind: 'skipped', reason: `${POLICY_REASON}${reason}` } })
 
-  async function answerCommand(command: PullCommand, job: JobRecord, payload: JsonObject, route: Route, policy: RoutePolicy, host: PullRequestHost): Promise<PolicyDecision | undefined> {
-    const bot = policy.commands?.bot ?? 'hookpilot'
+  /** A command's answer, for a route that takes commands (`commands`: its policy's). */
+  async function answerCommand(command: PullCommand, job: JobRecord, payload: JsonObject, route: Route, policy: RoutePolicy, commands: RouteCommands, host: PullRequestHost): Promise<PolicyDecision | undefined> {
+    const { bot } = commands
     switch (command.name) {
       case 'help':
-        return done(await host.reply(helpReply(policy.commands ?? { bot, trusted: [], askPermission: false })))
+        return done(await host.reply(helpReply(commands)))
       case 'config': {
         const facts = await host.facts()
         return done(await host.reply(configReply(await reader.read(host, facts.repo, facts.baseSha, policy))))
@@ -121,9 +122,10 @@ export function createPolicyGate(parts: PolicyGateParts): PolicyGate {
     async beforeRun(job, payload, route, host) {
       const policy = route.policy
       if (policy === undefined) return { kind: 'run', instructions: '', extra: {}, budgets: {} }
-      const command = policy.commands === undefined ? undefined : commandOf(job.event, payload, policy.commands)
-      if (command !== undefined) {
-        const answered = await answerCommand(command, job, payload, route, policy, host)
+      const commands = policy.commands
+      const command = commands === undefined ? undefined : commandOf(job.event, payload, commands)
+      if (command !== undefined && commands !== undefined) {
+        const answered = await answerCommand(command, job, payload, route, policy, commands, host)
         if (answered !== undefined) return answered
       }
       // A trusted commenter's `review`, `full review` or `resume` asks for this review: no filter or pause stops it.
